@@ -1,0 +1,126 @@
+// Package ptyhost runs one program in a pseudo-terminal and keeps its output
+// drained, logged, scrolled back and rendered as a screen, whatever else happens.
+//
+// Platform differences live behind the Process interface: process_unix.go uses
+// github.com/creack/pty, process_windows.go calls ConPTY through
+// golang.org/x/sys/windows directly. Nothing outside this package imports
+// golang.org/x/sys/windows or knows how a process tree is ended on a platform.
+package ptyhost
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Command describes a program to start in a new pseudo-terminal.
+type Command struct {
+	// Path is the program. Without a path separator it is looked up in PATH.
+	Path string
+	// Args are the arguments, not including the program itself.
+	Args []string
+	// Env is the complete environment of the child, as "KEY=value" pairs.
+	Env []string
+	// Dir is the working directory; empty means the supervisor's.
+	Dir string
+	// Cols and Rows are the terminal size. Both must be between 1 and 32767.
+	Cols, Rows int
+}
+
+// Validate reports whether c can be started.
+func (c Command) Validate() error {
+	if c.Path == "" {
+		return errors.New("ptyhost: empty command path")
+	}
+	if err := checkSize(c.Cols, c.Rows); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkSize rejects terminal sizes that neither the kernel's winsize (uint16)
+// nor ConPTY's COORD (int16) can hold.
+func checkSize(cols, rows int) error {
+	if cols < 1 || rows < 1 || cols > 32767 || rows > 32767 {
+		return fmt.Errorf("ptyhost: terminal size %dx%d out of range (1..32767)", cols, rows)
+	}
+	return nil
+}
+
+// Exit describes how a process ended.
+type Exit struct {
+	// Code is the exit code; -1 when the process was ended by a signal.
+	Code int
+	// Signal names the signal that ended the process ("killed", "terminated"), if any.
+	Signal string
+}
+
+// Success reports whether the process exited with code 0.
+func (e Exit) Success() bool { return e.Code == 0 && e.Signal == "" }
+
+func (e Exit) String() string {
+	if e.Signal != "" {
+		return "signal: " + e.Signal
+	}
+	return fmt.Sprintf("exit code %d", e.Code)
+}
+
+// Process is a child running in a pseudo-terminal, as a platform provides it.
+//
+// Read returns the terminal's output and io.EOF once the output has ended (on
+// Unix an EIO from the master after the child's side closed is the end of
+// output, not an error). Write sends input as if typed. Read and Write may be
+// called concurrently with each other and with the other methods.
+type Process interface {
+	Read(p []byte) (int, error)
+	Write(p []byte) (int, error)
+	// Resize changes the terminal size; the child receives SIGWINCH (Unix) or
+	// a buffer-size event (Windows).
+	Resize(cols, rows int) error
+	// Pid is the process id of the child.
+	Pid() int
+	// Wait waits for the child to exit and returns how it ended. It may be
+	// called more than once and from several goroutines; all see the same Exit.
+	Wait() (Exit, error)
+	// Terminate asks the whole process tree to end: SIGTERM to the process
+	// group on Unix; on Windows, closing the pseudo console, which sends
+	// CTRL_CLOSE_EVENT to every attached process.
+	Terminate() error
+	// Kill ends the whole process tree at once: SIGKILL to the process group
+	// on Unix, TerminateJobObject on Windows.
+	Kill() error
+	// TreeAlive reports whether any process of the tree still runs (the
+	// process group on Unix, the job object on Windows), after the child
+	// itself may have exited.
+	TreeAlive() bool
+	// Close releases the pseudo-terminal and unblocks a pending Read. It does
+	// not end the processes; call Kill first for that.
+	Close() error
+}
+
+// Start starts c in a new pseudo-terminal. The child is the leader of its own
+// process group (Unix) or the first member of a kill-on-close job (Windows),
+// and dies with the supervisor (Linux Pdeathsig, Windows job handle).
+func Start(c Command) (Process, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := start(c)
+	if err != nil {
+		return nil, fmt.Errorf("ptyhost: start %q: %w", c.Path, err)
+	}
+	return p, nil
+}
+
+// Identity returns a string that identifies the process pid for as long as it
+// lives and differs for a later process that reuses the pid (its start time).
+// It returns ErrNoProcess when no such process runs. The pid ledger stores it so
+// that leftovers are killed at the next start without killing a stranger.
+func Identity(pid int) (string, error) { return identity(pid) }
+
+// KillTree kills the process tree that was started as pid: the process group
+// led by pid on Unix, the process and its descendants on Windows. It is used
+// for leftovers found in the pid ledger, when no Process value exists any more.
+func KillTree(pid int) error { return killTree(pid) }
+
+// ErrNoProcess is returned by Identity when no process has the given pid.
+var ErrNoProcess = errors.New("ptyhost: no such process")

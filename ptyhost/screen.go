@@ -1,0 +1,126 @@
+package ptyhost
+
+import (
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/vt"
+)
+
+// ScreenSnapshot is the visible screen of a role's terminal as text.
+type ScreenSnapshot struct {
+	// Lines are the rows of the screen, trailing spaces removed.
+	Lines []string
+	// CursorRow and CursorCol are the 0-based cursor position.
+	CursorRow, CursorCol int
+	// AltScreen is true while a full-screen program uses the alternate screen.
+	AltScreen bool
+}
+
+// Text returns the screen as one string, rows joined by newlines, without
+// trailing empty rows.
+func (s ScreenSnapshot) Text() string {
+	end := len(s.Lines)
+	for end > 0 && s.Lines[end-1] == "" {
+		end--
+	}
+	return strings.Join(s.Lines[:end], "\n")
+}
+
+// CursorLine returns the row the cursor is on.
+func (s ScreenSnapshot) CursorLine() string {
+	if s.CursorRow < 0 || s.CursorRow >= len(s.Lines) {
+		return ""
+	}
+	return s.Lines[s.CursorRow]
+}
+
+// screenModel is a VT emulator fed with a role's output. It answers the
+// terminal queries TUIs send at start-up (cursor position, status, device
+// attributes, OSC 10/11 colours) by writing the answer to reply, as a real
+// terminal would, while no person's terminal is attached to answer them.
+type screenModel struct {
+	mu  sync.Mutex
+	emu *vt.Emulator
+
+	bracketedPaste atomic.Bool
+	answer         atomic.Bool // whether replies go to the child
+
+	replies sync.WaitGroup
+}
+
+func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
+	s := &screenModel{emu: vt.NewEmulator(cols, rows)}
+	s.answer.Store(true)
+	s.emu.SetCallbacks(vt.Callbacks{
+		EnableMode: func(m ansi.Mode) {
+			if m == ansi.ModeBracketedPaste {
+				s.bracketedPaste.Store(true)
+			}
+		},
+		DisableMode: func(m ansi.Mode) {
+			if m == ansi.ModeBracketedPaste {
+				s.bracketedPaste.Store(false)
+			}
+		},
+	})
+	// xterm answers DSR 5 ("are you OK?") with CSI 0 n; the emulator's own
+	// handler sends the DEC form CSI ? 0 n, which some TUIs do not accept.
+	s.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
+		if n, _, ok := params.Param(0, 0); ok && n == 5 {
+			_, _ = io.WriteString(s.emu.InputPipe(), "\x1b[0n")
+			return true
+		}
+		return false
+	})
+	// The emulator writes its answers into a pipe that must be drained, or
+	// the next query would block the screen model forever.
+	s.replies.Add(1)
+	go func() {
+		defer s.replies.Done()
+		buf := make([]byte, 256)
+		for {
+			n, err := s.emu.Read(buf)
+			if n > 0 && s.answer.Load() {
+				_, _ = reply.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *screenModel) write(p []byte) {
+	s.mu.Lock()
+	_, _ = s.emu.Write(p)
+	s.mu.Unlock()
+}
+
+func (s *screenModel) resize(cols, rows int) {
+	s.mu.Lock()
+	s.emu.Resize(cols, rows)
+	s.mu.Unlock()
+}
+
+func (s *screenModel) snapshot() ScreenSnapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pos := s.emu.CursorPosition()
+	lines := strings.Split(s.emu.String(), "\n")
+	return ScreenSnapshot{Lines: lines, CursorRow: pos.Y, CursorCol: pos.X, AltScreen: s.emu.IsAltScreen()}
+}
+
+// close stops the reply goroutine and waits for it. It closes the reply pipe
+// rather than calling Emulator.Close, whose closed flag is read without a lock
+// by the blocked Read.
+func (s *screenModel) close() {
+	if pw, ok := s.emu.InputPipe().(*io.PipeWriter); ok {
+		_ = pw.Close()
+	}
+	s.replies.Wait()
+}

@@ -1,0 +1,230 @@
+package ptyhost
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Command is the program to run.
+	Command Command
+	// Log receives the raw output. Writes happen on a goroutine of their
+	// own; if Log falls more than LogLag bytes behind, the oldest pending
+	// output is dropped and a marker written instead. Nil means no log.
+	Log io.Writer
+	// LogLag bounds the output waiting for Log (default 16 MiB).
+	LogLag int
+	// ScrollbackBytes is the size of the in-memory scrollback (default 1 MiB).
+	ScrollbackBytes int
+	// ScreenLag bounds the output waiting for the screen model (default 256 KiB; the screen only needs recent output).
+	ScreenLag int
+
+	// screenHook runs before the screen model takes in each batch of output;
+	// tests stall it to prove a stuck consumer never blocks the child.
+	screenHook func()
+}
+
+// Session is one program running in a pseudo-terminal. A single reader drains
+// the terminal from start to end of output whatever else happens, and fans
+// each chunk out to the scrollback (in line), the log and the screen model
+// (each behind a queue of its own, so neither can stall the child).
+type Session struct {
+	proc     Process
+	scroll   *Scrollback
+	screen   *screenModel
+	logQ     *chunkQueue
+	screenQ  *chunkQueue
+	log      io.Writer
+	started  time.Time
+	inputMu  sync.Mutex
+	outDone  chan struct{} // closed when the reader has seen the end of output
+	consumed sync.WaitGroup
+
+	lastOutput atomic.Int64 // unix nanoseconds of the latest output
+	outBytes   atomic.Int64
+	screenGen  atomic.Uint64 // bumped each time the screen model changes
+
+	screenHook func()
+	closeOnce  sync.Once
+}
+
+// Open starts the command in a new pseudo-terminal and begins draining it.
+func Open(opts Options) (*Session, error) {
+	proc, err := Start(opts.Command)
+	if err != nil {
+		return nil, err
+	}
+	return newSession(proc, opts), nil
+}
+
+func newSession(proc Process, opts Options) *Session {
+	s := &Session{
+		proc:        proc,
+		scroll:      NewScrollback(orDefault(opts.ScrollbackBytes, 1<<20)),
+		logQ:        newChunkQueue(orDefault(opts.LogLag, 16<<20)),
+		screenQ:     newChunkQueue(orDefault(opts.ScreenLag, 256<<10)),
+		log:         opts.Log,
+		started:     time.Now(),
+		outDone:     make(chan struct{}),
+		screenHook:  opts.screenHook,
+	}
+	s.lastOutput.Store(s.started.UnixNano())
+	s.screen = newScreenModel(opts.Command.Cols, opts.Command.Rows, writerFunc(s.Write))
+	s.consumed.Add(2)
+	go s.drainLog()
+	go s.drainScreen()
+	go s.read()
+	return s
+}
+
+func orDefault(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// read is the one reader of the terminal. It does nothing that can block
+// except the read itself.
+func (s *Session) read() {
+	defer close(s.outDone)
+	defer s.logQ.close()
+	defer s.screenQ.close()
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := s.proc.Read(buf)
+		if n > 0 {
+			chunk := make([]byte, n)
+			copy(chunk, buf[:n])
+			_, _ = s.scroll.Write(chunk)
+			s.lastOutput.Store(time.Now().UnixNano())
+			s.outBytes.Add(int64(n))
+			s.logQ.push(chunk)
+			s.screenQ.push(chunk)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Session) drainLog() {
+	defer s.consumed.Done()
+	for {
+		chunks, dropped, ok := s.logQ.take()
+		if !ok {
+			return
+		}
+		if s.log == nil {
+			continue
+		}
+		if dropped > 0 {
+			_, _ = fmt.Fprintf(s.log, "\r\n[shogun: %d bytes of output not logged: the log could not keep up]\r\n", dropped)
+		}
+		for _, c := range chunks {
+			_, _ = s.log.Write(c)
+		}
+	}
+}
+
+func (s *Session) drainScreen() {
+	defer s.consumed.Done()
+	for {
+		chunks, _, ok := s.screenQ.take()
+		if !ok {
+			return
+		}
+		if s.screenHook != nil {
+			s.screenHook()
+		}
+		for _, c := range chunks {
+			s.screen.write(c)
+		}
+		s.screenGen.Add(1)
+	}
+}
+
+// Write sends input to the program as if typed. Concurrent writers never
+// interleave within one call.
+func (s *Session) Write(p []byte) (int, error) {
+	s.inputMu.Lock()
+	defer s.inputMu.Unlock()
+	return s.proc.Write(p)
+}
+
+// Resize changes the terminal size of the program and of the screen model.
+func (s *Session) Resize(cols, rows int) error {
+	if err := s.proc.Resize(cols, rows); err != nil {
+		return fmt.Errorf("resize terminal: %w", err)
+	}
+	s.screen.resize(cols, rows)
+	return nil
+}
+
+// Screen returns the current screen as text.
+func (s *Session) Screen() ScreenSnapshot { return s.screen.snapshot() }
+
+// ScreenGeneration changes whenever the screen model has taken in output, so
+// pollers can skip rendering an unchanged screen.
+func (s *Session) ScreenGeneration() uint64 { return s.screenGen.Load() }
+
+// Scrollback returns the last output bytes kept in memory.
+func (s *Session) Scrollback() []byte { return s.scroll.Bytes() }
+
+// LastOutput is when the program last wrote anything (its start, before that).
+func (s *Session) LastOutput() time.Time { return time.Unix(0, s.lastOutput.Load()) }
+
+// OutputBytes is how many bytes the program has written so far.
+func (s *Session) OutputBytes() int64 { return s.outBytes.Load() }
+
+// Started is when the session was opened.
+func (s *Session) Started() time.Time { return s.started }
+
+// BracketedPaste reports whether the program has enabled bracketed paste
+// (mode 2004), so multi-line text can be sent as one paste.
+func (s *Session) BracketedPaste() bool { return s.screen.bracketedPaste.Load() }
+
+// AnswerQueries sets whether the screen model answers the program's terminal
+// queries. Turn it off while a person's terminal is attached and answers them.
+func (s *Session) AnswerQueries(on bool) { s.screen.answer.Store(on) }
+
+// Pid is the process id of the program.
+func (s *Session) Pid() int { return s.proc.Pid() }
+
+// Wait waits for the program to exit.
+func (s *Session) Wait() (Exit, error) { return s.proc.Wait() }
+
+// OutputDone is closed once the terminal's output has ended: every process
+// holding the terminal has closed it, or the session was closed.
+func (s *Session) OutputDone() <-chan struct{} { return s.outDone }
+
+// Terminate asks the program's whole process tree to end.
+func (s *Session) Terminate() error { return s.proc.Terminate() }
+
+// Kill ends the program's whole process tree at once.
+func (s *Session) Kill() error { return s.proc.Kill() }
+
+// TreeAlive reports whether any process of the program's tree still runs.
+func (s *Session) TreeAlive() bool { return s.proc.TreeAlive() }
+
+// Close releases the terminal and waits until everything read has reached the
+// log and the screen model. Call it after the program has exited; it does not
+// end the program.
+func (s *Session) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		err = s.proc.Close()
+		<-s.outDone
+		s.consumed.Wait()
+		s.screen.close()
+	})
+	return err
+}

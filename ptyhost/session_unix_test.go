@@ -1,0 +1,246 @@
+//go:build !windows
+
+package ptyhost
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a log that tests can read while the session writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func shCommand(script string, cols, rows int) Command {
+	return Command{
+		Path: "/bin/sh",
+		Args: []string{"-c", script},
+		Env:  []string{"TERM=xterm-256color", "PATH=" + os.Getenv("PATH"), "SHOGUN_ROLE=tester"},
+		Cols: cols, Rows: rows,
+	}
+}
+
+func openSession(t *testing.T, opts Options) *Session {
+	t.Helper()
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatalf("open session: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = s.Kill()
+		_ = s.Close()
+	})
+	return s
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func finish(t *testing.T, s *Session) Exit {
+	t.Helper()
+	ex, err := s.Wait()
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	select {
+	case <-s.OutputDone():
+	case <-time.After(5 * time.Second):
+		t.Fatal("output did not end after the program exited")
+	}
+	if err := s.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	return ex
+}
+
+func TestSessionGivesTheProgramATerminal(t *testing.T) {
+	log := &lockedBuffer{}
+	s := openSession(t, Options{
+		Command: shCommand(`stty size; echo "term=$TERM role=$SHOGUN_ROLE"; test -t 0 && echo stdin-is-tty`, 97, 31),
+		Log:     log,
+	})
+	ex := finish(t, s)
+	if !ex.Success() {
+		t.Fatalf("exit = %v, want success", ex)
+	}
+	out := log.String()
+	for _, want := range []string{"31 97", "term=xterm-256color role=tester", "stdin-is-tty"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log %q lacks %q", out, want)
+		}
+	}
+	screen := s.Screen().Text()
+	if !strings.Contains(screen, "term=xterm-256color role=tester") {
+		t.Errorf("screen %q lacks the program's line", screen)
+	}
+	if !strings.Contains(string(s.Scrollback()), "stdin-is-tty") {
+		t.Errorf("scrollback lacks the output")
+	}
+}
+
+func TestSessionReportsExitCode(t *testing.T) {
+	s := openSession(t, Options{Command: shCommand(`exit 7`, 80, 24)})
+	if ex := finish(t, s); ex.Code != 7 {
+		t.Fatalf("exit = %v, want code 7", ex)
+	}
+}
+
+// A TUI that asks the terminal where the cursor is, and waits for the answer,
+// must get one from the screen model when nobody is attached.
+func TestSessionAnswersTerminalQueries(t *testing.T) {
+	queries := []struct {
+		name, query, want string
+		n              int
+	}{
+		{"cursor position", `\033[6n`, "\x1b[1;1R", 6},
+		{"device status", `\033[5n`, "\x1b[0n", 4},
+		{"device attributes", `\033[c`, "\x1b[?", 3},
+		{"background colour", `\033]11;?\007`, "\x1b]11;rgb:", 10},
+	}
+	for _, q := range queries {
+		t.Run(q.name, func(t *testing.T) {
+			log := &lockedBuffer{}
+			script := `stty raw -echo; printf '` + q.query + `'; r=$(dd bs=1 count=` + itoa(q.n) + ` 2>/dev/null); stty sane; printf 'REPLY<%s>\n' "$r"`
+			s := openSession(t, Options{Command: shCommand(script, 80, 24), Log: log})
+			done := make(chan Exit, 1)
+			go func() { ex, _ := s.Wait(); done <- ex }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("program still waiting for an answer to %q; output %q", q.query, log.String())
+			}
+			finish(t, s)
+			if !strings.Contains(log.String(), "REPLY<"+q.want) {
+				t.Fatalf("reply = %q, want prefix %q", log.String(), q.want)
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return itoaBig(n) }
+
+// blockingWriter stands for a log disk that has stopped answering.
+type blockingWriter struct{ release chan struct{} }
+
+func (w blockingWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return len(p), nil
+}
+
+// A program flooding its terminal while the screen model or the log is stuck
+// must run to its end: the reader never waits for a consumer. Once the stuck
+// consumer resumes it catches up with the latest output; what it could not
+// hold is dropped and said so, never waited for.
+func TestSessionFloodWithStalledConsumerNeverBlocksTheChild(t *testing.T) {
+	const total = 8 << 20 // 8 MiB, far more than the kernel's PTY buffer
+	script := `head -c ` + itoaBig(total) + ` /dev/zero | tr '\0' 'x'; echo; echo FLOOD-END`
+
+	t.Run("screen model stalled", func(t *testing.T) {
+		release := make(chan struct{})
+		log := &lockedBuffer{}
+		s, err := Open(Options{
+			Command:    shCommand(script, 120, 40),
+			Log:        log,
+			ScreenLag:  64 << 10,
+			screenHook: func() { <-release },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Kill()
+		assertExitsWhileStalled(t, s)
+		close(release)
+		<-s.OutputDone()
+		_ = s.Close()
+		if got := strings.Count(log.String(), "x"); got != total {
+			t.Errorf("log has %d of %d bytes", got, total)
+		}
+		if !strings.Contains(s.Screen().Text(), "FLOOD-END") {
+			t.Errorf("screen does not show the latest output: %q", s.Screen().Text())
+		}
+	})
+
+	t.Run("log stalled", func(t *testing.T) {
+		w := blockingWriter{release: make(chan struct{})}
+		s, err := Open(Options{Command: shCommand(script, 120, 40), Log: w, LogLag: 256 << 10, ScreenLag: 64 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Kill()
+		assertExitsWhileStalled(t, s)
+		waitFor(t, "screen to show the end", 10*time.Second, func() bool {
+			return strings.Contains(s.Screen().Text(), "FLOOD-END")
+		})
+		close(w.release)
+		<-s.OutputDone()
+		_ = s.Close()
+		if got := s.OutputBytes(); got < total {
+			t.Errorf("reader saw %d bytes, want at least %d", got, total)
+		}
+	})
+}
+
+// assertExitsWhileStalled fails if the program cannot finish while a
+// consumer is stuck. The deadline only detects a hang; it measures nothing.
+func assertExitsWhileStalled(t *testing.T, s *Session) {
+	t.Helper()
+	exited := make(chan Exit, 1)
+	go func() { ex, _ := s.Wait(); exited <- ex }()
+	select {
+	case ex := <-exited:
+		if !ex.Success() {
+			t.Fatalf("flooding program exit = %v", ex)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the flooding program is blocked behind a stalled consumer")
+	}
+}
+
+func itoaBig(n int) string {
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
+
+func TestSessionResize(t *testing.T) {
+	log := &lockedBuffer{}
+	s := openSession(t, Options{Command: shCommand(`trap 'stty size; exit 0' WINCH; stty size; while :; do sleep 0.05; done`, 80, 24), Log: log})
+	waitFor(t, "first size", 5*time.Second, func() bool { return strings.Contains(log.String(), "24 80") })
+	if err := s.Resize(132, 50); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "new size", 5*time.Second, func() bool { return strings.Contains(log.String(), "50 132") })
+	if err := s.Resize(0, 10); err == nil {
+		t.Error("resize to 0 columns succeeded")
+	}
+}

@@ -1,0 +1,113 @@
+package ptyhost
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// setDeathSignal makes the kernel kill the child when the supervisor dies,
+// even by SIGKILL, so no agent outlives it.
+func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
+
+// identity is the process start time in clock ticks since boot, field 22 of
+// /proc/PID/stat: stable for the life of a process, different for a pid reuse.
+func identity(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", ErrNoProcess
+		}
+		return "", fmt.Errorf("ptyhost: read /proc/%d/stat: %w", pid, err)
+	}
+	f, err := statFields(b)
+	if err != nil {
+		return "", fmt.Errorf("ptyhost: /proc/%d/stat: %w", pid, err)
+	}
+	return "linux-start:" + f[19], nil
+}
+
+// statFields returns the fields of /proc/PID/stat after the command name
+// (which may hold spaces and parentheses), starting with the state (field 3).
+func statFields(b []byte) ([]string, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, errors.New("no command name")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return nil, errors.New("too few fields")
+	}
+	return f, nil
+}
+
+// BecomeSubreaper makes the calling process a child subreaper: descendants
+// that daemonize out of an agent's process group (the Codex CLI's app-server
+// does) are re-parented to the supervisor instead of init, so it can reap and
+// stop them. It returns an error where the kernel does not support it.
+func BecomeSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("ptyhost: PR_SET_CHILD_SUBREAPER: %w", err)
+	}
+	return nil
+}
+
+// Adopted lists the pids of the calling process's children that are not in
+// known: processes re-parented to a subreaper, zombies among them.
+func Adopted(known map[int]bool) []int {
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || known[pid] || pid == self {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f, err := statFields(b)
+		if err != nil {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(f[1]); ppid == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// ReapAdopted collects the exit status of adopted children that have exited,
+// so they do not linger as zombies. Only pids from Adopted are waited for,
+// never a child that os/exec is waiting for.
+func ReapAdopted(pids []int) {
+	for _, pid := range pids {
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+	}
+}
+
+// SignalAdopted sends sig to each adopted pid (and its process group, when it
+// leads one). kill selects SIGKILL instead of SIGTERM.
+func SignalAdopted(pids []int, kill bool) {
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+		if pgid, err := syscall.Getpgid(pid); err == nil && pgid == pid {
+			_ = syscall.Kill(-pid, sig)
+		}
+	}
+}
