@@ -63,14 +63,14 @@ func Open(opts Options) (*Session, error) {
 
 func newSession(proc Process, opts Options) *Session {
 	s := &Session{
-		proc:        proc,
-		scroll:      NewScrollback(orDefault(opts.ScrollbackBytes, 1<<20)),
-		logQ:        newChunkQueue(orDefault(opts.LogLag, 16<<20)),
-		screenQ:     newChunkQueue(orDefault(opts.ScreenLag, 256<<10)),
-		log:         opts.Log,
-		started:     time.Now(),
-		outDone:     make(chan struct{}),
-		screenHook:  opts.screenHook,
+		proc:       proc,
+		scroll:     NewScrollback(orDefault(opts.ScrollbackBytes, 1<<20)),
+		logQ:       newChunkQueue(orDefault(opts.LogLag, 16<<20)),
+		screenQ:    newChunkQueue(orDefault(opts.ScreenLag, 256<<10)),
+		log:        opts.Log,
+		started:    time.Now(),
+		outDone:    make(chan struct{}),
+		screenHook: opts.screenHook,
 	}
 	s.lastOutput.Store(s.started.UnixNano())
 	s.screen = newScreenModel(opts.Command.Cols, opts.Command.Rows, writerFunc(s.Write))

@@ -117,7 +117,7 @@ func TestSessionReportsExitCode(t *testing.T) {
 func TestSessionAnswersTerminalQueries(t *testing.T) {
 	queries := []struct {
 		name, query, want string
-		n              int
+		n                 int
 	}{
 		{"cursor position", `\033[6n`, "\x1b[1;1R", 6},
 		{"device status", `\033[5n`, "\x1b[0n", 4},
