@@ -118,9 +118,17 @@ func Start(c Command) (Process, error) {
 func Identity(pid int) (string, error) { return identity(pid) }
 
 // KillTree kills the process tree that was started as pid: the process group
-// led by pid on Unix, the process and its descendants on Windows. It is used
-// for leftovers found in the pid ledger, when no Process value exists any more.
+// led by pid on Unix, the process and its descendants on Windows.
 func KillTree(pid int) error { return killTree(pid) }
+
+// KillLeftovers kills what is left of a tree that a previous supervisor
+// started as pid with the given Identity, when no Process value exists any
+// more (the supervisor was killed with -9). The leader itself may be gone
+// while its descendants live on: on Linux the members of its process group
+// that started no earlier than it are killed; elsewhere the tree is killed
+// only while the leader still runs as the same process, so that a stranger
+// reusing the pid is never touched. It reports whether anything was killed.
+func KillLeftovers(pid int, identity string) (bool, error) { return killLeftovers(pid, identity) }
 
 // ErrNoProcess is returned by Identity when no process has the given pid.
 var ErrNoProcess = errors.New("ptyhost: no such process")

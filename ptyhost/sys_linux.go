@@ -47,6 +47,44 @@ func statFields(b []byte) ([]string, error) {
 	return f, nil
 }
 
+func killLeftovers(pid int, ident string) (bool, error) {
+	start, err := strconv.ParseUint(strings.TrimPrefix(ident, "linux-start:"), 10, 64)
+	if err != nil || !strings.HasPrefix(ident, "linux-start:") {
+		return false, fmt.Errorf("ptyhost: identity %q is not from this system", ident)
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false, fmt.Errorf("ptyhost: list processes: %w", err)
+	}
+	var members []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f, err := statFields(b)
+		if err != nil {
+			continue
+		}
+		pgrp, _ := strconv.Atoi(f[2])
+		started, _ := strconv.ParseUint(f[19], 10, 64)
+		if pgrp == pid && started >= start {
+			members = append(members, p)
+		}
+	}
+	var errs []error
+	for _, p := range members {
+		if err := syscall.Kill(p, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("kill %d: %w", p, err))
+		}
+	}
+	return len(members) > 0, errors.Join(errs...)
+}
+
 // BecomeSubreaper makes the calling process a child subreaper: descendants
 // that daemonize out of an agent's process group (the Codex CLI's app-server
 // does) are re-parented to the supervisor instead of init, so it can reap and

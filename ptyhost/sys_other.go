@@ -22,6 +22,13 @@ func identity(pid int) (string, error) {
 	return fmt.Sprintf("pid:%d", pid), nil
 }
 
+func killLeftovers(pid int, ident string) (bool, error) {
+	if id, err := identity(pid); err != nil || id != ident {
+		return false, nil
+	}
+	return true, killTree(pid)
+}
+
 // BecomeSubreaper is not available outside Linux.
 func BecomeSubreaper() error { return errors.New("ptyhost: subreaper is Linux-only") }
 

@@ -1,0 +1,28 @@
+package ptyhost
+
+import "errors"
+
+// On Windows every role's processes are in a job object with
+// KILL_ON_JOB_CLOSE: when the supervisor dies, however it dies, the kernel
+// closes the job handle and ends them. A leftover can only be a process that
+// was started before that guarantee held, so it is killed only while it still
+// runs as the same process.
+func killLeftovers(pid int, ident string) (bool, error) {
+	if id, err := identity(pid); err != nil || id != ident {
+		return false, nil
+	}
+	return true, killTree(pid)
+}
+
+// BecomeSubreaper is Linux-only; on Windows the job object keeps every
+// descendant of a role under the supervisor's control.
+func BecomeSubreaper() error { return errors.New("ptyhost: subreaper is Linux-only") }
+
+// Adopted returns nothing on Windows, where no process is re-parented.
+func Adopted(map[int]bool) []int { return nil }
+
+// ReapAdopted does nothing on Windows.
+func ReapAdopted([]int) {}
+
+// SignalAdopted does nothing on Windows.
+func SignalAdopted([]int, bool) {}

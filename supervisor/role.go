@@ -1,0 +1,471 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/roles"
+)
+
+// Role runs one configured role: it starts the program in a PTY, watches its
+// screen for readiness, types its startup prompt, restarts it by policy and
+// stops it. Its goroutine is started and ended by the Supervisor.
+type Role struct {
+	cfg    config.Role
+	sup    *Supervisor
+	log    zerolog.Logger
+	output io.Writer // the role's rotating log file, shared by its runs
+
+	mu         sync.Mutex
+	state      State
+	session    *ptyhost.Session
+	generation int // counts program starts; typing checks it did not change
+	since      time.Time
+	restarts   int
+	lastExit   *ptyhost.Exit
+	lastError  string
+	prompted   bool
+	changed    chan struct{} // closed and replaced on every state change
+
+	humanInput time.Time // last time a person typed into the role
+	typing     sync.Mutex
+}
+
+// Status is a snapshot of a role for status output.
+type Status struct {
+	ID         string
+	Name       string
+	State      State
+	Pid        int
+	Since      time.Time // when State was entered
+	Started    time.Time // when the current program started (zero if none)
+	Restarts   int
+	LastOutput time.Time
+	LastExit   string
+	LastError  string
+	Prompted   bool // the startup prompt of the current program was delivered
+}
+
+func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
+	return &Role{
+		cfg:     cfg,
+		sup:     sup,
+		log:     sup.log.With().Str("role", cfg.ID).Logger(),
+		output:  output,
+		state:   Stopped,
+		since:   time.Now(),
+		changed: make(chan struct{}),
+	}
+}
+
+// ID is the role's id.
+func (r *Role) ID() string { return r.cfg.ID }
+
+// Config is the role's resolved configuration.
+func (r *Role) Config() config.Role { return r.cfg }
+
+// Status returns a snapshot of the role.
+func (r *Role) Status() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := Status{
+		ID: r.cfg.ID, Name: r.cfg.Name, State: r.state, Since: r.since,
+		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
+	}
+	if r.lastExit != nil {
+		st.LastExit = r.lastExit.String()
+	}
+	if r.session != nil {
+		st.Pid = r.session.Pid()
+		st.Started = r.session.Started()
+		st.LastOutput = r.session.LastOutput()
+	}
+	return st
+}
+
+// State returns the role's current state.
+func (r *Role) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state
+}
+
+// Session returns the role's current terminal session, or nil when no
+// program runs.
+func (r *Role) Session() *ptyhost.Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.session
+}
+
+// NoteHumanInput records that a person typed into the role; automatic typing
+// waits until the person has been quiet for a while.
+func (r *Role) NoteHumanInput(at time.Time) {
+	r.mu.Lock()
+	r.humanInput = at
+	r.mu.Unlock()
+	r.notify()
+}
+
+// WaitState blocks until the role is in one of the states or ctx ends.
+func (r *Role) WaitState(ctx context.Context, states ...State) (State, error) {
+	for {
+		r.mu.Lock()
+		cur, ch := r.state, r.changed
+		r.mu.Unlock()
+		for _, s := range states {
+			if cur == s {
+				return cur, nil
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return cur, ctx.Err()
+		}
+	}
+}
+
+func (r *Role) notify() {
+	r.mu.Lock()
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// setState moves the role to s and tells the supervisor's observers.
+func (r *Role) setState(s State, reason string) {
+	r.mu.Lock()
+	old := r.state
+	if old == s {
+		r.mu.Unlock()
+		return
+	}
+	r.state = s
+	r.since = time.Now()
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+	ev := r.log.Info()
+	if s == Fatal || s == Attention {
+		ev = r.log.Warn()
+	}
+	ev.Str("from", string(old)).Str("state", string(s)).Str("reason", reason).Msg("state " + string(s))
+	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventState, State: s, Message: reason})
+}
+
+// run is the role's life: start, watch, restart, until ctx ends.
+func (r *Role) run(ctx context.Context) {
+	window := &restartWindow{window: r.cfg.Restart.Window}
+	failures := 0
+	for {
+		if ctx.Err() != nil {
+			r.setState(Stopped, "supervisor stopping")
+			return
+		}
+		started := time.Now()
+		exit, err := r.runOnce(ctx)
+		if ctx.Err() != nil {
+			r.setState(Stopped, "supervisor stopping")
+			return
+		}
+		reason := exit.String()
+		if err != nil {
+			reason = err.Error()
+		}
+		r.setState(Exited, reason)
+		if !r.shouldRestart(exit, err) {
+			r.setState(Stopped, "not restarted (policy "+r.cfg.Restart.Policy+")")
+			<-ctx.Done()
+			return
+		}
+		if time.Since(started) >= r.sup.stableAfter {
+			failures = 0
+		}
+		failures++
+		if n := window.add(time.Now()); n > r.cfg.Restart.MaxRestarts {
+			r.mu.Lock()
+			r.lastError = fmt.Sprintf("%d restarts within %s", n, r.cfg.Restart.Window)
+			r.mu.Unlock()
+			r.setState(Fatal, fmt.Sprintf("restarted more than %d times within %s", r.cfg.Restart.MaxRestarts, r.cfg.Restart.Window))
+			<-ctx.Done()
+			return
+		}
+		delay := r.sup.backoff.Delay(failures)
+		r.mu.Lock()
+		r.restarts++
+		r.mu.Unlock()
+		r.setState(Backoff, fmt.Sprintf("restart %d in %s", failures, delay.Round(time.Millisecond)))
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			r.setState(Stopped, "supervisor stopping")
+			return
+		}
+	}
+}
+
+func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
+	switch r.cfg.Restart.Policy {
+	case roles.RestartNever:
+		return false
+	case roles.RestartAlways:
+		return true
+	default:
+		return err != nil || !exit.Success()
+	}
+}
+
+// runOnce starts the program and watches it until it exits or ctx ends; on
+// ctx end it stops it. It returns once the whole process tree is gone.
+func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
+	r.setState(Starting, "starting "+r.cfg.Command.Exec)
+	cmd := ptyhost.Command{
+		Path: r.cfg.Command.Exec,
+		Args: r.cfg.Command.Args,
+		Env:  r.sup.roleEnv(r.cfg),
+		Dir:  r.cfg.Command.Cwd,
+		Cols: r.cfg.Terminal.Cols,
+		Rows: r.cfg.Terminal.Rows,
+	}
+	sess, err := ptyhost.Open(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
+	if err != nil {
+		r.mu.Lock()
+		r.lastError = err.Error()
+		r.mu.Unlock()
+		r.log.Error().Err(err).Msg("cannot start")
+		return ptyhost.Exit{Code: -1}, err
+	}
+	pid := sess.Pid()
+	id, _ := ptyhost.Identity(pid)
+	if err := r.sup.ledger.Add(LedgerEntry{Role: r.cfg.ID, Pid: pid, Identity: id, Started: sess.Started()}); err != nil {
+		r.log.Warn().Err(err).Msg("pid ledger")
+	}
+	r.mu.Lock()
+	r.session = sess
+	r.generation++
+	r.prompted = false
+	r.lastError = ""
+	r.mu.Unlock()
+	r.log.Info().Int("pid", pid).Strs("args", cmd.Args).Str("exec", cmd.Path).Msg("started")
+
+	runCtx, cancelRun := context.WithCancel(ctx)
+	exited := make(chan struct{})
+	var exit ptyhost.Exit
+	var waitErr error
+	go func() {
+		exit, waitErr = sess.Wait()
+		close(exited)
+	}()
+	var watchers sync.WaitGroup
+	watchers.Add(1)
+	go func() {
+		defer watchers.Done()
+		r.watch(runCtx, sess)
+	}()
+
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		r.stop(sess, exited)
+	}
+	cancelRun()
+	watchers.Wait()
+	r.reapTree(sess, exited)
+
+	r.mu.Lock()
+	r.session = nil
+	r.lastExit = &exit
+	r.mu.Unlock()
+	if err := r.sup.ledger.Remove(r.cfg.ID); err != nil {
+		r.log.Warn().Err(err).Msg("pid ledger")
+	}
+	r.log.Info().Int("pid", pid).Str("exit", exit.String()).Msg("exited")
+	return exit, waitErr
+}
+
+// stop asks the program to quit: the stop keys first, SIGTERM to the tree at
+// half the stop timeout, SIGKILL at the full timeout.
+func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
+	timeout := r.cfg.Stop.Timeout
+	if keys := r.cfg.Stop.Keys; keys != "" && timeout > 0 {
+		r.sendKeys(sess, keys)
+		select {
+		case <-exited:
+			return
+		case <-time.After(timeout / 2):
+		}
+		timeout -= timeout / 2
+	}
+	r.log.Info().Msg("terminating process tree")
+	_ = sess.Terminate()
+	select {
+	case <-exited:
+	case <-time.After(timeout):
+		r.log.Warn().Dur("timeout", r.cfg.Stop.Timeout).Msg("did not stop in time, killing process tree")
+		_ = sess.Kill()
+	}
+}
+
+// sendKeys types stop keys; a trailing submit key goes as its own write
+// after the submit delay, as typing rules require.
+func (r *Role) sendKeys(sess *ptyhost.Session, keys string) {
+	sub := r.cfg.Submit
+	if sub != "" && len(keys) > len(sub) && keys[len(keys)-len(sub):] == sub {
+		_, _ = sess.Write([]byte(keys[:len(keys)-len(sub)]))
+		time.Sleep(min(r.cfg.SubmitDelay, time.Second))
+		_, _ = sess.Write([]byte(sub))
+		return
+	}
+	_, _ = sess.Write([]byte(keys))
+}
+
+// reapTree makes sure nothing of the program is left: once the child has
+// exited, the rest of its process group is terminated, then killed, and the
+// terminal is released only when the group is empty.
+func (r *Role) reapTree(sess *ptyhost.Session, exited <-chan struct{}) {
+	<-exited
+	// Give the output a moment to drain after the child's exit.
+	select {
+	case <-sess.OutputDone():
+	case <-time.After(200 * time.Millisecond):
+	}
+	if sess.TreeAlive() {
+		_ = sess.Terminate()
+		deadline := time.Now().Add(r.sup.treeGrace)
+		for sess.TreeAlive() && time.Now().Before(deadline) {
+			r.sup.reapAdopted()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for i := 0; sess.TreeAlive(); i++ {
+		if i%50 == 0 {
+			_ = sess.Kill()
+			if i > 0 {
+				r.log.Warn().Int("pid", sess.Pid()).Msg("process group still not empty")
+			}
+		}
+		r.sup.reapAdopted()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := sess.Close(); err != nil {
+		r.log.Debug().Err(err).Msg("close terminal")
+	}
+}
+
+// watch derives the role's state from its screen and output until ctx ends,
+// and types the startup prompt the first time the role is ready.
+func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
+	tick := time.NewTicker(r.sup.pollInterval)
+	defer tick.Stop()
+	var prompt sync.WaitGroup
+	defer prompt.Wait()
+	var lastGen uint64 = ^uint64(0)
+	var screen ptyhost.ScreenSnapshot
+	everReady := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if g := sess.ScreenGeneration(); g != lastGen {
+			lastGen = g
+			screen = sess.Screen()
+		}
+		next, why := classify(r.cfg, screen.Text(), time.Since(sess.LastOutput()), everReady, r.sup.settle)
+		if next == "" && r.State() == Attention {
+			next, why = pick(everReady, Busy, Starting), "attention cleared"
+		}
+		if next == "" {
+			continue
+		}
+		r.setState(next, why)
+		if next == Ready && !everReady {
+			everReady = true
+			if r.cfg.StartupPrompt != "" {
+				prompt.Add(1)
+				go func() {
+					defer prompt.Done()
+					r.typeStartupPrompt(ctx)
+				}()
+			}
+		}
+	}
+}
+
+// classify derives a running role's state from its screen text and how long
+// its output has been quiet. everReady says whether this program was ready
+// before: until then it is starting, whatever it prints. An empty State means
+// "no change" (quiet, but the ready signal has not shown yet).
+//
+// Recent output means busy. For a role with a ready pattern, "recent" is the
+// short settle time: the pattern and the busy pattern say the rest, and a
+// full second of silence after every echo would slow delivery down for no
+// gain. A role without one has only silence to go by: a second of it ends
+// busy, ready_quiet of it means ready.
+func classify(cfg config.Role, text string, quiet time.Duration, everReady bool, settle time.Duration) (State, string) {
+	recent := time.Second
+	if cfg.ReadyPattern != nil {
+		recent = settle
+	}
+	working := pick(everReady, Busy, Starting)
+	switch {
+	case cfg.AttentionPattern != nil && cfg.AttentionPattern.MatchString(text):
+		return Attention, "screen asks for a person"
+	case cfg.BusyPattern != nil && cfg.BusyPattern.MatchString(text):
+		return working, "busy pattern on screen"
+	case quiet < recent:
+		return working, "output"
+	case cfg.ReadyPattern != nil && cfg.ReadyPattern.MatchString(text):
+		return Ready, "ready pattern on screen"
+	case cfg.ReadyPattern == nil && quiet >= cfg.ReadyQuiet:
+		return Ready, "quiet for " + cfg.ReadyQuiet.String()
+	}
+	return "", ""
+}
+
+// pick returns a if cond holds, else b.
+func pick(cond bool, a, b State) State {
+	if cond {
+		return a
+	}
+	return b
+}
+
+func (r *Role) typeStartupPrompt(ctx context.Context) {
+	text := roles.Expand(r.cfg.StartupPrompt, r.sup.templateVars(r.cfg))
+	res, err := r.Type(ctx, text, TypeOptions{})
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn().Err(err).Int("attempts", res.Attempts).Msg("startup prompt not delivered")
+			r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventUndelivered, Message: "startup prompt: " + err.Error()})
+		}
+		return
+	}
+	r.mu.Lock()
+	r.prompted = true
+	r.mu.Unlock()
+	r.log.Info().Int("attempts", res.Attempts).Msg("startup prompt delivered")
+	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventPrompted, Message: "startup prompt delivered"})
+}
+
+// taskFile and reportFile are where the role's task and report live.
+func taskFile(ws, id string) string {
+	return filepath.Join(ws, "runtime", "queue", "tasks", id+".yaml")
+}
+
+func reportFile(ws, id string) string {
+	return filepath.Join(ws, "runtime", "queue", "reports", id+".yaml")
+}
+
+var errRestarted = errors.New("the role's program was replaced while typing")

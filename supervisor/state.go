@@ -1,0 +1,35 @@
+package supervisor
+
+// State is where a role is in its life cycle:
+//
+//	starting → ready ⇄ busy → exited → backoff → starting …
+//
+// plus attention (a person must answer the program), fatal (too many
+// restarts) and stopped.
+type State string
+
+// The states of a role.
+const (
+	// Starting: the program runs but has not yet shown it is ready.
+	Starting State = "starting"
+	// Ready: idle and waiting for input.
+	Ready State = "ready"
+	// Busy: working (busy pattern on screen, or output in the last second).
+	Busy State = "busy"
+	// Attention: the screen shows a dialog only a person should answer;
+	// nothing is typed until it goes away.
+	Attention State = "attention"
+	// Exited: the program ended; the restart policy decides what follows.
+	Exited State = "exited"
+	// Backoff: waiting before the next start.
+	Backoff State = "backoff"
+	// Fatal: restarted too often inside the window; left down.
+	Fatal State = "fatal"
+	// Stopped: ended on purpose, or exited under a policy that does not restart.
+	Stopped State = "stopped"
+)
+
+// Running reports whether a program process exists in this state.
+func (s State) Running() bool {
+	return s == Starting || s == Ready || s == Busy || s == Attention
+}

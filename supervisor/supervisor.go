@@ -1,0 +1,367 @@
+// Package supervisor owns the life cycle of a workspace's roles: it starts each
+// enabled role's program in its own PTY, derives readiness from the screen,
+// types prompts by the typing rules, restarts crashed programs with backoff,
+// and stops every process tree it started, on every platform.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"gopkg.in/natefinch/lumberjack.v2"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/roles"
+)
+
+// EventKind classifies an Event.
+type EventKind string
+
+// The kinds of events a supervisor emits.
+const (
+	EventState       EventKind = "state"       // a role changed state
+	EventPrompted    EventKind = "prompted"    // a startup prompt was delivered
+	EventUndelivered EventKind = "undelivered" // typed text was not confirmed
+	EventLeftover    EventKind = "leftover"    // a process from a killed supervisor was cleaned up
+)
+
+// Event is something that happened to a role, for logs, history and dashboards.
+type Event struct {
+	Time    time.Time
+	Role    string
+	Kind    EventKind
+	State   State
+	Message string
+}
+
+// Options configure a Supervisor. Zero durations take the defaults shown.
+type Options struct {
+	// Workspace is the workspace folder (absolute).
+	Workspace string
+	// Config is the loaded configuration.
+	Config *config.Config
+	// Roles are the ids of the roles to run; empty means every enabled role.
+	Roles []string
+	// Logger receives the supervisor's log.
+	Logger zerolog.Logger
+	// Env is the environment the roles inherit (default os.Environ()).
+	Env []string
+	// Executable is the shogun binary, exported to roles as SHOGUN_EXE.
+	Executable string
+	// OnEvent, when set, is called for every event, synchronously.
+	OnEvent func(Event)
+
+	// Backoff is the restart delay (default 1 s doubling to 60 s).
+	Backoff RestartBackoff
+	// StableAfter resets the backoff after this much running (default 30 s).
+	StableAfter time.Duration
+	// PollInterval is how often screens are checked (default 100 ms).
+	PollInterval time.Duration
+	// Settle is how long output must pause before a ready pattern counts (default 150 ms).
+	Settle time.Duration
+	// VerifyTimeout bounds each wait for a submit to be confirmed (default 3 s).
+	VerifyTimeout time.Duration
+	// HumanQuiet is how long after a person typed nothing is typed (default 5 s).
+	HumanQuiet time.Duration
+	// TreeGrace is how long leftovers in a process group get after SIGTERM (default 2 s).
+	TreeGrace time.Duration
+}
+
+// Supervisor runs the roles of one workspace.
+type Supervisor struct {
+	ws       string
+	cfg      *config.Config
+	log      zerolog.Logger
+	env      []string
+	exe      string
+	onEvent  func(Event)
+	ledger   *Ledger
+	roles    []*Role
+	byID     map[string]*Role
+	logFiles []io.Closer
+
+	backoff       RestartBackoff
+	stableAfter   time.Duration
+	pollInterval  time.Duration
+	settle        time.Duration
+	verifyTimeout time.Duration
+	humanQuiet    time.Duration
+	treeGrace     time.Duration
+	scrollback    int
+
+	eventMu sync.Mutex
+	reapMu  sync.Mutex
+}
+
+// New prepares a supervisor for the selected roles; nothing starts until Run.
+func New(opts Options) (*Supervisor, error) {
+	if opts.Config == nil {
+		return nil, errors.New("supervisor: no configuration")
+	}
+	s := &Supervisor{
+		ws:            opts.Workspace,
+		cfg:           opts.Config,
+		log:           opts.Logger,
+		env:           opts.Env,
+		exe:           opts.Executable,
+		onEvent:       opts.OnEvent,
+		ledger:        OpenLedger(filepath.Join(opts.Workspace, "runtime", "state", "pids.json")),
+		byID:          map[string]*Role{},
+		backoff:       opts.Backoff,
+		stableAfter:   orDuration(opts.StableAfter, 30*time.Second),
+		pollInterval:  orDuration(opts.PollInterval, 100*time.Millisecond),
+		settle:        orDuration(opts.Settle, 150*time.Millisecond),
+		verifyTimeout: orDuration(opts.VerifyTimeout, 3*time.Second),
+		humanQuiet:    orDuration(opts.HumanQuiet, 5*time.Second),
+		treeGrace:     orDuration(opts.TreeGrace, 2*time.Second),
+		scrollback:    opts.Config.Settings.Logs.ScrollbackKB * 1024,
+	}
+	if s.backoff.Base == 0 {
+		s.backoff.Base = time.Second
+	}
+	if s.backoff.Max == 0 {
+		s.backoff.Max = 60 * time.Second
+	}
+	if s.env == nil {
+		s.env = os.Environ()
+	}
+	selected, err := selectRoles(opts.Config, opts.Roles)
+	if err != nil {
+		return nil, err
+	}
+	logDir := filepath.Join(s.ws, "runtime", "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create log folder: %w", err)
+	}
+	for _, rc := range selected {
+		lj := &lumberjack.Logger{
+			Filename:   filepath.Join(logDir, rc.ID+".log"),
+			MaxSize:    opts.Config.Settings.Logs.MaxSizeMB,
+			MaxBackups: opts.Config.Settings.Logs.MaxFiles,
+		}
+		s.logFiles = append(s.logFiles, lj)
+		r := newRole(s, rc, lj)
+		s.roles = append(s.roles, r)
+		s.byID[rc.ID] = r
+	}
+	return s, nil
+}
+
+func orDuration(v, d time.Duration) time.Duration {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+// selectRoles picks the enabled roles named in ids (all enabled ones when
+// ids is empty). Naming an unknown or disabled role is an error.
+func selectRoles(cfg *config.Config, ids []string) ([]config.Role, error) {
+	enabled := cfg.Enabled()
+	if len(ids) == 0 {
+		if len(enabled) == 0 {
+			return nil, errors.New("no enabled roles in config/roles.yaml")
+		}
+		return enabled, nil
+	}
+	var out []config.Role
+	for _, id := range ids {
+		rc, ok := cfg.Role(id)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("unknown role %q (roles: %s)", id, strings.Join(roleIDs(cfg.Roles), ", "))
+		case !rc.Enabled:
+			return nil, fmt.Errorf("role %q is disabled in config/roles.yaml", id)
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+func roleIDs(rs []config.Role) []string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Roles returns the supervised roles in configuration order.
+func (s *Supervisor) Roles() []*Role { return s.roles }
+
+// Role returns the role with the given id.
+func (s *Supervisor) Role(id string) (*Role, bool) {
+	r, ok := s.byID[id]
+	return r, ok
+}
+
+// Run cleans up leftovers of a killed predecessor, runs every role until ctx
+// ends, then stops them all and returns once every process tree is gone.
+func (s *Supervisor) Run(ctx context.Context) error {
+	killed, err := s.ledger.Leftovers()
+	if err != nil {
+		s.log.Warn().Err(err).Msg("pid ledger")
+	}
+	for _, e := range killed {
+		s.log.Warn().Str("role", e.Role).Int("pid", e.Pid).Msg("killed a leftover process of a previous supervisor")
+		s.emit(Event{Time: time.Now(), Role: e.Role, Kind: EventLeftover, Message: fmt.Sprintf("killed leftover pid %d", e.Pid)})
+	}
+	if err := ptyhost.BecomeSubreaper(); err != nil {
+		s.log.Debug().Err(err).Msg("not a subreaper")
+	}
+	reapCtx, stopReaper := context.WithCancel(context.Background())
+	reaperDone := make(chan struct{})
+	go func() {
+		defer close(reaperDone)
+		s.reapLoop(reapCtx)
+	}()
+
+	var wg sync.WaitGroup
+	for _, r := range s.roles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.run(ctx)
+		}()
+	}
+	wg.Wait()
+	s.stopAdopted()
+	stopReaper()
+	<-reaperDone
+	var errs []error
+	for _, c := range s.logFiles {
+		errs = append(errs, c.Close())
+	}
+	errs = append(errs, s.ledger.Clear())
+	return errors.Join(errs...)
+}
+
+// reapLoop collects adopted processes (daemons an agent left behind, re-parented
+// to the subreaper) that have exited, so they do not pile up as zombies.
+func (s *Supervisor) reapLoop(ctx context.Context) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.reapAdopted()
+		}
+	}
+}
+
+func (s *Supervisor) knownPids() map[int]bool {
+	known := map[int]bool{}
+	for _, r := range s.roles {
+		if sess := r.Session(); sess != nil {
+			known[sess.Pid()] = true
+		}
+	}
+	return known
+}
+
+func (s *Supervisor) reapAdopted() {
+	s.reapMu.Lock()
+	defer s.reapMu.Unlock()
+	ptyhost.ReapAdopted(ptyhost.Adopted(s.knownPids()))
+}
+
+// stopAdopted ends the processes re-parented to the supervisor, once every
+// role has stopped: they belong to the agents and must not outlive shogun.
+func (s *Supervisor) stopAdopted() {
+	pids := ptyhost.Adopted(s.knownPids())
+	if len(pids) == 0 {
+		return
+	}
+	s.log.Info().Ints("pids", pids).Msg("stopping processes the agents left behind")
+	ptyhost.SignalAdopted(pids, false)
+	deadline := time.Now().Add(s.treeGrace)
+	for time.Now().Before(deadline) {
+		s.reapAdopted()
+		if len(ptyhost.Adopted(s.knownPids())) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ptyhost.SignalAdopted(ptyhost.Adopted(s.knownPids()), true)
+	for i := 0; i < 100 && len(ptyhost.Adopted(s.knownPids())) > 0; i++ {
+		s.reapAdopted()
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *Supervisor) emit(e Event) {
+	if s.onEvent == nil {
+		return
+	}
+	s.eventMu.Lock()
+	defer s.eventMu.Unlock()
+	s.onEvent(e)
+}
+
+// roleEnv is the environment of a role's program: the supervisor's, with
+// TERM and the SHOGUN_* variables set so the agent and its hooks know who they
+// are, then the role's own env entries.
+func (s *Supervisor) roleEnv(rc config.Role) []string {
+	set := map[string]string{
+		"TERM":               "xterm-256color",
+		"SHOGUN_ROLE":        rc.ID,
+		"SHOGUN_WORKSPACE":   s.ws,
+		"SHOGUN_TASK_FILE":   taskFile(s.ws, rc.ID),
+		"SHOGUN_REPORT_FILE": reportFile(s.ws, rc.ID),
+	}
+	if s.exe != "" {
+		set["SHOGUN_EXE"] = s.exe
+	}
+	for k, v := range rc.Command.Env {
+		set[k] = v
+	}
+	env := make([]string, 0, len(s.env)+len(set))
+	for _, kv := range s.env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, override := set[k]; !override {
+			env = append(env, kv)
+		}
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+set[k])
+	}
+	return env
+}
+
+// templateVars fills the placeholders of a role's prompts. Paths are given
+// relative to the workspace when the program runs there, as an agent reads
+// them most easily.
+func (s *Supervisor) templateVars(rc config.Role) map[string]string {
+	return map[string]string{
+		roles.VarPromptPath: s.rel(rc, filepath.Join(s.ws, rc.PromptPath)),
+		roles.VarName:       rc.Name,
+		roles.VarID:         rc.ID,
+		roles.VarTaskFile:   s.rel(rc, taskFile(s.ws, rc.ID)),
+		roles.VarReportFile: s.rel(rc, reportFile(s.ws, rc.ID)),
+	}
+}
+
+func (s *Supervisor) rel(rc config.Role, path string) string {
+	if rel, err := filepath.Rel(rc.Command.Cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
