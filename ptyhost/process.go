@@ -92,8 +92,9 @@ type Process interface {
 	// process group on Unix, the job object on Windows), after the child
 	// itself may have exited.
 	TreeAlive() bool
-	// Close releases the pseudo-terminal and unblocks a pending Read. It does
-	// not end the processes; call Kill first for that.
+	// Close releases the pseudo-terminal and unblocks a pending Read. Call
+	// it once the tree is gone: on Unix it leaves processes running, on
+	// Windows closing the kill-on-close job ends whatever is left.
 	Close() error
 }
 
