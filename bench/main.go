@@ -1,0 +1,94 @@
+// Command bench is the measurement driver behind `make bench`: it measures
+// what DESIGN.md section 12 sets targets for, each against a baseline taken
+// in the same run where the design asks for a ratio, and writes the figures
+// to docs/benchmarks.md. It is a separate main package so that no measuring
+// code sits in the packages it measures. Linux only (it reads /proc).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+func main() {
+	shogun := flag.String("shogun", "bin/shogun", "the shogun binary to measure")
+	out := flag.String("out", "docs/benchmarks.md", "where to write the report")
+	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
+	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
+	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
+	flag.Parse()
+	if runtime.GOOS != "linux" {
+		fatal(fmt.Errorf("bench reads /proc and runs on Linux only"))
+	}
+	bin, err := filepath.Abs(*shogun)
+	if err != nil {
+		fatal(err)
+	}
+	r := &report{started: time.Now()}
+	r.machine()
+
+	fmt.Fprintln(os.Stderr, "bench: PTY drain to the log vs a bare read loop …")
+	if err := measureDrain(r, *drainMB); err != nil {
+		fatal(fmt.Errorf("drain: %w", err))
+	}
+	fmt.Fprintf(os.Stderr, "bench: idle cost of %d agent-sim roles over %s …\n", *idleRoles, *idleFor)
+	if err := measureIdle(r, bin, *idleRoles, *idleFor); err != nil {
+		fatal(fmt.Errorf("idle: %w", err))
+	}
+	fmt.Fprintln(os.Stderr, "bench: Go benchmarks …")
+	if err := goBenchmarks(r); err != nil {
+		fatal(fmt.Errorf("go benchmarks: %w", err))
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		fatal(err)
+	}
+	if err := os.WriteFile(*out, []byte(r.String()), 0o644); err != nil {
+		fatal(err)
+	}
+	fmt.Print(r.String())
+	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", *out)
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}
+
+// report collects sections of docs/benchmarks.md.
+type report struct {
+	started  time.Time
+	sections []string
+	header   string
+}
+
+func (r *report) machine() {
+	gov, _ := exec.Command("go", "version").Output()
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				_, v, _ := strings.Cut(l, ":")
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	r.header = fmt.Sprintf("Measured %s on %d cores (%s), %s.",
+		r.started.UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), cpu, strings.TrimSpace(string(gov)))
+}
+
+func (r *report) add(title, body string) {
+	r.sections = append(r.sections, "## "+title+"\n\n"+strings.TrimSpace(body)+"\n")
+}
+
+func (r *report) String() string {
+	return "# Benchmarks\n\nWritten by `make bench` (bench/main.go); do not edit by hand. " + r.header +
+		"\nTargets are DESIGN.md section 12. Ratios compare with a baseline measured in the same run.\n\n" +
+		strings.Join(r.sections, "\n")
+}

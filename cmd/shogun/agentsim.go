@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/agentsim"
+)
+
+func agentSimCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "agent-sim",
+		Usage:  "run the simulated AI CLI (for the demo and tests)",
+		Hidden: true,
+		Description: "Behaves like an AI coding TUI: raw mode, bracketed paste, a `› ` prompt, a `\\r`\n" +
+			"within the paste window is a newline, a submitted task file path is worked on\n" +
+			"(`Working… (esc to interrupt)`) and answered with a report. Flags make it misbehave.",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "paste-window", Usage: "a \\r this soon after other input is a newline, not a submit (negative: off)", Value: agentsim.DefaultPasteWindow},
+			&cli.DurationFlag{Name: "work-time", Usage: "how long a task takes", Value: agentsim.DefaultWorkTime},
+			&cli.BoolFlag{Name: "fail", Usage: "report every task as failed"},
+			&cli.DurationFlag{Name: "start-delay", Usage: "show `Starting…` this long before the prompt"},
+			&cli.BoolFlag{Name: "trust-prompt", Usage: "ask \"Do you trust the files in this folder?\" first"},
+			&cli.DurationFlag{Name: "crash-after", Usage: "exit with --exit-code after this long"},
+			&cli.IntFlag{Name: "exit-code", Usage: "exit code of a crash", Value: agentsim.DefaultExitCode},
+			&cli.BoolFlag{Name: "ignore-term", Usage: "ignore SIGTERM, SIGHUP and SIGINT"},
+			&cli.BoolFlag{Name: "ignore-input", Usage: "read and discard all input"},
+			&cli.BoolFlag{Name: "hang", Usage: "stop responding after the first submitted line"},
+			&cli.IntFlag{Name: "flood", Usage: "write this many bytes/s of output (0: off)"},
+			&cli.StringFlag{Name: "record", Usage: "append every submitted line to this JSON-lines `FILE`"},
+			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := agentsim.Options{
+				PasteWindow: c.Duration("paste-window"),
+				WorkTime:    c.Duration("work-time"),
+				Fail:        c.Bool("fail"),
+				StartDelay:  c.Duration("start-delay"),
+				TrustPrompt: c.Bool("trust-prompt"),
+				CrashAfter:  c.Duration("crash-after"),
+				ExitCode:    c.Int("exit-code"),
+				IgnoreTerm:  c.Bool("ignore-term"),
+				IgnoreInput: c.Bool("ignore-input"),
+				Hang:        c.Bool("hang"),
+				Flood:       c.Int("flood"),
+				RecordPath:  c.String("record"),
+				Role:        c.String("role"),
+			}
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			return agentsim.Run(c.Context, opts, os.Stdin, os.Stdout)
+		},
+	}
+}

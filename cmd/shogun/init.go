@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/config"
+)
+
+func initCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "create a workspace: config, role files and runtime folders",
+		ArgsUsage: "[DIR]",
+		Description: "Creates config/settings.yaml, config/roles.yaml (a shogun, a karo and three ashigaru),\n" +
+			"roles/*.md and the runtime folders in DIR (default: the workspace). Existing files are\n" +
+			"kept unless --force. With --demo every role runs the simulated agent `shogun agent-sim`.",
+		Flags: []cli.Flag{
+			workspaceFlag,
+			&cli.BoolFlag{Name: "force", Usage: "overwrite existing files"},
+			&cli.BoolFlag{Name: "demo", Usage: "roles run the simulated agent instead of real CLIs"},
+			&cli.StringFlag{Name: "lang", Usage: "language of the role files: en or ja", Value: "en"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return fmt.Errorf("init takes at most one folder, got %d arguments", c.NArg())
+			}
+			dir, err := workspaceDir(c)
+			if err != nil {
+				return err
+			}
+			if c.NArg() == 1 {
+				if dir, err = filepath.Abs(c.Args().First()); err != nil {
+					return err
+				}
+			}
+			results, err := config.Scaffold(dir, config.ScaffoldOptions{
+				Force: c.Bool("force"), Demo: c.Bool("demo"), Lang: c.String("lang"),
+			})
+			w := c.App.Writer
+			for _, r := range results {
+				fmt.Fprintf(w, "%-12s %s\n", r.Action, r.Path)
+			}
+			if err != nil {
+				return fmt.Errorf("init %s: %w", dir, err)
+			}
+			fmt.Fprintf(w, "\nworkspace ready: %s\nnext: shogun start --workspace %s --dry-run\n", dir, dir)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// consoleLevel is the level for stderr from --log-level, --quiet and --debug.
+func consoleLevel(c *cli.Context) (zerolog.Level, error) {
+	switch {
+	case c.Bool("debug"):
+		return zerolog.DebugLevel, nil
+	case c.Bool("quiet"):
+		return zerolog.WarnLevel, nil
+	}
+	lvl, err := zerolog.ParseLevel(c.String("log-level"))
+	if err != nil || lvl == zerolog.NoLevel {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.String("log-level"))
+	}
+	return lvl, nil
+}
+
+// openLogger returns a logger writing JSON (every level from debug up) to
+// runtime/logs/shogun.log and human-readable lines to stderr, in colour only
+// on a terminal without NO_COLOR.
+func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io.Closer, error) {
+	lvl, err := consoleLevel(c)
+	if err != nil {
+		return zerolog.Nop(), nil, err
+	}
+	dir := filepath.Join(ws, "runtime", "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return zerolog.Nop(), nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	file := &lumberjack.Logger{Filename: filepath.Join(dir, "shogun.log"), MaxSize: 20, MaxBackups: 5}
+	console := zerolog.ConsoleWriter{
+		Out:           stderr,
+		NoColor:       !colorful(stderr),
+		TimeFormat:    time.TimeOnly,
+		PartsOrder:    []string{zerolog.TimestampFieldName, zerolog.LevelFieldName, "role", zerolog.MessageFieldName},
+		FieldsExclude: []string{"role"},
+	}
+	w := zerolog.MultiLevelWriter(
+		levelWriter{Writer: file, min: zerolog.DebugLevel},
+		levelWriter{Writer: console, min: lvl},
+	)
+	return zerolog.New(w).Level(zerolog.DebugLevel).With().Timestamp().Logger(), file, nil
+}
+
+// colorful reports whether w is a terminal and NO_COLOR is unset.
+func colorful(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// levelWriter passes on only events at or above min.
+type levelWriter struct {
+	io.Writer
+	min zerolog.Level
+}
+
+func (w levelWriter) WriteLevel(l zerolog.Level, p []byte) (int, error) {
+	if l < w.min {
+		return len(p), nil
+	}
+	return w.Write(p)
+}

@@ -1,0 +1,100 @@
+// Command shogun is a headless supervisor for teams of AI coding CLIs: one
+// pseudo-terminal per role in config/roles.yaml, driven through files.
+//
+// This package only parses flags, calls the packages that do the work, and
+// prints. See `shogun help`.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries an exit code other than 1 through urfave/cli.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+// ExitCode is the process exit code to use.
+func (e *exitError) ExitCode() int { return e.code }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run executes the CLI and returns the process exit code. Errors are printed
+// as one line: "shogun: <what went wrong>".
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(args)
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	fmt.Fprintf(stderr, "shogun: %v\n", err)
+	return code
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "shogun",
+		Usage:   "run a team of AI coding CLIs, each in its own pseudo-terminal, driven through files",
+		Version: version,
+		Description: "shogun starts one PTY per role in config/roles.yaml, types prompts into them safely,\n" +
+			"restarts crashed agents, keeps their logs, and stops every process it started.\n" +
+			"Start with `shogun init`, then `shogun start --dry-run`, then `shogun start`.",
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the current folder)", EnvVars: []string{"SHOGUN_WORKSPACE_DIR"}},
+			&cli.StringFlag{Name: "log-level", Usage: "log level on stderr: debug, info, warn, error", Value: "info"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only warnings and errors on stderr"},
+			&cli.BoolFlag{Name: "debug", Usage: "same as --log-level debug"},
+		},
+		Commands: []*cli.Command{
+			initCommand(),
+			startCommand(),
+			demoCommand(),
+			agentSimCommand(),
+		},
+		// Errors are printed once, by run.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+// workspaceFlag lets every command take --workspace after its name too.
+var workspaceFlag = &cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the current folder)"}
+
+// workspaceDir returns the absolute workspace folder: the command's own
+// --workspace if given there, else the global one, else the current folder.
+func workspaceDir(c *cli.Context) (string, error) {
+	dir := "."
+	for _, x := range c.Lineage() {
+		if v := x.String("workspace"); v != "" {
+			dir = v
+			break
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q: %w", dir, err)
+	}
+	return abs, nil
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+func startCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "start",
+		Usage: "run every enabled role in its own PTY until Ctrl-C or SIGTERM",
+		Description: "Loads config/settings.yaml and config/roles.yaml (any error stops it before anything\n" +
+			"runs), takes the workspace lock, and supervises the roles: readiness, startup prompts,\n" +
+			"restarts with backoff, clean stop of every process tree on Ctrl-C / SIGTERM.",
+		Flags: []cli.Flag{
+			workspaceFlag,
+			&cli.StringSliceFlag{Name: "roles", Usage: "run only these role ids (comma-separated)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configuration and print what would run"},
+		},
+		Action: func(c *cli.Context) error {
+			ws, err := workspaceDir(c)
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig(ws)
+			if err != nil {
+				return err
+			}
+			ids := splitList(c.StringSlice("roles"))
+			if c.Bool("dry-run") {
+				return printPlan(c.App.Writer, ws, cfg, ids)
+			}
+			ctx, stop := signalContext(context.Background())
+			defer stop()
+			_, err = runSupervisor(ctx, c, ws, cfg, ids, nil)
+			return err
+		},
+	}
+}
+
+// selfExecutable is this binary, exported to roles as SHOGUN_EXE so that
+// ${SHOGUN_EXE} in roles.yaml runs the simulated agent on every OS.
+func selfExecutable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "shogun"
+	}
+	return exe
+}
+
+// loadConfig loads the workspace configuration with ${VAR} expansion from the
+// environment plus SHOGUN_EXE.
+func loadConfig(ws string) (*config.Config, error) {
+	if _, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	exe := selfExecutable()
+	lookup := func(k string) (string, bool) {
+		if k == "SHOGUN_EXE" {
+			if v, ok := os.LookupEnv(k); ok {
+				return v, true
+			}
+			return exe, true
+		}
+		return os.LookupEnv(k)
+	}
+	cfg, err := config.Load(ws, lookup)
+	if err != nil {
+		return nil, fmt.Errorf("configuration has errors, nothing started:\n%w", err)
+	}
+	return cfg, nil
+}
+
+func splitList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// signalContext ends on the first SIGINT or SIGTERM.
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+// runSupervisor takes the workspace lock and runs the roles until ctx ends.
+// observe, when set, sees every event before it is logged.
+func runSupervisor(ctx context.Context, c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event)) (*supervisor.Supervisor, error) {
+	log, closer, err := openLogger(c, ws, c.App.ErrWriter)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	lock, err := supervisor.AcquireLock(filepath.Join(ws, "runtime", "state", "shogun.lock"))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := lock.Release(); err != nil {
+			log.Warn().Err(err).Msg("release lock")
+		}
+	}()
+	sup, err := supervisor.New(supervisor.Options{
+		Workspace:  ws,
+		Config:     cfg,
+		Roles:      ids,
+		Logger:     log,
+		Executable: selfExecutable(),
+		OnEvent:    observe,
+	})
+	if err != nil {
+		return nil, err
+	}
+	log.Info().Int("pid", os.Getpid()).Int("roles", len(sup.Roles())).Str("workspace", ws).Msg("supervisor started; Ctrl-C stops it")
+	started := time.Now()
+	err = sup.Run(ctx)
+	log.Info().Dur("uptime", time.Since(started).Round(time.Millisecond)).Msg("supervisor stopped; every role's process tree is gone")
+	return sup, err
+}
+
+// printPlan prints what `start` would run, role by role.
+func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
+	var roles []config.Role
+	if len(ids) == 0 {
+		roles = cfg.Enabled()
+	} else {
+		for _, id := range ids {
+			r, ok := cfg.Role(id)
+			if !ok {
+				return fmt.Errorf("unknown role %q", id)
+			}
+			if !r.Enabled {
+				return fmt.Errorf("role %q is disabled in config/roles.yaml", id)
+			}
+			roles = append(roles, r)
+		}
+	}
+	if len(roles) == 0 {
+		return errors.New("no enabled roles in config/roles.yaml")
+	}
+	fmt.Fprintf(w, "workspace %s: configuration OK, %d role(s) would start\n\n", ws, len(roles))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tNAME\tCLI\tTERMINAL\tRESTART\tCOMMAND")
+	for _, r := range roles {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%dx%d\t%s\t%s\n", r.ID, r.Name, r.CLI, r.Terminal.Cols, r.Terminal.Rows,
+			r.Restart.Policy, commandLine(r.Command.Exec, r.Command.Args))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range roles {
+		fmt.Fprintf(w, "\n%s: cwd %s, prompt %s, stop %q within %s\n", r.ID, r.Command.Cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout)
+	}
+	return nil
+}
+
+// commandLine renders a command for people, quoting arguments with spaces.
+func commandLine(exec string, args []string) string {
+	parts := []string{quoteArg(exec)}
+	for _, a := range args {
+		parts = append(parts, quoteArg(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func quoteArg(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\"'") {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}
