@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -112,6 +113,14 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 	defer s.mu.Unlock()
 	pos := s.emu.CursorPosition()
 	lines := strings.Split(s.emu.String(), "\n")
+	// Rows come with trailing blanks trimmed, but the blanks a program wrote
+	// before the cursor are part of what a person sees: an empty prompt
+	// "› " must still read "› ", so patterns can match it.
+	if pos.Y >= 0 && pos.Y < len(lines) {
+		if n := utf8.RuneCountInString(lines[pos.Y]); n < pos.X {
+			lines[pos.Y] += strings.Repeat(" ", pos.X-n)
+		}
+	}
 	return ScreenSnapshot{Lines: lines, CursorRow: pos.Y, CursorCol: pos.X, AltScreen: s.emu.IsAltScreen()}
 }
 

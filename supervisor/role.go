@@ -408,11 +408,12 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 // before: until then it is starting, whatever it prints. An empty State means
 // "no change" (quiet, but the ready signal has not shown yet).
 //
+// Ready is the ready pattern on screen, or output quiet for ready_quiet.
 // Recent output means busy. For a role with a ready pattern, "recent" is the
 // short settle time: the pattern and the busy pattern say the rest, and a
 // full second of silence after every echo would slow delivery down for no
 // gain. A role without one has only silence to go by: a second of it ends
-// busy, ready_quiet of it means ready.
+// busy.
 func classify(cfg config.Role, text string, quiet time.Duration, everReady bool, settle time.Duration) (State, string) {
 	recent := time.Second
 	if cfg.ReadyPattern != nil {
@@ -428,7 +429,7 @@ func classify(cfg config.Role, text string, quiet time.Duration, everReady bool,
 		return working, "output"
 	case cfg.ReadyPattern != nil && cfg.ReadyPattern.MatchString(text):
 		return Ready, "ready pattern on screen"
-	case cfg.ReadyPattern == nil && quiet >= cfg.ReadyQuiet:
+	case quiet >= cfg.ReadyQuiet:
 		return Ready, "quiet for " + cfg.ReadyQuiet.String()
 	}
 	return "", ""

@@ -63,7 +63,7 @@ func simRole(id string, extra string, simArgs ...string) string {
     prompt_path: roles/%s.md
     command: {exec: "${SHOGUN_EXE}", args: [%s]}
     cli: generic
-    ready_pattern: "›"
+    ready_pattern: "› "
     busy_pattern: "esc to interrupt"
     submit_delay: 100ms
 %s`, id, id, id, strings.Join(quoted, ", "), extra)

@@ -1,0 +1,252 @@
+// Package config reads a workspace's config/settings.yaml and config/roles.yaml
+// into resolved values: every role carries its command with ${VAR} expanded,
+// its CLI preset's defaults filled in, its patterns compiled and its paths made
+// absolute, so that the supervisor never interprets YAML itself.
+//
+// Both files are read strictly. Any unknown key, wrong type, missing or
+// invalid value is an Error naming file, line and column, and Load reports all
+// of them at once as *Errors. The package also holds the default files that
+// `shogun init` writes (see Scaffold).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/roles"
+)
+
+// The configuration files, relative to the workspace.
+const (
+	SettingsFile = "config/settings.yaml"
+	RolesFile    = "config/roles.yaml"
+)
+
+// Config is a workspace's loaded configuration.
+type Config struct {
+	// Workspace is the absolute path of the workspace root.
+	Workspace string
+	// Settings are the values of config/settings.yaml, defaults filled in.
+	Settings Settings
+	// Roles are all roles of config/roles.yaml in file order, disabled ones
+	// included so that status can list them.
+	Roles []Role
+}
+
+// Enabled returns the roles that are started, in file order.
+func (c *Config) Enabled() []Role {
+	var out []Role
+	for _, r := range c.Roles {
+		if r.Enabled {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Role returns the role with the given id, enabled or not.
+func (c *Config) Role(id string) (Role, bool) {
+	for _, r := range c.Roles {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Role{}, false
+}
+
+// Command is a program to run: a role's command, or agent.default_command.
+type Command struct {
+	// Exec is the program, ${VAR} expanded. Without a path separator it is
+	// looked up in PATH when started.
+	Exec string
+	// Args are the arguments, ${VAR} expanded; never nil after Load.
+	Args []string
+	// Env is added to the environment the supervisor gives the role; values
+	// are ${VAR} expanded. Never nil after Load.
+	Env map[string]string
+	// Cwd is the working directory, absolute after Load (a relative cwd is
+	// taken from the workspace root, not from where shogun was started).
+	Cwd string
+}
+
+// Role is one agent, resolved: every optional key holds either the value
+// from roles.yaml or the value of the role's CLI preset.
+type Role struct {
+	// ID names the role in commands, file names and the CLI; it matches
+	// [a-z0-9][a-z0-9_-]{0,31} so it is safe in paths on every OS.
+	ID string
+	// Name is for people; it defaults to ID.
+	Name string
+	// PromptPath is the instruction file as written in roles.yaml, slash
+	// separated and relative to the workspace: the form to show an agent,
+	// whose working directory is normally the workspace.
+	PromptPath string
+	// PromptFile is PromptPath made absolute.
+	PromptFile string
+	// Enabled roles are started; disabled ones are only listed.
+	Enabled bool
+	// Command is what runs in the role's pseudo-terminal. A role without a
+	// command key runs the settings' agent.default_command.
+	Command Command
+	// CLI is the name of the preset that supplied the defaults below.
+	CLI string
+	// Terminal is the pseudo-terminal size.
+	Terminal roles.TerminalSize
+	// StartupPrompt, Nudge and Notify are templates for roles.Expand.
+	StartupPrompt, Nudge, Notify string
+	// Submit is the key sent on its own after typed text.
+	Submit string
+	// SubmitDelay is the pause between the text and Submit.
+	SubmitDelay time.Duration
+	// ClearInput is sent before a nudge; "" sends nothing.
+	ClearInput string
+	// ReadyPattern, BusyPattern and AttentionPattern are matched against
+	// the screen text; nil means the role has no such pattern.
+	ReadyPattern, BusyPattern, AttentionPattern *regexp.Regexp
+	// ReadyQuiet is how long without output counts as ready.
+	ReadyQuiet time.Duration
+	// Restart says when an exited program is started again.
+	Restart roles.RestartPolicy
+	// Stop says how the program is asked to quit.
+	Stop roles.StopSequence
+}
+
+// Load reads and validates the workspace's configuration. lookup supplies
+// the variables for ${VAR} expansion (os.LookupEnv when nil); SHOGUN_EXE and
+// SHOGUN_WORKSPACE fall back to the running executable and the workspace when
+// lookup does not know them, so a demo roles.yaml that runs "${SHOGUN_EXE}
+// agent-sim" loads the same from `shogun start` and from tests.
+//
+// A missing settings.yaml means all defaults; a missing roles.yaml is an
+// error. Problems in the files are returned together as *Errors.
+func Load(workspace string, lookup func(string) (string, bool)) (*Config, error) {
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("config: workspace %q: %w", workspace, err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("config: workspace: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("config: workspace %s is not a folder", abs)
+	}
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	lookup = withShogunVars(lookup, abs)
+
+	errs := &Errors{}
+	settings := loadSettings(abs, lookup, errs)
+	roleList := loadRoles(abs, lookup, settings.Agent.DefaultCommand, errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	return &Config{Workspace: abs, Settings: settings, Roles: roleList}, nil
+}
+
+// withShogunVars gives the variables the supervisor sets for its children a
+// value before the supervisor exists.
+func withShogunVars(lookup func(string) (string, bool), workspace string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if v, ok := lookup(name); ok {
+			return v, true
+		}
+		switch name {
+		case "SHOGUN_EXE":
+			if exe, err := os.Executable(); err == nil {
+				return exe, true
+			}
+		case "SHOGUN_WORKSPACE":
+			return workspace, true
+		}
+		return "", false
+	}
+}
+
+// readConfigFile reads one file. Absence is returned as fs.ErrNotExist so
+// that each caller decides what it means; other failures are recorded.
+func readConfigFile(workspace, rel string, errs *Errors) ([]byte, error) {
+	data, err := os.ReadFile(absPath(workspace, rel))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs.add(rel, 0, 0, "cannot read: %v", err)
+	}
+	return data, err
+}
+
+func loadRoles(workspace string, lookup func(string) (string, bool), defaultCommand Command, errs *Errors) []Role {
+	data, err := readConfigFile(workspace, RolesFile, errs)
+	if errors.Is(err, fs.ErrNotExist) {
+		errs.add(RolesFile, 0, 0, "file not found (run \"shogun init\" to create a workspace)")
+	}
+	if err != nil {
+		return nil
+	}
+	start := len(errs.List)
+	defer errs.sortFrom(start)
+	d := &decoder{file: RolesFile, errs: errs}
+	root := d.parse(data)
+	if root == nil {
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		d.errorf(root, "expected a mapping with a \"roles\" list at the top, got %s", describe(root))
+		return nil
+	}
+	m := d.mapping(root, "", "roles file")
+	defer m.done()
+	list := m.require("roles")
+	if list == nil {
+		return nil
+	}
+	if list.Kind != yaml.SequenceNode {
+		d.errorf(list, "\"roles\" must be a list of roles, got %s", describe(list))
+		return nil
+	}
+	if len(list.Content) == 0 {
+		d.errorf(list, "\"roles\" must list at least one role")
+		return nil
+	}
+	rd := roleDecoder{decoder: d, workspace: workspace, lookup: lookup, defaultCommand: defaultCommand, seen: map[string]int{}}
+	var out []Role
+	for _, item := range list.Content {
+		if r, ok := rd.role(item); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkRelPath returns p cleaned and slash-separated, or a problem when p is
+// absolute or climbs out of the workspace. Both slash kinds count, whatever
+// the OS, because the same roles.yaml is used on Windows and Unix.
+func checkRelPath(key, p string) (string, string) {
+	if p == "" {
+		return "", fmt.Sprintf("%q must not be empty", key)
+	}
+	slashed := strings.ReplaceAll(p, `\`, "/")
+	if filepath.IsAbs(p) || strings.HasPrefix(slashed, "/") || len(p) >= 2 && p[1] == ':' && isLetter(p[0]) {
+		return "", fmt.Sprintf("%q must be relative to the workspace, got %q", key, p)
+	}
+	clean := path.Clean(slashed)
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Sprintf("%q leaves the workspace: %q", key, p)
+	}
+	return clean, ""
+}
+
+func isLetter(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// absPath joins a checked relative path to the workspace.
+func absPath(workspace, rel string) string {
+	return filepath.Join(workspace, filepath.FromSlash(rel))
+}

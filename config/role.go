@@ -1,0 +1,324 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/roles"
+)
+
+// roleIDPattern keeps role ids usable as file names on every OS and as
+// command-line arguments without quoting.
+var roleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// roleDecoder decodes the entries of roles.yaml; it carries what a single
+// role needs from outside its own mapping.
+type roleDecoder struct {
+	*decoder
+	workspace      string
+	lookup         func(string) (string, bool)
+	defaultCommand Command
+	seen           map[string]int // role id → line of its first definition
+}
+
+// role decodes one entry. Every problem is recorded; the returned Role is
+// only used when there were none.
+func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		rd.errorf(n, "each role must be a mapping, got %s", describe(n))
+		return Role{}, false
+	}
+	m := rd.mapping(n, "", "role")
+	defer m.done()
+
+	r := Role{Enabled: true}
+	if v := m.require("id"); v != nil {
+		if id, ok := rd.str(v, "id"); ok {
+			r.ID = id
+			if !roleIDPattern.MatchString(id) {
+				rd.errorf(v, "invalid role id %q: use 1 to 32 lowercase letters, digits, \"_\" or \"-\", starting with a letter or digit", id)
+			} else if line, dup := rd.seen[id]; dup {
+				rd.errorf(v, "duplicate role id %q (first defined at line %d)", id, line)
+			} else {
+				rd.seen[id] = v.Line
+			}
+		}
+	}
+	if v := m.take("name"); v != nil {
+		r.Name, _ = rd.str(v, "name")
+	}
+	if r.Name == "" {
+		r.Name = r.ID
+	}
+	if v := m.take("enabled"); v != nil {
+		if b, ok := rd.boolean(v, "enabled"); ok {
+			r.Enabled = b
+		}
+	}
+	if v := m.require("prompt_path"); v != nil {
+		r.PromptPath, r.PromptFile = rd.promptPath(v, r.Enabled)
+	}
+	if v := m.take("command"); v != nil {
+		r.Command, _ = rd.command(v, "command", "role command", rd.workspace, rd.lookup)
+	} else {
+		r.Command = rd.defaultCommand.clone()
+	}
+
+	cli := ""
+	if v := m.take("cli"); v != nil {
+		if s, ok := rd.str(v, "cli"); ok && s != "" {
+			if _, known := roles.LookupPreset(s); known {
+				cli = s
+			} else {
+				rd.errorf(v, "%q must be one of %s; got %q", "cli", strings.Join(roles.PresetNames(), ", "), s)
+			}
+		}
+	}
+	rd.applyPreset(&r, m, roles.PresetFor(cli, r.Command.Exec))
+	return r, true
+}
+
+// promptPath checks the instruction file. A disabled role's file may be
+// missing: disabling a role is how one keeps an unfinished role in the file.
+func (rd *roleDecoder) promptPath(v *yaml.Node, enabled bool) (rel, abs string) {
+	s, ok := rd.str(v, "prompt_path")
+	if !ok {
+		return "", ""
+	}
+	rel, problem := checkRelPath("prompt_path", s)
+	if problem != "" {
+		rd.errorf(v, "%s", problem)
+		return "", ""
+	}
+	abs = absPath(rd.workspace, rel)
+	if !enabled {
+		return rel, abs
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case os.IsNotExist(err):
+		rd.errorf(v, "prompt file %q does not exist", rel)
+	case err != nil:
+		rd.errorf(v, "prompt file %q: %v", rel, err)
+	case fi.IsDir():
+		rd.errorf(v, "prompt file %q is a folder, not a file", rel)
+	}
+	return rel, abs
+}
+
+// applyPreset fills r from the preset, then lets every optional key that is
+// set in the file override it. Unset and "" differ: clear_input: "" means
+// "send nothing", while no clear_input means the preset's Ctrl-U.
+func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
+	r.CLI = p.CLI
+	r.Terminal = p.Terminal
+	r.StartupPrompt, r.Nudge, r.Notify = p.StartupPrompt, p.Nudge, p.Notify
+	r.Submit, r.SubmitDelay, r.ClearInput = p.Submit, p.SubmitDelay, p.ClearInput
+	r.ReadyQuiet, r.Restart, r.Stop = p.ReadyQuiet, p.Restart, p.Stop
+	r.ReadyPattern = regexp.MustCompile(p.ReadyPattern)
+	r.BusyPattern = regexp.MustCompile(p.BusyPattern)
+	r.AttentionPattern = regexp.MustCompile(p.AttentionPattern)
+
+	if v := m.take("terminal"); v != nil {
+		if t := rd.mapping(v, "terminal", "role terminal"); t != nil {
+			if c := t.take("cols"); c != nil {
+				if n, ok := rd.integer(c, "cols", 1, math.MaxInt16); ok {
+					r.Terminal.Cols = int(n)
+				}
+			}
+			if c := t.take("rows"); c != nil {
+				if n, ok := rd.integer(c, "rows", 1, math.MaxInt16); ok {
+					r.Terminal.Rows = int(n)
+				}
+			}
+			t.done()
+		}
+	}
+	for _, f := range []struct {
+		key      string
+		dst      *string
+		nonEmpty bool
+	}{
+		{"startup_prompt", &r.StartupPrompt, false},
+		{"nudge", &r.Nudge, true},
+		{"notify", &r.Notify, false},
+		{"submit", &r.Submit, true},
+		{"clear_input", &r.ClearInput, false},
+	} {
+		if v := m.take(f.key); v != nil {
+			if s, ok := rd.str(v, f.key); ok {
+				if s == "" && f.nonEmpty {
+					rd.errorf(v, "%q must not be empty", f.key)
+				}
+				*f.dst = s
+			}
+		}
+	}
+	if v := m.take("submit_delay"); v != nil {
+		if d, ok := rd.duration(v, "submit_delay", true); ok {
+			r.SubmitDelay = d
+		}
+	}
+	if v := m.take("ready_quiet"); v != nil {
+		if d, ok := rd.duration(v, "ready_quiet", false); ok {
+			r.ReadyQuiet = d
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst **regexp.Regexp
+	}{
+		{"ready_pattern", &r.ReadyPattern},
+		{"busy_pattern", &r.BusyPattern},
+		{"attention_pattern", &r.AttentionPattern},
+	} {
+		if v := m.take(f.key); v != nil {
+			if re, ok := rd.pattern(v, f.key); ok {
+				*f.dst = re
+			}
+		}
+	}
+	// The preset's empty patterns compile to a regexp matching everything;
+	// nil is what "no pattern" means to the supervisor.
+	for _, p := range []**regexp.Regexp{&r.ReadyPattern, &r.BusyPattern, &r.AttentionPattern} {
+		if *p != nil && (*p).String() == "" {
+			*p = nil
+		}
+	}
+	if v := m.take("restart"); v != nil {
+		if rm := rd.mapping(v, "restart", "role restart"); rm != nil {
+			if x := rm.take("policy"); x != nil {
+				if s, ok := rd.enum(x, "policy", roles.RestartAlways, roles.RestartOnFailure, roles.RestartNever); ok {
+					r.Restart.Policy = s
+				}
+			}
+			if x := rm.take("max_restarts"); x != nil {
+				if n, ok := rd.integer(x, "max_restarts", 0, 1_000_000); ok {
+					r.Restart.MaxRestarts = int(n)
+				}
+			}
+			if x := rm.take("window"); x != nil {
+				if d, ok := rd.duration(x, "window", false); ok {
+					r.Restart.Window = d
+				}
+			}
+			rm.done()
+		}
+	}
+	if v := m.take("stop"); v != nil {
+		if sm := rd.mapping(v, "stop", "role stop"); sm != nil {
+			if x := sm.take("keys"); x != nil {
+				if s, ok := rd.str(x, "keys"); ok {
+					r.Stop.Keys = s
+				}
+			}
+			if x := sm.take("timeout"); x != nil {
+				if d, ok := rd.duration(x, "timeout", true); ok {
+					r.Stop.Timeout = d
+				}
+			}
+			sm.done()
+		}
+	}
+}
+
+// command decodes a command mapping and expands ${VAR} in it. exec is
+// required: a command without a program is always a mistake.
+func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup func(string) (string, bool)) (Command, bool) {
+	c := Command{Args: []string{}, Env: map[string]string{}, Cwd: workspace}
+	m := d.mapping(n, key, where)
+	if m == nil {
+		return c, false
+	}
+	defer m.done()
+	start := len(d.errs.List)
+	if v := m.require("exec"); v != nil {
+		if s, ok := d.str(v, "exec"); ok {
+			var expanded bool
+			c.Exec, expanded = d.expand(v, "exec", s, lookup)
+			switch {
+			case !expanded:
+			case s == "":
+				d.errorf(v, "%q must not be empty", "exec")
+			case c.Exec == "":
+				d.errorf(v, "%q is empty after expanding %q", "exec", s)
+			}
+		}
+	}
+	if v := m.take("args"); v != nil {
+		args, ok := d.strList(v, "args")
+		for i, a := range args {
+			args[i], _ = d.expand(resolve(v.Content[i]), "args", a, lookup)
+		}
+		if ok {
+			c.Args = args
+		}
+	}
+	if v := m.take("env"); v != nil {
+		if em := d.mapping(v, "env", where+" env"); em != nil {
+			for _, name := range em.all() {
+				k, val := em.keys[name], em.vals[name]
+				if name == "" || strings.ContainsAny(name, "=\x00") {
+					d.errorf(k, "invalid environment variable name %q", name)
+					continue
+				}
+				if isNull(val) || val.Kind != yaml.ScalarNode {
+					d.errorf(val, "env %q must be a string, got %s", name, describe(val))
+					continue
+				}
+				c.Env[name], _ = d.expand(val, "env "+name, val.Value, lookup)
+			}
+		}
+	}
+	if v := m.take("cwd"); v != nil {
+		if s, ok := d.str(v, "cwd"); ok {
+			dir, _ := d.expand(v, "cwd", s, lookup)
+			if dir == "" {
+				dir = "."
+			}
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(workspace, filepath.FromSlash(dir))
+			}
+			c.Cwd = filepath.Clean(dir)
+		}
+	}
+	return c, len(d.errs.List) == start
+}
+
+// expand runs ExpandEnv and records a failure at n.
+func (d *decoder) expand(n *yaml.Node, key, s string, lookup func(string) (string, bool)) (string, bool) {
+	out, err := ExpandEnv(s, lookup)
+	if err != nil {
+		d.errorf(n, "%q: %v", key, err)
+		return "", false
+	}
+	return out, true
+}
+
+func (c Command) clone() Command {
+	out := c
+	out.Args = append([]string{}, c.Args...)
+	out.Env = make(map[string]string, len(c.Env))
+	for k, v := range c.Env {
+		out.Env[k] = v
+	}
+	return out
+}
+
+// String shows a command the way a person would type it, for status output.
+func (c Command) String() string {
+	parts := append([]string{c.Exec}, c.Args...)
+	for i, p := range parts {
+		if p == "" || strings.ContainsAny(p, " \t\"'") {
+			parts[i] = fmt.Sprintf("%q", p)
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,228 @@
+package config
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/shogun-dev/shogun/roles"
+)
+
+// The default configuration files, per language: settings.yaml, roles.yaml
+// for the real CLIs and roles-demo.yaml for the simulated agent.
+//
+//go:embed defaults
+var defaults embed.FS
+
+// The folders of a workspace's runtime, relative to the workspace. Other
+// packages name them through these so the layout has one definition.
+const (
+	CommandsDir   = "runtime/queue/commands"
+	TasksDir      = "runtime/queue/tasks"
+	ReportsDir    = "runtime/queue/reports"
+	ArchiveDir    = "runtime/queue/archive"
+	FailedDir     = "runtime/queue/failed"
+	LogsDir       = "runtime/logs"
+	StateDir      = "runtime/state"
+	DashboardFile = "runtime/dashboard.md"
+)
+
+// Path turns a slash-separated path relative to the workspace (such as
+// TasksDir) into an absolute path for this OS.
+func (c *Config) Path(rel string) string {
+	return absPath(c.Workspace, rel)
+}
+
+// ScaffoldOptions are the choices of `shogun init`.
+type ScaffoldOptions struct {
+	// Force overwrites files that exist; without it they are left alone.
+	Force bool
+	// Demo writes a roles.yaml that runs the simulated agent in every role.
+	Demo bool
+	// Lang is the language of the role files and comments: "en" (also for
+	// "") or "ja".
+	Lang string
+}
+
+// ScaffoldAction says what Scaffold did with one path.
+type ScaffoldAction int
+
+// What Scaffold can do with a path.
+const (
+	Created ScaffoldAction = iota
+	Skipped
+	Overwritten
+)
+
+// String gives the word `shogun init` prints.
+func (a ScaffoldAction) String() string {
+	switch a {
+	case Created:
+		return "created"
+	case Skipped:
+		return "skipped"
+	case Overwritten:
+		return "overwritten"
+	}
+	return fmt.Sprintf("ScaffoldAction(%d)", int(a))
+}
+
+// ScaffoldResult is one path Scaffold handled.
+type ScaffoldResult struct {
+	// Path is relative to the workspace, slash separated; folders end in "/".
+	Path string
+	// Action is what was done: Created, Skipped (it existed) or Overwritten.
+	Action ScaffoldAction
+}
+
+// workspaceDirs are created empty; files are listed separately so that the
+// results read in the order a person would look for them.
+var workspaceDirs = []string{
+	CommandsDir, TasksDir, ReportsDir, ArchiveDir, FailedDir,
+	LogsDir, StateDir, "data", "skills/codex", "skills/copilot",
+}
+
+// Scaffold creates a workspace in dir (made if missing): the configuration,
+// the role files and the empty runtime, data and skills folders. An existing
+// file is kept unless opts.Force is set, so running `shogun init` in a
+// workspace someone has edited is safe. Folders that exist are reported as
+// Skipped. The results list every path in the order handled; on error they
+// cover what was done before it.
+func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
+	lang := opts.Lang
+	if lang == "" {
+		lang = roles.LangEnglish
+	}
+	if lang != roles.LangEnglish && lang != roles.LangJapanese {
+		return nil, fmt.Errorf("scaffold: unknown language %q (want %s or %s)", opts.Lang, roles.LangEnglish, roles.LangJapanese)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("scaffold: %w", err)
+	}
+
+	rolesFile := "roles.yaml"
+	if opts.Demo {
+		rolesFile = "roles-demo.yaml"
+	}
+	type file struct {
+		rel     string
+		content func() ([]byte, error)
+	}
+	files := []file{
+		{SettingsFile, func() ([]byte, error) { return defaults.ReadFile("defaults/" + lang + "/settings.yaml") }},
+		{RolesFile, func() ([]byte, error) { return defaults.ReadFile("defaults/" + lang + "/" + rolesFile) }},
+	}
+	for _, kind := range roles.Kinds() {
+		files = append(files, file{"roles/" + kind + ".md", func() ([]byte, error) { return roles.File(lang, kind) }})
+	}
+
+	var results []ScaffoldResult
+	for _, d := range []string{"config", "roles"} {
+		r, err := scaffoldDir(dir, d)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, r)
+	}
+	for _, f := range files {
+		content, err := f.content()
+		if err != nil {
+			return results, fmt.Errorf("scaffold %s: %w", f.rel, err)
+		}
+		action, err := writeFile(absPath(dir, f.rel), content, opts.Force)
+		if err != nil {
+			return results, fmt.Errorf("scaffold %s: %w", f.rel, err)
+		}
+		results = append(results, ScaffoldResult{Path: f.rel, Action: action})
+	}
+	for _, d := range workspaceDirs {
+		r, err := scaffoldDir(dir, d)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+func scaffoldDir(root, rel string) (ScaffoldResult, error) {
+	res := ScaffoldResult{Path: rel + "/", Action: Skipped}
+	p := absPath(root, rel)
+	fi, err := os.Stat(p)
+	switch {
+	case err == nil && fi.IsDir():
+		return res, nil
+	case err == nil:
+		return res, fmt.Errorf("scaffold %s: exists and is not a folder", rel)
+	case !errors.Is(err, fs.ErrNotExist):
+		return res, fmt.Errorf("scaffold %s: %w", rel, err)
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		return res, fmt.Errorf("scaffold %s: %w", rel, err)
+	}
+	res.Action = Created
+	return res, nil
+}
+
+// writeFile creates path exclusively, so that a file appearing between a
+// check and the write is never clobbered; with force it replaces an existing
+// file through a rename, so a reader never sees it half written.
+func writeFile(path string, content []byte, force bool) (ScaffoldAction, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, werr := f.Write(content)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		return Created, werr
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return Skipped, err
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return Skipped, fmt.Errorf("exists and is a folder")
+	}
+	if !force {
+		return Skipped, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return Skipped, err
+	}
+	_, werr := tmp.Write(content)
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // CreateTemp makes 0600; a config file is not secret
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp.Name())
+		return Skipped, werr
+	}
+	return Overwritten, nil
+}
+
+// DefaultFile returns an embedded default configuration file ("settings.yaml",
+// "roles.yaml" or "roles-demo.yaml") in a language ("" means English), so a
+// command can show or diff the defaults without writing a workspace.
+func DefaultFile(lang, name string) ([]byte, error) {
+	if lang == "" {
+		lang = roles.LangEnglish
+	}
+	b, err := defaults.ReadFile("defaults/" + lang + "/" + name)
+	if err != nil {
+		return nil, fmt.Errorf("config: default %s/%s: %w", lang, name, err)
+	}
+	return bytes.Clone(b), nil
+}

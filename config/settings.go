@@ -1,0 +1,293 @@
+package config
+
+import (
+	"math"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The PTY backends settings.yaml may name (pty.backend).
+const (
+	// BackendAuto uses the platform's pseudo-terminal.
+	BackendAuto = "auto"
+	// BackendConPTY names Windows' ConPTY. It is accepted on Unix too and
+	// means the native PTY there, so the seed's Windows settings file loads
+	// unchanged on Linux and macOS.
+	BackendConPTY = "conpty"
+	// BackendUnix names the Unix PTY; on Windows it means ConPTY.
+	BackendUnix = "unix"
+)
+
+// Settings are the workspace-wide values of config/settings.yaml. Paths are
+// absolute after Load; in the file they are relative to the workspace and may
+// not leave it.
+type Settings struct {
+	PTY      PTYSettings
+	Agent    AgentSettings
+	UI       UISettings
+	Data     DataSettings
+	Terminal TerminalSettings
+	Skills   SkillsSettings
+	Logs     LogSettings
+	Queue    QueueSettings
+}
+
+// PTYSettings choose the pseudo-terminal implementation (pty:).
+type PTYSettings struct {
+	// Backend is BackendAuto (default), BackendConPTY or BackendUnix.
+	Backend string
+}
+
+// AgentSettings hold defaults for roles (agent:).
+type AgentSettings struct {
+	// DefaultCommand runs roles that have no command key
+	// (agent.default_command; default: codex in the workspace).
+	DefaultCommand Command
+}
+
+// UISettings are where the seed's web UI listened (ui:). shogun's own control
+// API uses runtime/state/shogun.sock; these are kept so seed files load and
+// for a future HTTP front end.
+type UISettings struct {
+	Host string // ui.host, default "localhost"
+	Port int    // ui.port, default 5173
+}
+
+// DataSettings locate the history database (data:).
+type DataSettings struct {
+	// SQLitePath is data.sqlite_path (default data/shogun.db).
+	SQLitePath string
+}
+
+// TerminalSettings control optional terminal windows (terminal:).
+type TerminalSettings struct {
+	WindowsTerminal WindowsTerminalSettings
+}
+
+// WindowsTerminalSettings control opening a Windows Terminal tab per role
+// (terminal.windows_terminal:), a convenience on Windows that does nothing
+// elsewhere.
+type WindowsTerminalSettings struct {
+	Enabled bool // default false
+}
+
+// SkillsSettings control skill mining and export (skills:).
+type SkillsSettings struct {
+	// Enabled turns skill mining on (default true).
+	Enabled bool
+	// CodexPath and CopilotPath are where exports go (default skills/codex
+	// and skills/copilot).
+	CodexPath, CopilotPath string
+	// AutoCandidateThreshold is how many similar finished tasks make a
+	// candidate (default 2).
+	AutoCandidateThreshold int
+	// Similarity is the token similarity, in (0, 1], above which two tasks
+	// count as near-duplicates (default 0.6).
+	Similarity float64
+}
+
+// LogSettings bound what a role's output may take on disk and in memory
+// (logs:).
+type LogSettings struct {
+	MaxSizeMB    int // a role log is rotated at this size (default 20)
+	MaxFiles     int // rotated logs kept per role (default 5)
+	ScrollbackKB int // output kept in memory per role for attach and screen (default 1024)
+}
+
+// QueueSettings tune the file protocol (queue:).
+type QueueSettings struct {
+	// Settle is how long a file's size and mtime must stay unchanged before
+	// it is read, for writers that do not rename (default 25ms).
+	Settle time.Duration
+	// MaxFileBytes rejects larger command and report files (default 1 MiB).
+	MaxFileBytes int64
+	// Rescan is the period of the safety-net folder scan (default 3s).
+	Rescan time.Duration
+}
+
+// defaultSettings are the values of keys absent from settings.yaml, with
+// paths still relative.
+func defaultSettings() Settings {
+	return Settings{
+		PTY: PTYSettings{Backend: BackendAuto},
+		Agent: AgentSettings{DefaultCommand: Command{
+			Exec: "codex", Args: []string{}, Env: map[string]string{}, Cwd: ".",
+		}},
+		UI:     UISettings{Host: "localhost", Port: 5173},
+		Data:   DataSettings{SQLitePath: "data/shogun.db"},
+		Skills: SkillsSettings{Enabled: true, CodexPath: "skills/codex", CopilotPath: "skills/copilot", AutoCandidateThreshold: 2, Similarity: 0.6},
+		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
+		Queue:  QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second},
+	}
+}
+
+// loadSettings reads settings.yaml; a missing file means all defaults.
+func loadSettings(workspace string, lookup func(string) (string, bool), errs *Errors) Settings {
+	s := defaultSettings()
+	if data, err := readConfigFile(workspace, SettingsFile, errs); err == nil {
+		decodeSettings(data, &s, workspace, lookup, errs)
+	}
+	s.resolve(workspace)
+	return s
+}
+
+func decodeSettings(data []byte, s *Settings, workspace string, lookup func(string) (string, bool), errs *Errors) {
+	start := len(errs.List)
+	defer errs.sortFrom(start)
+	d := &decoder{file: SettingsFile, errs: errs}
+	root := d.parse(data)
+	if root == nil {
+		return
+	}
+	if root.Kind != yaml.MappingNode {
+		d.errorf(root, "expected a mapping of settings at the top, got %s", describe(root))
+		return
+	}
+	m := d.mapping(root, "", "settings")
+	defer m.done()
+
+	if sec := d.section(m, "pty"); sec != nil {
+		if v := sec.take("backend"); v != nil {
+			if b, ok := d.enum(v, "backend", BackendAuto, BackendConPTY, BackendUnix); ok {
+				s.PTY.Backend = b
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "agent"); sec != nil {
+		if v := sec.take("default_command"); v != nil {
+			if c, ok := d.command(v, "default_command", "agent.default_command", workspace, lookup); ok {
+				s.Agent.DefaultCommand = c
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "ui"); sec != nil {
+		if v := sec.take("host"); v != nil {
+			if h, ok := d.str(v, "host"); ok {
+				if h == "" {
+					d.errorf(v, "%q must not be empty", "host")
+				}
+				s.UI.Host = h
+			}
+		}
+		if v := sec.take("port"); v != nil {
+			if p, ok := d.integer(v, "port", 1, 65535); ok {
+				s.UI.Port = int(p)
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "data"); sec != nil {
+		d.pathKey(sec, "sqlite_path", &s.Data.SQLitePath)
+		sec.done()
+	}
+	if sec := d.section(m, "terminal"); sec != nil {
+		if v := sec.take("windows_terminal"); v != nil {
+			if wt := d.mapping(v, "windows_terminal", "terminal.windows_terminal"); wt != nil {
+				if x := wt.take("enabled"); x != nil {
+					if b, ok := d.boolean(x, "enabled"); ok {
+						s.Terminal.WindowsTerminal.Enabled = b
+					}
+				}
+				wt.done()
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "skills"); sec != nil {
+		if v := sec.take("enabled"); v != nil {
+			if b, ok := d.boolean(v, "enabled"); ok {
+				s.Skills.Enabled = b
+			}
+		}
+		d.pathKey(sec, "codex_path", &s.Skills.CodexPath)
+		d.pathKey(sec, "copilot_path", &s.Skills.CopilotPath)
+		if v := sec.take("auto_candidate_threshold"); v != nil {
+			if n, ok := d.integer(v, "auto_candidate_threshold", 1, math.MaxInt32); ok {
+				s.Skills.AutoCandidateThreshold = int(n)
+			}
+		}
+		if v := sec.take("similarity"); v != nil {
+			if f, ok := d.fraction(v, "similarity"); ok {
+				s.Skills.Similarity = f
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "logs"); sec != nil {
+		for _, f := range []struct {
+			key string
+			dst *int
+		}{
+			{"max_size_mb", &s.Logs.MaxSizeMB},
+			{"max_files", &s.Logs.MaxFiles},
+			{"scrollback_kb", &s.Logs.ScrollbackKB},
+		} {
+			if v := sec.take(f.key); v != nil {
+				if n, ok := d.integer(v, f.key, 1, math.MaxInt32); ok {
+					*f.dst = int(n)
+				}
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "queue"); sec != nil {
+		if v := sec.take("settle"); v != nil {
+			if x, ok := d.duration(v, "settle", true); ok {
+				s.Queue.Settle = x
+			}
+		}
+		if v := sec.take("max_file_bytes"); v != nil {
+			if n, ok := d.integer(v, "max_file_bytes", 1, math.MaxInt64); ok {
+				s.Queue.MaxFileBytes = n
+			}
+		}
+		if v := sec.take("rescan"); v != nil {
+			if x, ok := d.duration(v, "rescan", false); ok {
+				s.Queue.Rescan = x
+			}
+		}
+		sec.done()
+	}
+}
+
+// section takes a top-level settings key whose value is a mapping.
+func (d *decoder) section(m *mapping, key string) *mapping {
+	v := m.take(key)
+	if v == nil {
+		return nil
+	}
+	return d.mapping(v, key, key)
+}
+
+// pathKey reads a path that must stay inside the workspace: shogun writes
+// there, and a settings file copied from elsewhere must not make it write
+// outside the folder a person chose.
+func (d *decoder) pathKey(m *mapping, key string, dst *string) {
+	v := m.take(key)
+	if v == nil {
+		return
+	}
+	s, ok := d.str(v, key)
+	if !ok {
+		return
+	}
+	clean, problem := checkRelPath(key, s)
+	if problem != "" {
+		d.errorf(v, "%s", problem)
+		return
+	}
+	*dst = clean
+}
+
+// resolve makes the path keys absolute.
+func (s *Settings) resolve(workspace string) {
+	s.Data.SQLitePath = absPath(workspace, s.Data.SQLitePath)
+	s.Skills.CodexPath = absPath(workspace, s.Skills.CodexPath)
+	s.Skills.CopilotPath = absPath(workspace, s.Skills.CopilotPath)
+	if s.Agent.DefaultCommand.Cwd == "." {
+		s.Agent.DefaultCommand.Cwd = workspace
+	}
+}

@@ -1,0 +1,280 @@
+package roles
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// The CLI presets. A role picks one with `cli:` in roles.yaml, or gets the one
+// named like its executable.
+const (
+	CLICodex   = "codex"
+	CLIClaude  = "claude"
+	CLICopilot = "copilot"
+	CLIGemini  = "gemini"
+	CLIGeneric = "generic"
+)
+
+// The restart policies of a role (restart.policy in roles.yaml).
+const (
+	// RestartAlways restarts the program whenever it exits, even with status 0.
+	RestartAlways = "always"
+	// RestartOnFailure restarts only after a non-zero exit or a signal: an
+	// agent that was told to quit stays down.
+	RestartOnFailure = "on-failure"
+	// RestartNever leaves an exited program down until `shogun restart`.
+	RestartNever = "never"
+)
+
+// Placeholders that Expand replaces in startup_prompt, nudge and notify. Not
+// every template gets every one: {task_file} and {report_file} are the role's
+// own; {role}, {title} and {report_path} describe an incoming report and only
+// make sense in notify.
+const (
+	VarPromptPath = "prompt_path" // the role's instruction file
+	VarName       = "name"        // the role's display name
+	VarID         = "id"          // the role's id
+	VarTaskFile   = "task_file"   // runtime/queue/tasks/<id>.yaml
+	VarReportFile = "report_file" // where the role writes its report
+	VarRole       = "role"        // notify: the role that reported
+	VarTitle      = "title"       // notify: the title of the reported task
+	VarReportPath = "report_path" // notify: the report to read
+)
+
+// TerminalSize is the size of a role's pseudo-terminal. TUIs lay themselves
+// out for it, and the screen model matches patterns against it, so it is
+// fixed per role rather than following whoever attaches.
+type TerminalSize struct {
+	Cols, Rows int
+}
+
+// RestartPolicy says whether and how often an exited program is started
+// again. More than MaxRestarts restarts inside Window make the role fatal,
+// so a program that cannot start does not spin forever.
+type RestartPolicy struct {
+	Policy      string // RestartAlways, RestartOnFailure or RestartNever
+	MaxRestarts int
+	Window      time.Duration
+}
+
+// StopSequence is how a program is asked to quit before it is killed: Keys
+// are typed (a trailing submit key is sent as its own write, as for any
+// prompt, because AI TUIs treat text and "\r" in one write as a paste), then
+// the supervisor waits up to Timeout before terminating the process tree.
+// Empty Keys means the program is terminated at once.
+type StopSequence struct {
+	Keys    string
+	Timeout time.Duration
+}
+
+// Preset holds the per-CLI defaults of every optional role key. Each CLI
+// differs in how it shows idle, busy and first-run screens and in how it
+// quits; a preset lets roles.yaml name only the command and still be typed
+// into safely.
+type Preset struct {
+	// CLI is the preset's name, one of the CLI* constants.
+	CLI string
+	// Terminal is the pseudo-terminal size.
+	Terminal TerminalSize
+	// StartupPrompt is typed once, when the role first becomes ready.
+	StartupPrompt string
+	// Nudge is typed when a task file has been written for the role.
+	Nudge string
+	// Notify is typed into a command's `from` role when its report arrives.
+	Notify string
+	// Submit is the key that submits the typed text, sent as its own write.
+	Submit string
+	// SubmitDelay separates the text from Submit so that a TUI does not
+	// take the submit key for part of a paste.
+	SubmitDelay time.Duration
+	// ClearInput is sent before a nudge to drop whatever a person left in
+	// the input line; empty sends nothing.
+	ClearInput string
+	// ReadyPattern is a regular expression over the screen text meaning
+	// "idle, ready for input"; empty means readiness comes from ReadyQuiet.
+	ReadyPattern string
+	// BusyPattern is a regular expression over the screen text meaning
+	// "working"; empty means recent output is the only sign of work.
+	BusyPattern string
+	// AttentionPattern is a regular expression over the screen text meaning
+	// "waiting for a person" (trust dialogs, sign-in, permission prompts).
+	// Nothing is typed into a role while it matches.
+	AttentionPattern string
+	// ReadyQuiet is how long without output counts as ready when
+	// ReadyPattern does not match.
+	ReadyQuiet time.Duration
+	// Restart is the restart policy.
+	Restart RestartPolicy
+	// Stop is how the program is asked to quit.
+	Stop StopSequence
+}
+
+// The prompts are shared by every preset: they speak to the agent, not to
+// the CLI, and the role file carries the details.
+const (
+	defaultStartupPrompt = "Read {prompt_path} and follow it from now on. You are {name} (role id: {id}) in a shogun team. " +
+		"Your task file is {task_file} and your report goes to {report_file}. Wait until you are told to read your task file."
+	defaultNudge  = "Read {task_file} and carry out the task. Write your report to {report_file}."
+	defaultNotify = "Report from {role} on '{title}': read {report_path}"
+)
+
+// base is what every preset starts from.
+var base = Preset{
+	Terminal:      TerminalSize{Cols: 120, Rows: 40},
+	StartupPrompt: defaultStartupPrompt,
+	Nudge:         defaultNudge,
+	Notify:        defaultNotify,
+	Submit:        "\r",
+	SubmitDelay:   300 * time.Millisecond,
+	ClearInput:    "\x15",
+	ReadyQuiet:    2 * time.Second,
+	Restart:       RestartPolicy{Policy: RestartOnFailure, MaxRestarts: 5, Window: 10 * time.Minute},
+	Stop:          StopSequence{Timeout: 10 * time.Second},
+}
+
+// presets is built once; LookupPreset hands out copies, so callers may change
+// what they get.
+var presets = func() map[string]Preset {
+	codex := base
+	codex.CLI = CLICodex
+	// Codex rotates the composer's placeholder, so the footer hint is the
+	// reliable sign of an empty, idle composer.
+	codex.ReadyPattern = `› Ask Codex to do anything|\? for shortcuts`
+	codex.BusyPattern = `esc to interrupt`
+	codex.AttentionPattern = `(?i)do you trust the (files|contents) (in|of) this (folder|directory)` +
+		`|allow codex to work in this folder|sign in with chatgpt|provide your own api key` +
+		`|would you like to (run the following command|make the following edits)` +
+		`|press enter to (confirm|continue)`
+	codex.Stop.Keys = "/quit\r"
+
+	claude := base
+	claude.CLI = CLIClaude
+	claude.ReadyPattern = `❯|\? for shortcuts`
+	claude.BusyPattern = `esc to interrupt`
+	claude.AttentionPattern = `(?i)do you trust the files in this folder|select login method|choose the text style` +
+		`|do you want to use this api key|detected a custom api key|do you want to proceed\?` +
+		`|do you want to (make this edit|create|allow)|press enter to continue`
+	claude.Stop.Keys = "/exit\r"
+
+	copilot := base
+	copilot.CLI = CLICopilot
+	// Copilot CLI's idle screen was not seen offline (it needs a GitHub
+	// sign-in), and a ready pattern that never matches would keep the role
+	// from ever being ready; output going quiet is the safe sign.
+	copilot.BusyPattern = `(?i)esc to (cancel|interrupt)`
+	copilot.AttentionPattern = `(?i)do you trust the files in this folder|confirm folder trust` +
+		`|please (log|sign) in|use /login|do you want to run this command|allow (this|the following) tool`
+	copilot.Stop.Keys = "/exit\r"
+
+	gemini := base
+	gemini.CLI = CLIGemini
+	// Gemini CLI's idle screen was not seen offline either (it stops at the
+	// auth choice): readiness comes from quiet output, as for Copilot.
+	gemini.BusyPattern = `(?i)esc to cancel`
+	gemini.AttentionPattern = `(?i)do you trust (this folder|the files in this folder)|how would you like to authenticate` +
+		`|login with google|use gemini api key|allow execution|apply this change\?|waiting for user confirmation`
+	gemini.Stop.Keys = "/quit\r"
+
+	// A generic program promises nothing: readiness is quiet output, work is
+	// recent output, and it is terminated rather than asked to quit.
+	generic := base
+	generic.CLI = CLIGeneric
+
+	return map[string]Preset{
+		CLICodex:   codex,
+		CLIClaude:  claude,
+		CLICopilot: copilot,
+		CLIGemini:  gemini,
+		CLIGeneric: generic,
+	}
+}()
+
+// PresetNames lists the preset names in alphabetical order, for messages and
+// help text.
+func PresetNames() []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LookupPreset returns the preset with the given name (case-insensitive).
+// ok is false for an unknown name, so that a typo in `cli:` is an error
+// rather than a silent fallback.
+func LookupPreset(cli string) (p Preset, ok bool) {
+	p, ok = presets[strings.ToLower(strings.TrimSpace(cli))]
+	return p, ok
+}
+
+// PresetFor chooses a role's preset: the one named by cli when that is set
+// and known, else the one named like the executable (see CLIFromExec), else
+// the generic preset.
+func PresetFor(cli, exec string) Preset {
+	if p, ok := LookupPreset(cli); ok {
+		return p
+	}
+	if p, ok := LookupPreset(CLIFromExec(exec)); ok {
+		return p
+	}
+	return presets[CLIGeneric]
+}
+
+// CLIFromExec reduces an executable to the name a preset would have: the last
+// path element (with either slash, whatever the OS, since roles.yaml may be
+// written on Windows and read on Linux), lower-cased, without a .exe, .cmd,
+// .bat or .ps1 suffix. "C:\tools\Codex.EXE" becomes "codex".
+func CLIFromExec(exec string) string {
+	name := strings.TrimSpace(exec)
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.ToLower(name)
+	for _, ext := range []string{".exe", ".cmd", ".bat", ".ps1"} {
+		if strings.HasSuffix(name, ext) {
+			name = strings.TrimSuffix(name, ext)
+			break
+		}
+	}
+	return name
+}
+
+// Expand replaces each {key} in template whose key is in vars with its value,
+// in one pass, so a value that itself contains braces is never expanded
+// again. Unknown placeholders and lone braces are left as they are: a prompt
+// may legitimately contain "{}" or JSON.
+func Expand(template string, vars map[string]string) string {
+	var b strings.Builder
+	b.Grow(len(template))
+	for i := 0; i < len(template); {
+		if template[i] == '{' {
+			if end := strings.IndexByte(template[i+1:], '}'); end >= 0 {
+				key := template[i+1 : i+1+end]
+				if v, ok := vars[key]; ok && isPlaceholder(key) {
+					b.WriteString(v)
+					i += end + 2
+					continue
+				}
+			}
+		}
+		b.WriteByte(template[i])
+		i++
+	}
+	return b.String()
+}
+
+// isPlaceholder keeps Expand from treating "{ a, b }" or nested braces as a
+// key, even if vars happened to hold such a key.
+func isPlaceholder(key string) bool {
+	if key == "" {
+		return false
+	}
+	for _, r := range key {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}

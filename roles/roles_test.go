@@ -1,0 +1,260 @@
+package roles
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+func TestPresetForChoosesByCLIThenExecName(t *testing.T) {
+	tests := []struct {
+		cli, exec string
+		want      string
+	}{
+		{"", "codex", CLICodex},
+		{"", `C:\tools\codex.exe`, CLICodex},
+		{"", `C:\Program Files\nodejs\Codex.CMD`, CLICodex},
+		{"", "/usr/bin/claude", CLIClaude},
+		{"", "gemini.cmd", CLIGemini},
+		{"", "./bin/copilot.ps1", CLICopilot},
+		{"", `D:/npm/copilot.bat`, CLICopilot},
+		{"", "bash", CLIGeneric},
+		{"", "", CLIGeneric},
+		{"", "codex-wrapper", CLIGeneric},
+		{"claude", "/usr/local/bin/my-agent", CLIClaude},
+		{"Gemini", "codex", CLIGemini},
+		{"generic", "claude", CLIGeneric},
+		{"nonsense", "claude", CLIClaude},
+	}
+	for _, tt := range tests {
+		if got := PresetFor(tt.cli, tt.exec).CLI; got != tt.want {
+			t.Errorf("PresetFor(%q, %q).CLI = %q, want %q", tt.cli, tt.exec, got, tt.want)
+		}
+	}
+}
+
+func TestLookupPresetRejectsUnknownNames(t *testing.T) {
+	for _, name := range PresetNames() {
+		if _, ok := LookupPreset(name); !ok {
+			t.Errorf("LookupPreset(%q) not found", name)
+		}
+	}
+	for _, name := range []string{"", "codex.exe", "gpt"} {
+		if _, ok := LookupPreset(name); ok {
+			t.Errorf("LookupPreset(%q) found, want not found", name)
+		}
+	}
+	if got, want := strings.Join(PresetNames(), ","), "claude,codex,copilot,gemini,generic"; got != want {
+		t.Errorf("PresetNames() = %s, want %s", got, want)
+	}
+}
+
+func TestPresetsHaveSafeTypingDefaults(t *testing.T) {
+	stopKeys := map[string]string{
+		CLICodex: "/quit\r", CLIClaude: "/exit\r", CLIGemini: "/quit\r", CLICopilot: "/exit\r", CLIGeneric: "",
+	}
+	for _, name := range PresetNames() {
+		p, _ := LookupPreset(name)
+		if p.CLI != name {
+			t.Errorf("%s: CLI = %q", name, p.CLI)
+		}
+		if p.Submit != "\r" || p.ClearInput != "\x15" || p.SubmitDelay <= 0 {
+			t.Errorf("%s: submit %q clear %q delay %v", name, p.Submit, p.ClearInput, p.SubmitDelay)
+		}
+		if p.Terminal != (TerminalSize{Cols: 120, Rows: 40}) {
+			t.Errorf("%s: terminal %+v", name, p.Terminal)
+		}
+		if p.Restart != (RestartPolicy{Policy: RestartOnFailure, MaxRestarts: 5, Window: 10 * time.Minute}) {
+			t.Errorf("%s: restart %+v", name, p.Restart)
+		}
+		if p.Stop.Keys != stopKeys[name] || p.Stop.Timeout != 10*time.Second {
+			t.Errorf("%s: stop %+v", name, p.Stop)
+		}
+		for _, tmpl := range []string{p.StartupPrompt, p.Nudge, p.Notify} {
+			if tmpl == "" || strings.ContainsAny(tmpl, "\r\n") {
+				t.Errorf("%s: template %q must be one non-empty line", name, tmpl)
+			}
+		}
+		for _, pat := range []string{p.ReadyPattern, p.BusyPattern, p.AttentionPattern} {
+			if _, err := regexp.Compile(pat); err != nil {
+				t.Errorf("%s: pattern %q: %v", name, pat, err)
+			}
+		}
+	}
+}
+
+// The patterns are checked against what the real CLIs show (DESIGN.md
+// section 11), so a preset edit that stops recognising them fails here.
+func TestPresetPatternsMatchRealScreens(t *testing.T) {
+	tests := []struct {
+		cli, kind, screen string
+		want              bool
+	}{
+		{CLICodex, "ready", "╭──╮\n› Ask Codex to do anything\n\n  ? for shortcuts            100% context left", true},
+		{CLICodex, "ready", "› Explain this codebase\n  ? for shortcuts", true},
+		{CLICodex, "busy", "• Working (0s • esc to interrupt)", true},
+		{CLICodex, "busy", "› Ask Codex to do anything", false},
+		{CLICodex, "attention", "Since this folder is version controlled, you may wish to allow Codex to work in this folder without asking for approval.", true},
+		{CLICodex, "attention", "  1. Sign in with ChatGPT\n  2. Provide your own API key", true},
+		{CLICodex, "attention", "› Ask Codex to do anything", false},
+		{CLIClaude, "ready", "╭────╮\n│ ❯ │\n╰────╯\n  ? for shortcuts", true},
+		{CLIClaude, "busy", "✻ Thinking… (3s · ↑ 1.2k tokens · esc to interrupt)", true},
+		{CLIClaude, "attention", " Do you trust the files in this folder?\n ❯ 1. Yes, proceed", true},
+		{CLIClaude, "attention", "Detected a custom API key in your environment\nDo you want to use this API key?", true},
+		{CLIClaude, "attention", "Select login method:\n ❯ 1. Claude account with subscription", true},
+		{CLIClaude, "attention", "Do you want to proceed?\n ❯ 1. Yes", true},
+		{CLIClaude, "attention", "❯ \n  ? for shortcuts", false},
+		{CLIGemini, "attention", "Do you trust this folder?", true},
+		{CLIGemini, "attention", "How would you like to authenticate for this project?\n● 1. Login with Google", true},
+		{CLIGemini, "ready", ">   Type your message or @path/to/file", false}, // no ready pattern: quiet output decides
+		{CLICopilot, "ready", "> ", false},
+		{CLIGemini, "busy", "⠏ Thinking (esc to cancel, 2s)", true},
+		{CLICopilot, "attention", "Confirm folder trust\nDo you trust the files in this folder?", true},
+		{CLICopilot, "attention", "Please use /login to sign in to use Copilot", true},
+		{CLIGeneric, "attention", "Do you trust the files in this folder?", false},
+	}
+	for _, tt := range tests {
+		p, _ := LookupPreset(tt.cli)
+		pat := map[string]string{"ready": p.ReadyPattern, "busy": p.BusyPattern, "attention": p.AttentionPattern}[tt.kind]
+		got := pat != "" && regexp.MustCompile(pat).MatchString(tt.screen)
+		if got != tt.want {
+			t.Errorf("%s %s pattern %q on %q = %v, want %v", tt.cli, tt.kind, pat, tt.screen, got, tt.want)
+		}
+	}
+}
+
+func TestCLIFromExec(t *testing.T) {
+	tests := map[string]string{
+		`C:\tools\codex.exe`:  "codex",
+		"/usr/bin/claude":     "claude",
+		"gemini.cmd":          "gemini",
+		"COPILOT.PS1":         "copilot",
+		"script.sh":           "script.sh",
+		"  /opt/x/Claude.Bat": "claude",
+		"":                    "",
+	}
+	for in, want := range tests {
+		if got := CLIFromExec(in); got != want {
+			t.Errorf("CLIFromExec(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	vars := map[string]string{"id": "ashigaru1", "name": "足軽1", "task_file": "runtime/queue/tasks/ashigaru1.yaml", "title": "{id}"}
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"You are {name} ({id}).", "You are 足軽1 (ashigaru1)."},
+		{"Read {task_file}", "Read runtime/queue/tasks/ashigaru1.yaml"},
+		{"{unknown} stays", "{unknown} stays"},
+		{"on '{title}'", "on '{id}'"}, // values are never expanded again
+		{"json {\"a\": 1} and {} and {", "json {\"a\": 1} and {} and {"},
+		{"{{id}}", "{ashigaru1}"},
+		{"}{id}{", "}ashigaru1{"},
+	}
+	for _, tt := range tests {
+		if got := Expand(tt.in, vars); got != tt.want {
+			t.Errorf("Expand(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFileServesEveryKindInEveryLanguage(t *testing.T) {
+	for _, lang := range append(Languages(), "") {
+		for _, kind := range Kinds() {
+			b, err := File(lang, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) < 500 {
+				t.Errorf("File(%q, %q) is only %d bytes", lang, kind, len(b))
+			}
+		}
+	}
+	if _, err := File("fr", KindKaro); err == nil || !strings.Contains(err.Error(), `"fr"`) {
+		t.Errorf("File(fr) error = %v", err)
+	}
+	if _, err := File("en", "daimyo"); err == nil || !strings.Contains(err.Error(), `"daimyo"`) {
+		t.Errorf("File(daimyo) error = %v", err)
+	}
+}
+
+// The embedded files are the repository workspace's role files; reading them
+// from disk proves the embed list and the folder agree.
+func TestEmbeddedFilesAreTheWorkspaceFiles(t *testing.T) {
+	for _, lang := range Languages() {
+		for _, kind := range Kinds() {
+			p := kind + ".md"
+			if lang == LangJapanese {
+				p = filepath.Join("ja", p)
+			}
+			disk, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			emb, _ := File(lang, kind)
+			if string(disk) != string(emb) {
+				t.Errorf("%s differs from its embedded copy", p)
+			}
+		}
+	}
+}
+
+var yamlBlock = regexp.MustCompile("(?s)```yaml\r?\n(.*?)```")
+
+// An agent copies the examples, so every example must be valid YAML with the
+// keys the protocol requires.
+func TestRoleFilesTeachTheProtocol(t *testing.T) {
+	for _, lang := range Languages() {
+		for _, kind := range Kinds() {
+			b, _ := File(lang, kind)
+			text := string(b)
+			for _, must := range []string{
+				"runtime/queue/tasks/", "SHOGUN_TASK_FILE", "SHOGUN_REPORT_FILE", "report_to",
+				"runtime/dashboard.md", "tmux", ".tmp", "done | failed | blocked", "skill_candidate",
+			} {
+				if !strings.Contains(text, must) {
+					t.Errorf("%s/%s does not mention %q", lang, kind, must)
+				}
+			}
+			if kind != KindAshigaru && !strings.Contains(text, "runtime/queue/commands/") {
+				t.Errorf("%s/%s does not say where commands go", lang, kind)
+			}
+			blocks := yamlBlock.FindAllStringSubmatch(text, -1)
+			if len(blocks) < 2 {
+				t.Errorf("%s/%s has %d yaml examples", lang, kind, len(blocks))
+			}
+			var sawReport bool
+			for _, m := range blocks {
+				var doc map[string]any
+				if err := yaml.Unmarshal([]byte(m[1]), &doc); err != nil {
+					t.Errorf("%s/%s: example does not parse: %v\n%s", lang, kind, err, m[1])
+					continue
+				}
+				if _, ok := doc["status"]; ok {
+					sawReport = true
+					for _, k := range []string{"task_id", "status", "summary", "details", "files", "skill_candidate"} {
+						if _, ok := doc[k]; !ok {
+							t.Errorf("%s/%s: report example lacks %q", lang, kind, k)
+						}
+					}
+				}
+				if _, ok := doc["to"]; ok {
+					for _, k := range []string{"id", "to", "from", "title", "body", "tags", "priority"} {
+						if _, ok := doc[k]; !ok {
+							t.Errorf("%s/%s: command example lacks %q", lang, kind, k)
+						}
+					}
+				}
+			}
+			if !sawReport {
+				t.Errorf("%s/%s has no report example", lang, kind)
+			}
+		}
+	}
+}
