@@ -47,6 +47,13 @@ func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io
 		TimeFormat:    time.TimeOnly,
 		PartsOrder:    []string{zerolog.TimestampFieldName, zerolog.LevelFieldName, "role", zerolog.MessageFieldName},
 		FieldsExclude: []string{"role"},
+		// Supervisor-wide lines have no role: print nothing in its place.
+		FormatPartValueByName: func(v any, _ string) string {
+			if v == nil {
+				return ""
+			}
+			return fmt.Sprint(v)
+		},
 	}
 	w := zerolog.MultiLevelWriter(
 		levelWriter{Writer: file, min: zerolog.DebugLevel},

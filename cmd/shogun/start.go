@@ -133,7 +133,7 @@ func runSupervisor(ctx context.Context, c *cli.Context, ws string, cfg *config.C
 	log.Info().Int("pid", os.Getpid()).Int("roles", len(sup.Roles())).Str("workspace", ws).Msg("supervisor started; Ctrl-C stops it")
 	started := time.Now()
 	err = sup.Run(ctx)
-	log.Info().Dur("uptime", time.Since(started).Round(time.Millisecond)).Msg("supervisor stopped; every role's process tree is gone")
+	log.Info().Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped; every role's process tree is gone")
 	return sup, err
 }
 
