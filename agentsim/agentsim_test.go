@@ -1,0 +1,281 @@
+package agentsim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The tests start the test binary itself as the agent, with these variables
+// saying so and carrying its Options as JSON.
+const (
+	childEnv   = "AGENTSIM_TEST_CHILD"
+	optionsEnv = "AGENTSIM_TEST_OPTIONS"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(runChild())
+	}
+	os.Exit(m.Run())
+}
+
+// runChild is what `shogun agent-sim` does: run, print the error, exit.
+func runChild() int {
+	var opts Options
+	if err := json.Unmarshal([]byte(os.Getenv(optionsEnv)), &opts); err != nil {
+		fmt.Fprintln(os.Stderr, "agent-sim test child:", err)
+		return 2
+	}
+	err := Run(context.Background(), opts, os.Stdin, os.Stdout)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, err)
+	var coder interface{ ExitCode() int }
+	if errors.As(err, &coder) {
+		return coder.ExitCode()
+	}
+	return 1
+}
+
+func TestRefusesWithoutTerminal(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=1", optionsEnv+"={}")
+	// Stdin nil is the null device: what a supervisor without a PTY would give.
+	out, err := cmd.CombinedOutput()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() == 0 {
+		t.Fatalf("agent without a terminal: err = %v, want a non-zero exit; output %q", err, out)
+	}
+	if !strings.Contains(string(out), "agent-sim: stdin is not a terminal") {
+		t.Errorf("output %q does not say stdin is not a terminal", out)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		ok   bool
+	}{
+		{"zero value", Options{}, true},
+		{"all set", Options{PasteWindow: -1, WorkTime: time.Second, StartDelay: time.Second, CrashAfter: time.Second, ExitCode: 3, Flood: 1000}, true},
+		{"negative work time", Options{WorkTime: -1}, false},
+		{"negative start delay", Options{StartDelay: -1}, false},
+		{"negative crash time", Options{CrashAfter: -1}, false},
+		{"exit code too big", Options{ExitCode: 256}, false},
+		{"negative flood", Options{Flood: -1}, false},
+	} {
+		err := tc.opts.Validate()
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v, want ok %v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+// decode feeds the decoder reads at the given offsets from a start time and
+// returns the keys in a compact form.
+func decode(d *keyDecoder, reads ...any) []string {
+	start := time.Unix(1_700_000_000, 0)
+	at := start
+	var got []string
+	emit := func(k key) {
+		switch k.kind {
+		case keyChar:
+			got = append(got, string([]byte{k.b}))
+		case keyEnter:
+			got = append(got, "ENTER")
+		case keyNewline:
+			got = append(got, "NL")
+		case keyPaste:
+			got = append(got, "PASTE:"+k.text)
+		case keyBackspace:
+			got = append(got, "BS")
+		case keyClear:
+			got = append(got, "CLEAR")
+		case keyInterrupt:
+			got = append(got, "INT")
+		case keyEOF:
+			got = append(got, "EOF")
+		case keyEsc:
+			got = append(got, "ESC")
+		}
+	}
+	for _, r := range reads {
+		switch r := r.(type) {
+		case time.Duration:
+			at = at.Add(r)
+			d.flush(at, emit)
+		case string:
+			d.feed([]byte(r), at, emit)
+		}
+	}
+	return got
+}
+
+func TestKeyDecoder(t *testing.T) {
+	const window = 50 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+		reads  []any // strings are reads, durations the time between them
+		want   []string
+	}{
+		{"text and CR in one read is a newline", window, []any{"ab\r"}, []string{"a", "b", "NL"}},
+		{"CR after a pause submits", window, []any{"ab", 80 * time.Millisecond, "\r"}, []string{"a", "b", "ENTER"}},
+		{"CR just inside the window is a newline", window, []any{"a", 40 * time.Millisecond, "\r"}, []string{"a", "NL"}},
+		{"first CR submits", window, []any{"\r"}, []string{"ENTER"}},
+		{"CR right after a submit submits again", window, []any{"\r\r"}, []string{"ENTER", "ENTER"}},
+		{"no window: every CR submits", 0, []any{"a\r"}, []string{"a", "ENTER"}},
+		{"line feed is a newline", window, []any{"\n"}, []string{"NL"}},
+		{"editing keys", window, []any{"\x7f\x08\x15\x03\x04"}, []string{"BS", "BS", "CLEAR", "INT", "EOF"}},
+		{"bracketed paste", window, []any{"\x1b[200~one\r\ntwo\rthree\nfour\x1b[201~"}, []string{"PASTE:one\ntwo\nthree\nfour"}},
+		{"bracketed paste split across reads", window,
+			[]any{"\x1b", time.Millisecond, "[20", time.Millisecond, "0~a\r", time.Millisecond, "b\x1b[2", time.Millisecond, "01~"},
+			[]string{"PASTE:a\nb"}},
+		{"CR right after a paste is a newline", window, []any{"\x1b[200~x\x1b[201~\r"}, []string{"PASTE:x", "NL"}},
+		{"cursor keys are dropped", window, []any{"\x1b[A\x1bOBz"}, []string{"z"}},
+		{"lone escape", window, []any{"\x1b", 40 * time.Millisecond}, []string{"ESC"}},
+		{"escape then a late key", window, []any{"\x1b", 40 * time.Millisecond, "x"}, []string{"ESC", "x"}},
+		{"UTF-8 passes through", window, []any{"é"}, []string{"\xc3", "\xa9"}},
+	} {
+		d := keyDecoder{pasteWindow: tc.window}
+		if got := decode(&d, tc.reads...); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	rows, row, col := layout(pane{prompt: true, input: "hello\nworld", footer: "  ? for shortcuts"}, 40, 20)
+	want := []string{"› hello", "  world", "  ? for shortcuts"}
+	if !reflect.DeepEqual(rows, want) || row != 1 || col != 7 {
+		t.Errorf("two-line composer: rows %q cursor %d,%d; want %q cursor 1,7", rows, row, col, want)
+	}
+
+	rows, _, _ = layout(pane{prompt: true, input: strings.Repeat("x", 50)}, 20, 20)
+	for _, r := range rows {
+		if w := textWidth(r); w > 19 {
+			t.Errorf("row %q is %d columns wide, more than the terminal's 20 - 1", r, w)
+		}
+	}
+	if len(rows) != 3 {
+		t.Errorf("50 columns of input in a 20-column terminal: %d rows %q, want 3", len(rows), rows)
+	}
+
+	rows, row, _ = layout(pane{prompt: true, input: strings.Repeat("line\n", 100) + "last", footer: "f"}, 40, 10)
+	if len(rows) > 9 || rows[row] != "  last" || !strings.Contains(rows[0], "more lines") {
+		t.Errorf("long input in a 10-row terminal: rows %q cursor row %d", rows, row)
+	}
+
+	rows, _, _ = layout(pane{prompt: true, input: "a\x1b[2Jb\tc"}, 40, 10)
+	if strings.ContainsRune(rows[0], 0x1b) || strings.ContainsRune(rows[0], '\t') {
+		t.Errorf("control characters reached the terminal: %q", rows[0])
+	}
+
+	rows, _, _ = layout(pane{prompt: true, input: "日本語"}, 40, 10)
+	if w := textWidth(rows[0]); w != 8 {
+		t.Errorf("width of %q = %d, want 8", rows[0], w)
+	}
+}
+
+func TestFindTask(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFile(t, "tasks/a.yaml", "task_id: t-1\ntitle: T\nbody: B\nreport_to: reports/a.yaml\nextra: ignored\n")
+	writeFile(t, "notes.yaml", "just: notes\n")
+
+	task, notes := findTask("Read notes.yaml, then `tasks/a.yaml`.")
+	if task == nil || task.TaskID != "t-1" {
+		t.Fatalf("findTask found %+v, want task t-1 (notes %q)", task, notes)
+	}
+	if want := filepath.Join(dir, "reports", "a.yaml"); task.reportPath != want {
+		t.Errorf("report path %q, want %q (relative to the working directory)", task.reportPath, want)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "missing task_id, title, body, report_to") {
+		t.Errorf("notes %q, want one saying notes.yaml lacks the task fields", notes)
+	}
+
+	if task, _ := findTask("Read roles/ashigaru.md and missing.yaml"); task != nil {
+		t.Errorf("findTask found %+v in a line without a task file", task)
+	}
+}
+
+func TestSimulatedWorkReport(t *testing.T) {
+	tk := &task{TaskID: "t-9", Title: "Add the login form", Body: "b", ReportTo: "r.yaml"}
+	path := filepath.Join(t.TempDir(), "reports", "r.yaml")
+	for _, fail := range []bool{false, true} {
+		rep, err := simulatedWork{fail: fail, role: "ashigaru2"}.handle(context.Background(), tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeReport(path, rep); err != nil {
+			t.Fatal(err)
+		}
+		got := readReport(t, path)
+		wantStatus := map[bool]string{false: "done", true: "failed"}[fail]
+		if got.TaskID != "t-9" || got.Status != wantStatus || !strings.Contains(got.Details, "ashigaru2") {
+			t.Errorf("fail=%v: report %+v", fail, got)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (simulatedWork{workTime: time.Hour}).handle(ctx, tk); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted work returned %v, want context.Canceled", err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readReport decodes a report strictly, as the supervisor will.
+func readReport(t *testing.T, path string) report {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	var r report
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("report %s is not valid YAML: %v", path, err)
+	}
+	return r
+}
+
+func TestHistoryHidesEscapeSequences(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	newScreen(f).update(pane{}, "Understood: a\x1b[2Jb\nc")
+	got, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Understood: a\uFFFD[2Jb\r\nc\r\n"; string(got) != want {
+		t.Errorf("history line written as %q, want %q", got, want)
+	}
+}

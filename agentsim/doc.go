@@ -1,0 +1,17 @@
+// Package agentsim is a simulated AI coding CLI: the program `shogun agent-sim`
+// runs so that the demo and the supervisor's tests meet something that behaves
+// like Codex or Claude Code in a terminal, without network or API keys.
+//
+// Like the real CLIs it refuses to run without a terminal, switches it to raw
+// mode, enables bracketed paste, keeps a composer line (`› `) that treats a `\r`
+// arriving in the same burst as other input as a newline rather than a submit,
+// shows `Working… (esc to interrupt)` while it works on a task file, and writes
+// a report file when done. Options make it misbehave the ways real CLIs do:
+// start slowly, ask whether to trust the folder, crash, hang, flood output,
+// ignore input or signals, fail its tasks.
+//
+// It is a package of its own rather than part of cmd/shogun so that its tests can
+// drive it through a real pseudo-terminal. It deliberately does not import the
+// queue package: it reads task files and writes reports the way an outside agent
+// would, so the file protocol is exercised rather than shared.
+package agentsim

@@ -1,0 +1,150 @@
+package agentsim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults for the CLI's flags. Options' zero values are documented field by
+// field; these are the values a person gets from `shogun agent-sim` without flags.
+const (
+	// DefaultPasteWindow is how close a `\r` must follow other input to count as
+	// part of a paste burst; 50 ms is about what Codex uses.
+	DefaultPasteWindow = 50 * time.Millisecond
+	// DefaultWorkTime is long enough for the supervisor to see the busy state.
+	DefaultWorkTime = time.Second
+	// DefaultExitCode is the status of a simulated crash.
+	DefaultExitCode = 1
+)
+
+// ErrNotTerminal is returned by Run when stdin is not a terminal: the real CLIs
+// refuse to start their TUI then, and a supervisor that forgot the PTY should
+// find out at once.
+var ErrNotTerminal = errors.New("agent-sim: stdin is not a terminal")
+
+// Options configures a simulated agent. The zero value is a well-behaved agent
+// that works instantly; every other field exists so that tests can make it
+// behave like a slow, stuck, crashing or chatty CLI.
+type Options struct {
+	// PasteWindow: a `\r` arriving within this long of the previous input byte
+	// is taken as part of a paste burst and inserted as a newline, as Codex does,
+	// so text and `\r` sent in one write are never submitted. Zero means
+	// DefaultPasteWindow; negative turns the detection off, so every `\r`
+	// submits (Claude Code 2.1 behaves so).
+	PasteWindow time.Duration
+
+	// WorkTime is how long working on a task takes. Zero means instant; the
+	// CLI's default is DefaultWorkTime.
+	WorkTime time.Duration
+
+	// Fail makes every report say `status: failed`, to test the failure path
+	// without a broken agent.
+	Fail bool
+
+	// StartDelay keeps the agent at `Starting…` this long before it shows its
+	// prompt, like a CLI loading its configuration. Input typed meanwhile is
+	// kept, with the times it arrived, and handled after the delay.
+	StartDelay time.Duration
+
+	// TrustPrompt shows "Do you trust the files in this folder?" before the
+	// prompt and waits for "1" or Enter (a "2" ends the agent), so the
+	// supervisor's attention state can be tested.
+	TrustPrompt bool
+
+	// CrashAfter ends the agent this long after it started, with ExitCode,
+	// whatever it is doing. Zero means never.
+	CrashAfter time.Duration
+
+	// ExitCode is the exit status of a crash (see CrashAfter). Zero means
+	// DefaultExitCode, so a crash never looks like a clean exit.
+	ExitCode int
+
+	// IgnoreTerm makes the agent ignore SIGTERM, SIGHUP and SIGINT (on Windows
+	// the console events Go maps to them) and keep running when its terminal
+	// goes away, so the supervisor has to kill it. The signals stay ignored
+	// after Run returns.
+	IgnoreTerm bool
+
+	// IgnoreInput makes the agent read and discard all input: nothing is
+	// echoed or submitted, though the prompt still shows.
+	IgnoreInput bool
+
+	// Hang makes the agent stop responding after its first submitted line: no
+	// more output, input still read and discarded.
+	Hang bool
+
+	// Flood writes this many bytes per second of varied printable lines for as
+	// long as the agent runs, to test that output is drained. Zero means off;
+	// a very large value means as fast as the terminal takes it.
+	Flood int
+
+	// RecordPath, if set, is a file to which every submitted line is appended
+	// as one JSON object per line ({"at": RFC 3339, "line": text, "kind":
+	// "submit"}), so tests can see exactly what the agent received.
+	RecordPath string
+
+	// Role names the agent in its reports. Empty means $SHOGUN_ROLE, which
+	// the supervisor sets, or "agent-sim" without it.
+	Role string
+}
+
+// Validate reports whether o describes an agent that can run.
+func (o *Options) Validate() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"work time", o.WorkTime},
+		{"start delay", o.StartDelay},
+		{"crash-after duration", o.CrashAfter},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("agent-sim: negative %s %v", d.name, d.v)
+		}
+	}
+	if o.ExitCode < 0 || o.ExitCode > 255 {
+		return fmt.Errorf("agent-sim: exit code %d out of range 0-255", o.ExitCode)
+	}
+	if o.Flood < 0 {
+		return fmt.Errorf("agent-sim: negative flood rate %d bytes/s", o.Flood)
+	}
+	return nil
+}
+
+// pasteWindow is the effective window; zero or less means no burst detection.
+func (o *Options) pasteWindow() time.Duration {
+	switch {
+	case o.PasteWindow == 0:
+		return DefaultPasteWindow
+	case o.PasteWindow < 0:
+		return 0
+	}
+	return o.PasteWindow
+}
+
+func (o *Options) exitCode() int {
+	if o.ExitCode == 0 {
+		return DefaultExitCode
+	}
+	return o.ExitCode
+}
+
+// ExitError is returned by Run when the agent ends the way a crashing or
+// signalled program would, so that the process can exit with Code rather than a
+// generic failure. It has ExitCode like exec.ExitError, which also makes it a
+// urfave/cli ExitCoder: returning it unwrapped from a command is enough.
+type ExitError struct {
+	// Code is the exit status the process should end with.
+	Code int
+	// Reason says why, for the one line the CLI prints.
+	Reason string
+}
+
+// Error names the reason and the status, as the one line the CLI prints.
+func (e *ExitError) Error() string {
+	return fmt.Sprintf("agent-sim: %s (exit status %d)", e.Reason, e.Code)
+}
+
+// ExitCode returns the status the process should exit with.
+func (e *ExitError) ExitCode() int { return e.Code }

@@ -1,0 +1,276 @@
+package agentsim
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+)
+
+// A pane is the live bottom part of the screen, redrawn in place like the
+// inline viewport of Codex: whatever is above it is history that only grows.
+// The busy indicator lives here, not in history, so that it leaves the screen
+// when the work ends and a supervisor watching the screen sees the agent idle.
+type pane struct {
+	header []string // above the composer: the busy indicator, or a whole dialog
+	prompt bool     // whether the composer is shown
+	input  string   // the composer's text
+	footer string   // hint below the composer
+}
+
+// screen owns the output. The agent and the flood writer share it, so every
+// write takes the lock and leaves the pane drawn with the cursor in it.
+type screen struct {
+	mu  sync.Mutex
+	out *os.File
+	buf []byte
+
+	pane      pane
+	drawn     bool
+	cursorRow int   // rows between the pane's top and the cursor
+	err       error // first write error; the terminal may be gone
+}
+
+func newScreen(out *os.File) *screen { return &screen{out: out} }
+
+// size is the terminal's size, or 80x24 when out is not a terminal.
+func (s *screen) size() (width, height int) {
+	w, h, err := term.GetSize(int(s.out.Fd()))
+	if err != nil || w < 10 || h < 3 {
+		return 80, 24
+	}
+	return w, h
+}
+
+// setPane redraws the pane as p.
+func (s *screen) setPane(p pane) { s.update(p) }
+
+// update adds lines to the history above the pane, then draws the pane as p.
+func (s *screen) update(p pane, lines ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.eraseLocked()
+	for _, l := range lines {
+		for i, part := range strings.Split(l, "\n") {
+			if i > 0 {
+				s.buf = append(s.buf, "\r\n"...)
+			}
+			// Lines may quote what was typed or pasted; its escape sequences
+			// must not reach the terminal.
+			for _, r := range part {
+				s.buf = utf8.AppendRune(s.buf, printable(r))
+			}
+		}
+		s.buf = append(s.buf, "\r\n"...)
+	}
+	s.pane = p
+	s.drawLocked()
+	s.flushLocked()
+}
+
+// printRaw adds already formatted text (lines ending in "\r\n") to the history.
+func (s *screen) printRaw(text []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.eraseLocked()
+	s.buf = append(s.buf, text...)
+	s.drawLocked()
+	s.flushLocked()
+	return s.err
+}
+
+// control writes a terminal mode sequence, which does not move the cursor.
+func (s *screen) control(seq string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = append(s.buf, seq...)
+	s.flushLocked()
+}
+
+// leave moves the cursor below the pane, so that whatever the terminal shows
+// next (a shell prompt, the CLI's error line) starts on a line of its own.
+func (s *screen) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drawn {
+		width, height := s.size()
+		rows, _, _ := layout(s.pane, width, height)
+		if down := len(rows) - 1 - s.cursorRow; down > 0 {
+			s.buf = fmt.Appendf(s.buf, "\x1b[%dB", down)
+		}
+		s.buf = append(s.buf, "\r\n"...)
+		s.drawn = false
+	}
+	s.flushLocked()
+}
+
+func (s *screen) eraseLocked() {
+	if !s.drawn {
+		return
+	}
+	if s.cursorRow > 0 {
+		s.buf = fmt.Appendf(s.buf, "\x1b[%dA", s.cursorRow)
+	}
+	s.buf = append(s.buf, "\r\x1b[J"...)
+	s.drawn = false
+}
+
+func (s *screen) drawLocked() {
+	width, height := s.size()
+	rows, row, col := layout(s.pane, width, height)
+	if len(rows) == 0 {
+		return
+	}
+	for i, r := range rows {
+		if i > 0 {
+			s.buf = append(s.buf, "\r\n"...)
+		}
+		s.buf = append(s.buf, "\r\x1b[2K"...)
+		s.buf = append(s.buf, r...)
+	}
+	if up := len(rows) - 1 - row; up > 0 {
+		s.buf = fmt.Appendf(s.buf, "\x1b[%dA\x1b[%dG", up, col+1)
+	}
+	s.cursorRow = row
+	s.drawn = true
+}
+
+func (s *screen) flushLocked() {
+	if len(s.buf) == 0 {
+		return
+	}
+	if _, err := s.out.Write(s.buf); err != nil && s.err == nil {
+		s.err = err
+	}
+	s.buf = s.buf[:0]
+}
+
+// layout turns p into screen rows no wider than width-1 columns, so the
+// terminal never wraps a line itself and the rows to erase are always known.
+// It returns where the cursor belongs: the end of the composer, or of the last
+// header line when there is no composer.
+func layout(p pane, width, height int) (rows []string, cursorRow, cursorCol int) {
+	maxCols := width - 1
+	for _, h := range p.header {
+		rows = append(rows, truncate(h, maxCols))
+	}
+	if !p.prompt {
+		if len(rows) == 0 {
+			return nil, 0, 0
+		}
+		last := len(rows) - 1
+		return rows, last, textWidth(rows[last])
+	}
+
+	var input []string
+	for i, line := range strings.Split(p.input, "\n") {
+		prefix := "  "
+		if i == 0 {
+			prefix = "› "
+		}
+		for j, seg := range wrap(line, maxCols-2) {
+			if j > 0 {
+				prefix = "  "
+			}
+			input = append(input, prefix+seg)
+		}
+	}
+	// Keep the pane on the screen: show the end of a long input, as the
+	// composer of a real CLI scrolls.
+	room := height - 1 - len(rows)
+	if p.footer != "" {
+		room--
+	}
+	room = max(room, 2)
+	if len(input) > room {
+		hidden := len(input) - room + 1
+		input = append([]string{fmt.Sprintf("› [… %d more lines]", hidden)}, input[hidden:]...)
+	}
+	rows = append(rows, input...)
+	cursorRow = len(rows) - 1
+	cursorCol = textWidth(rows[cursorRow])
+	if p.footer != "" {
+		rows = append(rows, truncate(p.footer, maxCols))
+	}
+	return rows, cursorRow, cursorCol
+}
+
+// wrap cuts s into pieces of at most cols columns, with control characters
+// made visible, so that pasted escape sequences never reach the terminal.
+func wrap(s string, cols int) []string {
+	cols = max(cols, 1)
+	var out []string
+	var b strings.Builder
+	w := 0
+	for _, r := range s {
+		r = printable(r)
+		rw := runeWidth(r)
+		if w+rw > cols {
+			out = append(out, b.String())
+			b.Reset()
+			w = 0
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return append(out, b.String())
+}
+
+// truncate cuts s to at most cols columns.
+func truncate(s string, cols int) string {
+	var b strings.Builder
+	w := 0
+	for _, r := range s {
+		r = printable(r)
+		rw := runeWidth(r)
+		if w+rw > cols {
+			break
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return b.String()
+}
+
+func printable(r rune) rune {
+	switch {
+	case r == '\t':
+		return ' '
+	case r == utf8.RuneError, r < 0x20, r >= 0x7f && r < 0xa0:
+		return '\uFFFD'
+	}
+	return r
+}
+
+func textWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	return w
+}
+
+// runeWidth is the number of columns r takes in a terminal: enough of
+// Unicode's East Asian Width to keep Japanese prompts and emoji on their rows.
+func runeWidth(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	case r >= 0x1100 && r <= 0x115F,
+		r >= 0x2E80 && r <= 0xA4CF && r != 0x303F,
+		r >= 0xAC00 && r <= 0xD7A3,
+		r >= 0xF900 && r <= 0xFAFF,
+		r >= 0xFE30 && r <= 0xFE4F,
+		r >= 0xFF00 && r <= 0xFF60,
+		r >= 0xFFE0 && r <= 0xFFE6,
+		r >= 0x1F300 && r <= 0x1F64F,
+		r >= 0x1F900 && r <= 0x1F9FF,
+		r >= 0x20000 && r <= 0x3FFFD:
+		return 2
+	}
+	return 1
+}

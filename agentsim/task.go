@@ -1,0 +1,171 @@
+package agentsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxTaskSize bounds what the agent reads, as the supervisor bounds commands.
+const maxTaskSize = 1 << 20
+
+// task is the part of a task file the agent needs. Unknown fields are ignored:
+// an agent reads what it understands, and the supervisor may add fields.
+type task struct {
+	TaskID   string `yaml:"task_id"`
+	Title    string `yaml:"title"`
+	Body     string `yaml:"body"`
+	ReportTo string `yaml:"report_to"`
+	Role     string `yaml:"role"`
+	From     string `yaml:"from"`
+
+	path       string // the task file, absolute
+	reportPath string // ReportTo, absolute
+}
+
+func (t *task) validate() error {
+	var missing []string
+	for _, f := range []struct{ name, v string }{
+		{"task_id", t.TaskID}, {"title", t.Title}, {"body", t.Body}, {"report_to", t.ReportTo},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// report is the report file the agent writes (section 5 of DESIGN.md).
+type report struct {
+	TaskID  string `yaml:"task_id"`
+	Status  string `yaml:"status"`
+	Summary string `yaml:"summary"`
+	Details string `yaml:"details,omitempty"`
+}
+
+// A taskHandler carries out one task and says how it went. The plain agent
+// only waits; a delegating agent (karo writing command files for ashigaru) is
+// another handler, with loading the task and writing the report left to the
+// agent. handle must return promptly once ctx is done: that is how Escape
+// interrupts the work.
+type taskHandler interface {
+	handle(ctx context.Context, t *task) (report, error)
+}
+
+// simulatedWork is the handler of a plain agent: it takes workTime, then
+// reports done, or failed if told to fail.
+type simulatedWork struct {
+	workTime time.Duration
+	fail     bool
+	role     string
+}
+
+func (w simulatedWork) handle(ctx context.Context, t *task) (report, error) {
+	if w.workTime > 0 {
+		timer := time.NewTimer(w.workTime)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return report{}, ctx.Err()
+		case <-timer.C:
+		}
+	}
+	r := report{
+		TaskID:  t.TaskID,
+		Status:  "done",
+		Summary: "Done: " + t.Title,
+		Details: fmt.Sprintf("Simulated agent %s worked on %q for %v.\n", w.role, t.Title, w.workTime),
+	}
+	if w.fail {
+		r.Status = "failed"
+		r.Summary = "Failed: " + t.Title
+		r.Details = fmt.Sprintf("Simulated agent %s was told to fail %q.\n", w.role, t.Title)
+	}
+	return r, nil
+}
+
+// findTask looks for a task file named in a submitted line, the way an agent
+// follows "read runtime/queue/tasks/ashigaru1.yaml". It returns the first YAML
+// path that is a task, and a note for each named YAML file that is not one.
+func findTask(line string) (*task, []string) {
+	var notes []string
+	for _, word := range strings.Fields(line) {
+		p := strings.TrimRight(strings.TrimLeft(word, "\"'`([{<"), "\"'`)]}>.,;:!?")
+		lower := strings.ToLower(p)
+		if !strings.HasSuffix(lower, ".yaml") && !strings.HasSuffix(lower, ".yml") {
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		t, err := loadTask(p)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s is not a task file: %v", p, err))
+			continue
+		}
+		return t, notes
+	}
+	return nil, notes
+}
+
+func loadTask(path string) (*task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTaskSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxTaskSize {
+		return nil, errors.New("larger than 1 MiB")
+	}
+	var t task
+	if err := yaml.Unmarshal(data, &t); err != nil {
+		return nil, err
+	}
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if t.path, err = filepath.Abs(path); err != nil {
+		return nil, err
+	}
+	// report_to is relative to the working directory, which is the workspace
+	// the supervisor starts agents in.
+	if t.reportPath, err = filepath.Abs(t.ReportTo); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// writeReport writes r to path as the protocol asks: into path.tmp, then
+// renamed, so the supervisor never reads half a report.
+func writeReport(path string, r report) error {
+	data, err := yaml.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
