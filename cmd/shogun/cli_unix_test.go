@@ -1,0 +1,328 @@
+//go:build !windows
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the shogun binary under test, built once.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "shogun-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	bin = filepath.Join(dir, "shogun")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build shogun:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// shogun runs the binary to completion and returns stdout, stderr and the exit code.
+func shogun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run shogun %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestInitScaffoldsAndNeverOverwrites(t *testing.T) {
+	ws := t.TempDir()
+	out, errOut, code := shogun(t, "init", ws)
+	if code != 0 {
+		t.Fatalf("init exit %d: %s", code, errOut)
+	}
+	for _, p := range []string{"config/settings.yaml", "config/roles.yaml", "roles/shogun.md", "roles/karo.md", "roles/ashigaru.md",
+		"runtime/queue/commands", "runtime/queue/tasks", "runtime/queue/reports", "runtime/queue/archive", "runtime/queue/failed",
+		"runtime/logs", "runtime/state", "skills/codex", "skills/copilot"} {
+		if _, err := os.Stat(filepath.Join(ws, p)); err != nil {
+			t.Errorf("init did not create %s: %v", p, err)
+		}
+		if !strings.Contains(out, p) {
+			t.Errorf("init output does not mention %s:\n%s", p, out)
+		}
+	}
+	mine := []byte("# my own karo instructions\n")
+	karo := filepath.Join(ws, "roles", "karo.md")
+	if err := os.WriteFile(karo, mine, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = shogun(t, "init", ws)
+	if b, _ := os.ReadFile(karo); code != 0 || !bytes.Equal(b, mine) {
+		t.Fatalf("second init (exit %d) changed an existing file: %q", code, b)
+	}
+	if !strings.Contains(out, "skipped") {
+		t.Errorf("second init does not say it skipped files:\n%s", out)
+	}
+	if _, _, code = shogun(t, "init", "--force", ws); code != 0 {
+		t.Fatal("init --force failed")
+	}
+	if b, _ := os.ReadFile(karo); bytes.Equal(b, mine) {
+		t.Error("init --force kept the old file")
+	}
+}
+
+func TestInitJapanese(t *testing.T) {
+	ws := t.TempDir()
+	if _, errOut, code := shogun(t, "init", "--lang", "ja", ws); code != 0 {
+		t.Fatalf("init --lang ja: %s", errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "roles", "ashigaru.md"))
+	if err != nil || !strings.Contains(string(b), "足軽") {
+		t.Fatalf("Japanese role file expected, got %q (%v)", b, err)
+	}
+}
+
+func TestDryRunPrintsPlan(t *testing.T) {
+	ws := t.TempDir()
+	shogun(t, "init", ws)
+	out, errOut, code := shogun(t, "start", "--workspace", ws, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"configuration OK, 5 role(s)", "shogun", "karo", "ashigaru3", "codex", "claude --dangerously-skip-permissions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "runtime", "state", "shogun.lock")); err == nil {
+		t.Error("dry run took the workspace lock")
+	}
+}
+
+func TestStartRefusesBadConfigWithEveryError(t *testing.T) {
+	ws := t.TempDir()
+	shogun(t, "init", ws)
+	bad := `roles:
+  - id: Shogun
+    prompt_path: roles/shogun.md
+    command: {exec: codex}
+  - id: karo
+    prompt_path: ../outside.md
+    command: {exec: claude, colour: red}
+`
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := shogun(t, "start", "--workspace", ws)
+	if code == 0 {
+		t.Fatal("start with a bad roles.yaml succeeded")
+	}
+	for _, want := range []string{"config/roles.yaml:2:", "config/roles.yaml:6:", "config/roles.yaml:7:"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("error output lacks %q:\n%s", want, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "runtime", "logs", "shogun.log")); err == nil {
+		t.Error("a supervisor started despite the errors")
+	}
+}
+
+// demoWorkspace is a workspace whose roles run /bin/sh scripts.
+func shWorkspace(t *testing.T, script string) string {
+	t.Helper()
+	ws := t.TempDir()
+	shogun(t, "init", ws)
+	roles := fmt.Sprintf(`roles:
+  - id: worker
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", %q]}
+    stop: {keys: "", timeout: 1s}
+`, script)
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(roles), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// syncBuffer is a child's stderr that the test reads while the child writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startBackground runs `shogun start` as a real child process.
+func startBackground(t *testing.T, ws string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, "start", "--workspace", ws)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	errOut := &syncBuffer{}
+	cmd.Stderr = errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+	})
+	return cmd, errOut
+}
+
+func waitFile(t *testing.T, path string, within time.Duration) []byte {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && bytes.HasSuffix(b, []byte("\n")) {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %v", path, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func waitGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d still alive after %v", pid, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stubborn is a role whose shell ignores SIGTERM and SIGHUP and whose
+// grandchild does too; it writes "shell grandchild" pids to the file.
+func stubborn(pidFile string) string {
+	return fmt.Sprintf(`trap '' TERM HUP; (trap '' TERM HUP; exec sleep 1000) & echo "$$ $!" > %s; while :; do sleep 0.2; done`, pidFile)
+}
+
+func TestSigtermStopsEverythingAndExitsZero(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	ws := shWorkspace(t, stubborn(pidFile))
+	cmd, errOut := startBackground(t, ws)
+	var shell, grandchild int
+	fmt.Sscan(string(waitFile(t, pidFile, 10*time.Second)), &shell, &grandchild)
+
+	// A second supervisor on the same workspace is refused, naming the first.
+	_, second, code := shogun(t, "start", "--workspace", ws)
+	if code == 0 || !strings.Contains(second, fmt.Sprintf("pid %d", cmd.Process.Pid)) {
+		t.Errorf("second start: exit %d, %q; want a refusal naming pid %d", code, second, cmd.Process.Pid)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shogun start after SIGTERM: %v\n%s", err, errOut)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("shogun start did not exit after SIGTERM\n%s", errOut)
+	}
+	for _, pid := range []int{shell, grandchild} {
+		if alive(pid) {
+			t.Errorf("pid %d outlived the supervisor", pid)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "runtime", "state", "shogun.lock")); !os.IsNotExist(err) {
+		t.Errorf("lock file left after a clean stop: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "worker state starting") || !strings.Contains(errOut.String(), "worker state stopped") {
+		t.Errorf("stderr does not show the role's states:\n%s", errOut)
+	}
+}
+
+func TestKill9ThenStartCleansUpLeftovers(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	ws := shWorkspace(t, stubborn(pidFile))
+	cmd, _ := startBackground(t, ws)
+	var shell, grandchild int
+	fmt.Sscan(string(waitFile(t, pidFile, 10*time.Second)), &shell, &grandchild)
+
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = cmd.Process.Wait()
+	// Pdeathsig ends the shell; the grandchild, immune to SIGHUP, lives on.
+	waitGone(t, shell, 10*time.Second)
+	if !alive(grandchild) {
+		t.Skip("the grandchild died with the supervisor; nothing left for the ledger to clean")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "runtime", "state", "shogun.lock")); err != nil {
+		t.Fatalf("a killed supervisor should leave its lock: %v", err)
+	}
+	os.Remove(pidFile)
+	next, errOut := startBackground(t, ws)
+	waitGone(t, grandchild, 10*time.Second)
+	var shell2, grand2 int
+	fmt.Sscan(string(waitFile(t, pidFile, 10*time.Second)), &shell2, &grand2)
+	if shell2 == shell {
+		t.Error("the role was not started fresh")
+	}
+	if !strings.Contains(errOut.String(), "leftover") {
+		t.Errorf("stderr does not mention the leftover:\n%s", errOut)
+	}
+	_ = next.Process.Signal(syscall.SIGTERM)
+	_ = next.Wait()
+	waitGone(t, grand2, 10*time.Second)
+}
+
+func TestDemoRunsTheTeamAndStopsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := shogun(t, "demo", "--dir", dir, "--linger", "200ms")
+	if code != 0 {
+		t.Fatalf("demo exit %d\n%s\n%s", code, out, errOut)
+	}
+	if n := strings.Count(out, "exit code 0"); n != 5 {
+		t.Errorf("summary shows %d roles with a clean exit, want 5:\n%s", n, out)
+	}
+	if n := strings.Count(out, "delivered"); n != 5 {
+		t.Errorf("summary shows %d delivered startup prompts, want 5:\n%s", n, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runtime", "logs", "ashigaru3.log")); err != nil {
+		t.Errorf("no role log: %v", err)
+	}
+}
