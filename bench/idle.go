@@ -39,7 +39,7 @@ func measureIdle(r *report, shogun string, n int, d time.Duration) error {
 	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(roles.String()), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.Command(shogun, "start", "--workspace", ws, "--quiet")
+	cmd := exec.Command(shogun, "--quiet", "start", "--workspace", ws)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return err
