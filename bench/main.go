@@ -22,6 +22,7 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
+	only := flag.String("only", "", "run only this measurement: drain, idle or go")
 	flag.Parse()
 	if runtime.GOOS != "linux" {
 		fatal(fmt.Errorf("bench reads /proc and runs on Linux only"))
@@ -33,17 +34,24 @@ func main() {
 	r := &report{started: time.Now()}
 	r.machine()
 
-	fmt.Fprintln(os.Stderr, "bench: PTY drain to the log vs a bare read loop …")
-	if err := measureDrain(r, *drainMB); err != nil {
-		fatal(fmt.Errorf("drain: %w", err))
+	want := func(name string) bool { return *only == "" || *only == name }
+	if want("drain") {
+		fmt.Fprintln(os.Stderr, "bench: PTY drain to the log vs a bare read loop …")
+		if err := measureDrain(r, *drainMB); err != nil {
+			fatal(fmt.Errorf("drain: %w", err))
+		}
 	}
-	fmt.Fprintf(os.Stderr, "bench: idle cost of %d agent-sim roles over %s …\n", *idleRoles, *idleFor)
-	if err := measureIdle(r, bin, *idleRoles, *idleFor); err != nil {
-		fatal(fmt.Errorf("idle: %w", err))
+	if want("idle") {
+		fmt.Fprintf(os.Stderr, "bench: idle cost of %d agent-sim roles over %s …\n", *idleRoles, *idleFor)
+		if err := measureIdle(r, bin, *idleRoles, *idleFor); err != nil {
+			fatal(fmt.Errorf("idle: %w", err))
+		}
 	}
-	fmt.Fprintln(os.Stderr, "bench: Go benchmarks …")
-	if err := goBenchmarks(r); err != nil {
-		fatal(fmt.Errorf("go benchmarks: %w", err))
+	if want("go") {
+		fmt.Fprintln(os.Stderr, "bench: Go benchmarks …")
+		if err := goBenchmarks(r); err != nil {
+			fatal(fmt.Errorf("go benchmarks: %w", err))
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		fatal(err)

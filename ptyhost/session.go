@@ -20,7 +20,7 @@ type Options struct {
 	LogLag int
 	// ScrollbackBytes is the size of the in-memory scrollback (default 1 MiB).
 	ScrollbackBytes int
-	// ScreenLag bounds the output waiting for the screen model (default 256 KiB; the screen only needs recent output).
+	// ScreenLag bounds the output waiting for the screen model (default 64 KiB; the screen only needs recent output).
 	ScreenLag int
 
 	// screenHook runs before the screen model takes in each batch of output;
@@ -36,8 +36,8 @@ type Session struct {
 	proc     Process
 	scroll   *Scrollback
 	screen   *screenModel
-	logQ     *chunkQueue
-	screenQ  *chunkQueue
+	logQ     *byteQueue
+	screenQ  *byteQueue
 	log      io.Writer
 	started  time.Time
 	inputMu  sync.Mutex
@@ -47,6 +47,7 @@ type Session struct {
 	lastOutput atomic.Int64 // unix nanoseconds of the latest output
 	outBytes   atomic.Int64
 	screenGen  atomic.Uint64 // bumped each time the screen model changes
+	screenSig  chan struct{} // holds a token after a screen change
 
 	screenHook func()
 	closeOnce  sync.Once
@@ -65,8 +66,8 @@ func newSession(proc Process, opts Options) *Session {
 	s := &Session{
 		proc:       proc,
 		scroll:     NewScrollback(orDefault(opts.ScrollbackBytes, 1<<20)),
-		logQ:       newChunkQueue(orDefault(opts.LogLag, 16<<20)),
-		screenQ:    newChunkQueue(orDefault(opts.ScreenLag, 256<<10)),
+		logQ:       newByteQueue(orDefault(opts.LogLag, 16<<20)),
+		screenQ:    newByteQueue(orDefault(opts.ScreenLag, 64<<10)),
 		log:        opts.Log,
 		started:    time.Now(),
 		outDone:    make(chan struct{}),
@@ -102,8 +103,7 @@ func (s *Session) read() {
 	for {
 		n, err := s.proc.Read(buf)
 		if n > 0 {
-			chunk := make([]byte, n)
-			copy(chunk, buf[:n])
+			chunk := buf[:n]
 			_, _ = s.scroll.Write(chunk)
 			s.lastOutput.Store(time.Now().UnixNano())
 			s.outBytes.Add(int64(n))
@@ -118,8 +118,11 @@ func (s *Session) read() {
 
 func (s *Session) drainLog() {
 	defer s.consumed.Done()
+	var pending []byte
 	for {
-		chunks, dropped, ok := s.logQ.take()
+		var dropped int64
+		var ok bool
+		pending, dropped, ok = s.logQ.take(pending)
 		if !ok {
 			return
 		}
@@ -129,28 +132,66 @@ func (s *Session) drainLog() {
 		if dropped > 0 {
 			_, _ = fmt.Fprintf(s.log, "\r\n[shogun: %d bytes of output not logged: the log could not keep up]\r\n", dropped)
 		}
-		for _, c := range chunks {
-			_, _ = s.log.Write(c)
+		_, _ = s.log.Write(pending)
+		// Let output gather before the next write: one wake-up and one write
+		// per few milliseconds instead of one per PTY read, which would take
+		// CPU from the child on a small machine.
+		t := time.NewTimer(logCoalesce)
+		select {
+		case <-t.C:
+		case <-s.logQ.done:
+			t.Stop()
 		}
 	}
 }
 
 func (s *Session) drainScreen() {
 	defer s.consumed.Done()
+	var pending []byte
 	for {
-		chunks, _, ok := s.screenQ.take()
+		var ok bool
+		pending, _, ok = s.screenQ.take(pending)
 		if !ok {
 			return
 		}
 		if s.screenHook != nil {
 			s.screenHook()
 		}
-		for _, c := range chunks {
-			s.screen.write(c)
-		}
+		began := time.Now()
+		s.screen.write(pending)
 		s.screenGen.Add(1)
+		select {
+		case s.screenSig <- struct{}{}:
+		default:
+		}
+		// The VT emulator is slow (each scrolled line moves the whole screen
+		// buffer: about 2 MB/s), so under a flood it would take a core from
+		// the child for frames nobody sees. After each batch the consumer
+		// rests at least screenInterval and at least screenRest times the
+		// batch's cost: output gathers meanwhile and the oldest is dropped
+		// past ScreenLag, so the screen follows the newest output with at most
+		// a tenth of a core. A TUI's small redraw waits at most screenInterval.
+		took := time.Since(began)
+		if rest := max(screenInterval-took, took*screenRest); rest > 0 {
+			t := time.NewTimer(rest)
+			select {
+			case <-t.C:
+			case <-s.screenQ.done: // output ended: catch up at once
+				t.Stop()
+			}
+		}
 	}
 }
+
+// logCoalesce is how long the log consumer lets output gather between writes.
+const logCoalesce = 2 * time.Millisecond
+
+// screenInterval is the shortest time between two updates of the screen
+// model; screenRest bounds its CPU share to 1/(1+screenRest).
+const (
+	screenInterval = 10 * time.Millisecond
+	screenRest     = 9
+)
 
 // Write sends input to the program as if typed. Concurrent writers never
 // interleave within one call.
@@ -175,6 +216,11 @@ func (s *Session) Screen() ScreenSnapshot { return s.screen.snapshot() }
 // ScreenGeneration changes whenever the screen model has taken in output, so
 // pollers can skip rendering an unchanged screen.
 func (s *Session) ScreenGeneration() uint64 { return s.screenGen.Load() }
+
+// ScreenChanged receives a value after the screen model has taken in new
+// output. It is meant for one watcher, which re-reads the screen then; with
+// it an idle role costs no wake-ups at all.
+func (s *Session) ScreenChanged() <-chan struct{} { return s.screenSig }
 
 // Scrollback returns the last output bytes kept in memory.
 func (s *Session) Scrollback() []byte { return s.scroll.Bytes() }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,6 +96,13 @@ func BecomeSubreaper() error {
 	}
 	return nil
 }
+
+// NotifyChildExit makes c receive a value whenever a child of the supervisor
+// exits (SIGCHLD), so adopted processes can be reaped without polling.
+func NotifyChildExit(c chan<- os.Signal) { signal.Notify(c, syscall.SIGCHLD) }
+
+// StopNotify undoes NotifyChildExit.
+func StopNotify(c chan<- os.Signal) { signal.Stop(c) }
 
 // Adopted lists the pids of the calling process's children that are not in
 // known: processes re-parented to a subreaper, zombies among them.

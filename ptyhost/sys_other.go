@@ -5,6 +5,7 @@ package ptyhost
 import (
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 )
 
@@ -31,6 +32,12 @@ func killLeftovers(pid int, ident string) (bool, error) {
 
 // BecomeSubreaper is not available outside Linux.
 func BecomeSubreaper() error { return errors.New("ptyhost: subreaper is Linux-only") }
+
+// NotifyChildExit does nothing here: no process is ever adopted.
+func NotifyChildExit(chan<- os.Signal) {}
+
+// StopNotify does nothing here.
+func StopNotify(chan<- os.Signal) {}
 
 // Adopted returns nothing outside Linux, where no process is adopted.
 func Adopted(map[int]bool) []int { return nil }

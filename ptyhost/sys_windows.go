@@ -1,6 +1,9 @@
 package ptyhost
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // On Windows every role's processes are in a job object with
 // KILL_ON_JOB_CLOSE: when the supervisor dies, however it dies, the kernel
@@ -17,6 +20,12 @@ func killLeftovers(pid int, ident string) (bool, error) {
 // BecomeSubreaper is Linux-only; on Windows the job object keeps every
 // descendant of a role under the supervisor's control.
 func BecomeSubreaper() error { return errors.New("ptyhost: subreaper is Linux-only") }
+
+// NotifyChildExit does nothing here: no process is ever adopted.
+func NotifyChildExit(chan<- os.Signal) {}
+
+// StopNotify does nothing here.
+func StopNotify(chan<- os.Signal) {}
 
 // Adopted returns nothing on Windows, where no process is re-parented.
 func Adopted(map[int]bool) []int { return nil }

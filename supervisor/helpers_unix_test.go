@@ -111,7 +111,6 @@ func start(t *testing.T, ws string, tune func(*Options)) *running {
 		Executable:    shogunBin,
 		OnEvent:       ev.add,
 		Backoff:       RestartBackoff{Base: 50 * time.Millisecond, Max: time.Second},
-		PollInterval:  20 * time.Millisecond,
 		VerifyTimeout: time.Second,
 		HumanQuiet:    time.Second,
 		TreeGrace:     500 * time.Millisecond,

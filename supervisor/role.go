@@ -237,7 +237,7 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 		Cols: r.cfg.Terminal.Cols,
 		Rows: r.cfg.Terminal.Rows,
 	}
-	sess, err := ptyhost.Open(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
+	sess, err := r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
 		r.mu.Lock()
 		r.lastError = err.Error()
@@ -264,6 +264,7 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 	var waitErr error
 	go func() {
 		exit, waitErr = sess.Wait()
+		r.sup.waited(pid)
 		close(exited)
 	}()
 	var watchers sync.WaitGroup
@@ -365,24 +366,29 @@ func (r *Role) reapTree(sess *ptyhost.Session, exited <-chan struct{}) {
 // watch derives the role's state from its screen and output until ctx ends,
 // and types the startup prompt the first time the role is ready.
 func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
-	tick := time.NewTicker(r.sup.pollInterval)
-	defer tick.Stop()
 	var prompt sync.WaitGroup
 	defer prompt.Wait()
 	var lastGen uint64 = ^uint64(0)
-	var screen ptyhost.ScreenSnapshot
+	var sig signals
 	everReady := false
+	wake := time.NewTimer(0)
+	defer wake.Stop()
 	for {
+		// Sleep until the screen changes or a quiet period ends: an idle
+		// role costs no wake-ups, and patterns are matched once per change.
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-sess.ScreenChanged():
+		case <-wake.C:
 		}
 		if g := sess.ScreenGeneration(); g != lastGen {
 			lastGen = g
-			screen = sess.Screen()
+			sig = match(r.cfg, sess.Screen().Text())
 		}
-		next, why := classify(r.cfg, screen.Text(), time.Since(sess.LastOutput()), everReady, r.sup.settle)
+		quiet := time.Since(sess.LastOutput())
+		wake.Reset(nextCheck(r.cfg, quiet, r.sup.settle))
+		next, why := classify(r.cfg, sig, quiet, everReady, r.sup.settle)
 		if next == "" && r.State() == Attention {
 			next, why = pick(everReady, Busy, Starting), "attention cleared"
 		}
@@ -403,10 +409,21 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	}
 }
 
-// classify derives a running role's state from its screen text and how long
-// its output has been quiet. everReady says whether this program was ready
-// before: until then it is starting, whatever it prints. An empty State means
-// "no change" (quiet, but the ready signal has not shown yet).
+// signals are what a role's patterns say about its screen.
+type signals struct{ attention, busy, ready bool }
+
+func match(cfg config.Role, text string) signals {
+	return signals{
+		attention: cfg.AttentionPattern != nil && cfg.AttentionPattern.MatchString(text),
+		busy:      cfg.BusyPattern != nil && cfg.BusyPattern.MatchString(text),
+		ready:     cfg.ReadyPattern != nil && cfg.ReadyPattern.MatchString(text),
+	}
+}
+
+// classify derives a running role's state from what its screen shows and how
+// long its output has been quiet. everReady says whether this program was
+// ready before: until then it is starting, whatever it prints. An empty State
+// means "no change" (quiet, but the ready signal has not shown yet).
 //
 // Ready is the ready pattern on screen, or output quiet for ready_quiet.
 // Recent output means busy. For a role with a ready pattern, "recent" is the
@@ -414,25 +431,41 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 // full second of silence after every echo would slow delivery down for no
 // gain. A role without one has only silence to go by: a second of it ends
 // busy.
-func classify(cfg config.Role, text string, quiet time.Duration, everReady bool, settle time.Duration) (State, string) {
+func classify(cfg config.Role, sig signals, quiet time.Duration, everReady bool, settle time.Duration) (State, string) {
 	recent := time.Second
 	if cfg.ReadyPattern != nil {
 		recent = settle
 	}
 	working := pick(everReady, Busy, Starting)
 	switch {
-	case cfg.AttentionPattern != nil && cfg.AttentionPattern.MatchString(text):
+	case sig.attention:
 		return Attention, "screen asks for a person"
-	case cfg.BusyPattern != nil && cfg.BusyPattern.MatchString(text):
+	case sig.busy:
 		return working, "busy pattern on screen"
 	case quiet < recent:
 		return working, "output"
-	case cfg.ReadyPattern != nil && cfg.ReadyPattern.MatchString(text):
+	case sig.ready:
 		return Ready, "ready pattern on screen"
 	case quiet >= cfg.ReadyQuiet:
 		return Ready, "quiet for " + cfg.ReadyQuiet.String()
 	}
 	return "", ""
+}
+
+// nextCheck is how long until quiet output can change a role's state: when
+// "recent" output stops counting as busy, or when ready_quiet is reached.
+// Past both, only screen changes matter and the wait is long.
+func nextCheck(cfg config.Role, quiet, settle time.Duration) time.Duration {
+	recent := time.Second
+	if cfg.ReadyPattern != nil {
+		recent = settle
+	}
+	for _, at := range []time.Duration{recent, cfg.ReadyQuiet} {
+		if quiet < at {
+			return at - quiet + time.Millisecond
+		}
+	}
+	return time.Minute
 }
 
 // pick returns a if cond holds, else b.

@@ -65,8 +65,6 @@ type Options struct {
 	Backoff RestartBackoff
 	// StableAfter resets the backoff after this much running (default 30 s).
 	StableAfter time.Duration
-	// PollInterval is how often screens are checked (default 100 ms).
-	PollInterval time.Duration
 	// Settle is how long output must pause before a ready pattern counts (default 150 ms).
 	Settle time.Duration
 	// VerifyTimeout bounds each wait for a submit to be confirmed (default 3 s).
@@ -92,7 +90,6 @@ type Supervisor struct {
 
 	backoff       RestartBackoff
 	stableAfter   time.Duration
-	pollInterval  time.Duration
 	settle        time.Duration
 	verifyTimeout time.Duration
 	humanQuiet    time.Duration
@@ -100,7 +97,11 @@ type Supervisor struct {
 	scrollback    int
 
 	eventMu sync.Mutex
+	// reapMu is held while a role's program is being spawned and whenever
+	// adopted processes are reaped, so the reaper never mistakes a just
+	// started child that os/exec will wait for for an adopted one.
 	reapMu  sync.Mutex
+	spawned map[int]bool // pids of role programs not yet waited for
 }
 
 // New prepares a supervisor for the selected roles; nothing starts until Run.
@@ -117,9 +118,9 @@ func New(opts Options) (*Supervisor, error) {
 		onEvent:       opts.OnEvent,
 		ledger:        OpenLedger(filepath.Join(opts.Workspace, "runtime", "state", "pids.json")),
 		byID:          map[string]*Role{},
+		spawned:       map[int]bool{},
 		backoff:       opts.Backoff,
 		stableAfter:   orDuration(opts.StableAfter, 30*time.Second),
-		pollInterval:  orDuration(opts.PollInterval, 100*time.Millisecond),
 		settle:        orDuration(opts.Settle, 150*time.Millisecond),
 		verifyTimeout: orDuration(opts.VerifyTimeout, 3*time.Second),
 		humanQuiet:    orDuration(opts.HumanQuiet, 5*time.Second),
@@ -248,40 +249,62 @@ func (s *Supervisor) Run(ctx context.Context) error {
 }
 
 // reapLoop collects adopted processes (daemons an agent left behind, re-parented
-// to the subreaper) that have exited, so they do not pile up as zombies.
+// to the subreaper) that have exited, so they do not pile up as zombies. It
+// looks when a child exits (SIGCHLD), and once a minute in case a signal was
+// coalesced; an idle supervisor does no work here.
 func (s *Supervisor) reapLoop(ctx context.Context) {
-	t := time.NewTicker(2 * time.Second)
+	exits := make(chan os.Signal, 1)
+	ptyhost.NotifyChildExit(exits)
+	defer ptyhost.StopNotify(exits)
+	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-exits:
 		case <-t.C:
-			s.reapAdopted()
 		}
+		s.reapAdopted()
 	}
 }
 
-func (s *Supervisor) knownPids() map[int]bool {
-	known := map[int]bool{}
-	for _, r := range s.roles {
-		if sess := r.Session(); sess != nil {
-			known[sess.Pid()] = true
-		}
+// spawn starts a role's program and registers its pid as the supervisor's
+// own child, atomically with respect to the reaper.
+func (s *Supervisor) spawn(opts ptyhost.Options) (*ptyhost.Session, error) {
+	s.reapMu.Lock()
+	defer s.reapMu.Unlock()
+	sess, err := ptyhost.Open(opts)
+	if err == nil {
+		s.spawned[sess.Pid()] = true
 	}
-	return known
+	return sess, err
+}
+
+// waited forgets a role program once os/exec has waited for it.
+func (s *Supervisor) waited(pid int) {
+	s.reapMu.Lock()
+	delete(s.spawned, pid)
+	s.reapMu.Unlock()
+}
+
+// adopted lists the children that the supervisor did not spawn itself.
+func (s *Supervisor) adopted() []int {
+	s.reapMu.Lock()
+	defer s.reapMu.Unlock()
+	return ptyhost.Adopted(s.spawned)
 }
 
 func (s *Supervisor) reapAdopted() {
 	s.reapMu.Lock()
 	defer s.reapMu.Unlock()
-	ptyhost.ReapAdopted(ptyhost.Adopted(s.knownPids()))
+	ptyhost.ReapAdopted(ptyhost.Adopted(s.spawned))
 }
 
 // stopAdopted ends the processes re-parented to the supervisor, once every
 // role has stopped: they belong to the agents and must not outlive shogun.
 func (s *Supervisor) stopAdopted() {
-	pids := ptyhost.Adopted(s.knownPids())
+	pids := s.adopted()
 	if len(pids) == 0 {
 		return
 	}
@@ -290,13 +313,13 @@ func (s *Supervisor) stopAdopted() {
 	deadline := time.Now().Add(s.treeGrace)
 	for time.Now().Before(deadline) {
 		s.reapAdopted()
-		if len(ptyhost.Adopted(s.knownPids())) == 0 {
+		if len(s.adopted()) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ptyhost.SignalAdopted(ptyhost.Adopted(s.knownPids()), true)
-	for i := 0; i < 100 && len(ptyhost.Adopted(s.knownPids())) > 0; i++ {
+	ptyhost.SignalAdopted(s.adopted(), true)
+	for i := 0; i < 100 && len(s.adopted()) > 0; i++ {
 		s.reapAdopted()
 		time.Sleep(20 * time.Millisecond)
 	}

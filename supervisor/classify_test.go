@@ -1,0 +1,61 @@
+package supervisor
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/config"
+)
+
+func TestClassify(t *testing.T) {
+	withPattern := config.Role{
+		ReadyPattern:     regexp.MustCompile(`› `),
+		BusyPattern:      regexp.MustCompile(`esc to interrupt`),
+		AttentionPattern: regexp.MustCompile(`Do you trust`),
+		ReadyQuiet:       2 * time.Second,
+	}
+	quietOnly := config.Role{ReadyQuiet: 2 * time.Second}
+	settle := 150 * time.Millisecond
+	cases := []struct {
+		name      string
+		cfg       config.Role
+		screen    string
+		quiet     time.Duration
+		everReady bool
+		want      State
+	}{
+		{"prompt shown and settled", withPattern, "› ", time.Second, false, Ready},
+		{"prompt shown but output still arriving", withPattern, "› ", 10 * time.Millisecond, false, Starting},
+		{"working after being ready", withPattern, "Working… (esc to interrupt)\n› ", time.Minute, true, Busy},
+		{"busy pattern before first ready", withPattern, "esc to interrupt", time.Minute, false, Starting},
+		{"trust dialog wins over everything", withPattern, "Do you trust the files?\n› esc to interrupt", 0, true, Attention},
+		{"no prompt yet but quiet long enough", withPattern, "loading", 3 * time.Second, false, Ready},
+		{"no prompt and not quiet long enough", withPattern, "loading", time.Second, false, ""},
+		{"quiet role: fresh output after ready is busy", quietOnly, "x", 500 * time.Millisecond, true, Busy},
+		{"quiet role: one quiet second, not yet ready", quietOnly, "x", 1500 * time.Millisecond, true, ""},
+		{"quiet role: ready after ready_quiet", quietOnly, "x", 2 * time.Second, true, Ready},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, settle)
+			if got != c.want {
+				t.Errorf("classify = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestBackoffDoublesToTheCap(t *testing.T) {
+	b := RestartBackoff{Base: time.Second, Max: 60 * time.Second, Jitter: func() float64 { return 0.5 }}
+	want := []time.Duration{1, 2, 4, 8, 16, 32, 60, 60}
+	for i, w := range want {
+		if got := b.Delay(i + 1); got != w*time.Second {
+			t.Errorf("delay %d = %v, want %v", i+1, got, w*time.Second)
+		}
+	}
+	lo, hi := RestartBackoff{Base: time.Second, Max: time.Minute, Jitter: func() float64 { return 0 }}, RestartBackoff{Base: time.Second, Max: time.Minute, Jitter: func() float64 { return 0.999 }}
+	if lo.Delay(1) != 800*time.Millisecond || hi.Delay(1) < 1190*time.Millisecond {
+		t.Errorf("jitter range = %v..%v, want 0.8 s..1.2 s", lo.Delay(1), hi.Delay(1))
+	}
+}
