@@ -216,9 +216,9 @@ func TestSimulatedWorkReport(t *testing.T) {
 	tk := &task{TaskID: "t-9", Title: "Add the login form", Body: "b", ReportTo: "r.yaml"}
 	path := filepath.Join(t.TempDir(), "reports", "r.yaml")
 	for _, fail := range []bool{false, true} {
-		rep, err := simulatedWork{fail: fail, role: "ashigaru2"}.handle(context.Background(), tk)
-		if err != nil {
-			t.Fatal(err)
+		rep, h, err := simulatedWork{fail: fail, role: "ashigaru2"}.handle(context.Background(), tk)
+		if err != nil || h != nil {
+			t.Fatalf("handle: handoff %v, err %v; want a report", h, err)
 		}
 		if err := writeReport(path, rep); err != nil {
 			t.Fatal(err)
@@ -232,7 +232,7 @@ func TestSimulatedWorkReport(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (simulatedWork{workTime: time.Hour}).handle(ctx, tk); !errors.Is(err, context.Canceled) {
+	if _, _, err := (simulatedWork{workTime: time.Hour}).handle(ctx, tk); !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted work returned %v, want context.Canceled", err)
 	}
 }

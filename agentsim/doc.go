@@ -8,7 +8,10 @@
 // shows `Working… (esc to interrupt)` while it works on a task file, and writes
 // a report file when done. Options make it misbehave the ways real CLIs do:
 // start slowly, ask whether to trust the folder, crash, hang, flood output,
-// ignore input or signals, fail its tasks.
+// ignore input or signals, fail its tasks. With Delegate it works like a karo:
+// it hands each task down as command files, one per role, waits at its idle
+// prompt for the supervisor's "Report from <role>" notifications, and reports
+// the task once every part is in, so the demo shows work flowing both ways.
 //
 // It is a package of its own rather than part of cmd/shogun so that its tests can
 // drive it through a real pseudo-terminal. It deliberately does not import the

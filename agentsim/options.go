@@ -3,6 +3,7 @@ package agentsim
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -79,14 +80,27 @@ type Options struct {
 	// a very large value means as fast as the terminal takes it.
 	Flood int
 
-	// RecordPath, if set, is a file to which every submitted line is appended
-	// as one JSON object per line ({"at": RFC 3339, "line": text, "kind":
-	// "submit"}), so tests can see exactly what the agent received.
+	// RecordPath, if set, is a file to which the agent appends one JSON object
+	// per line ({"at": RFC 3339, "kind": …, "task_id": …, "line": …}) for
+	// every submitted line (kind "submit", line the text), every start of
+	// work on a task file (kind "task", line the task's title) and every
+	// report written (kind "report", line the report's path), so tests can see
+	// exactly what the agent received and how often it did each task.
 	RecordPath string
 
 	// Role names the agent in its reports. Empty means $SHOGUN_ROLE, which
 	// the supervisor sets, or "agent-sim" without it.
 	Role string
+
+	// Delegate makes the agent work like a karo: it hands each task down as
+	// one command per role listed, in order, through the workspace's command
+	// queue ($SHOGUN_WORKSPACE, or the working directory, then
+	// runtime/queue/commands/), stays idle at its prompt until a "Report from
+	// <role>" line has been submitted for every one of them, and only then
+	// reports the task. It needs a role of its own (Role or $SHOGUN_ROLE) for
+	// the commands' from, which is where the supervisor sends those lines.
+	// Empty means the agent does its tasks itself.
+	Delegate []string
 }
 
 // Validate reports whether o describes an agent that can run.
@@ -109,8 +123,25 @@ func (o *Options) Validate() error {
 	if o.Flood < 0 {
 		return fmt.Errorf("agent-sim: negative flood rate %d bytes/s", o.Flood)
 	}
+	seen := make(map[string]bool, len(o.Delegate))
+	for _, r := range o.Delegate {
+		if !roleName.MatchString(r) {
+			return fmt.Errorf("agent-sim: delegate role %q is not a role id", r)
+		}
+		// Each part's command id is the task id and the role: a role listed
+		// twice would give two commands the same id.
+		if seen[r] {
+			return fmt.Errorf("agent-sim: delegate role %q listed twice", r)
+		}
+		seen[r] = true
+	}
 	return nil
 }
+
+// roleName is what the agent accepts as a role id: the configuration's rule
+// loosened, since the supervisor, not the agent, decides which roles exist, but
+// strict enough that a name stays one word in a command id and a notification.
+var roleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
 // pasteWindow is the effective window; zero or less means no burst detection.
 func (o *Options) pasteWindow() time.Duration {

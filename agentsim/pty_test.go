@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,9 +42,17 @@ type ptyAgent struct {
 	exited   chan struct{}
 }
 
-func startAgent(t *testing.T, opts Options) *ptyAgent {
+// startAgent starts the agent in a temporary directory that is also its
+// workspace; env is added to its environment last, so it can override that.
+func startAgent(t *testing.T, opts Options, env ...string) *ptyAgent {
 	t.Helper()
-	a := &ptyAgent{t: t, dir: t.TempDir(), readDone: make(chan struct{}), exited: make(chan struct{})}
+	// The real path, as the agent's os.Getwd sees it, so that the absolute
+	// paths it records compare equal where the temporary folder is a symlink.
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &ptyAgent{t: t, dir: dir, readDone: make(chan struct{}), exited: make(chan struct{})}
 	a.record = filepath.Join(a.dir, "record.jsonl")
 	opts.RecordPath = a.record
 	raw, err := json.Marshal(opts)
@@ -55,7 +64,8 @@ func startAgent(t *testing.T, opts Options) *ptyAgent {
 	a.cmd.Env = append(os.Environ(), childEnv+"=1", optionsEnv+"="+string(raw), "SHOGUN_ROLE=ashigaru1",
 		// Under -race a child otherwise lingers a second at exit, waiting
 		// for reports from its reader, which is blocked in read(2).
-		"GORACE=atexit_sleep_ms=0")
+		"GORACE=atexit_sleep_ms=0", "SHOGUN_WORKSPACE="+a.dir)
+	a.cmd.Env = append(a.cmd.Env, env...)
 	a.tty, err = pty.StartWithSize(a.cmd, &pty.Winsize{Cols: 100, Rows: 30})
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +157,9 @@ func (a *ptyAgent) typeLine(text string) {
 	a.write("\r")
 }
 
-// submissions is what the agent recorded as submitted.
-func (a *ptyAgent) submissions() []string {
+// records is everything the agent recorded, checked for the fields each kind
+// of entry must have.
+func (a *ptyAgent) records() []recordEntry {
 	a.t.Helper()
 	data, err := os.ReadFile(a.record)
 	if os.IsNotExist(err) {
@@ -157,17 +168,53 @@ func (a *ptyAgent) submissions() []string {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	var lines []string
+	var entries []recordEntry
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
 		var e recordEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := dec.Decode(&e); err != nil {
 			a.t.Fatalf("record line %q: %v", sc.Bytes(), err)
 		}
-		if _, err := time.Parse(time.RFC3339Nano, e.At); err != nil || e.Kind != "submit" {
-			a.t.Errorf("record entry %+v: want kind submit and an RFC 3339 time", e)
+		if _, err := time.Parse(time.RFC3339Nano, e.At); err != nil {
+			a.t.Errorf("record entry %+v: time is not RFC 3339: %v", e, err)
 		}
-		lines = append(lines, e.Line)
+		switch e.Kind {
+		case recordSubmit:
+			if e.TaskID != "" {
+				a.t.Errorf("record entry %+v: a submit names a task", e)
+			}
+		case recordTask, recordReport:
+			if e.TaskID == "" || e.Line == "" {
+				a.t.Errorf("record entry %+v: want a task id and a line", e)
+			}
+		default:
+			a.t.Errorf("record entry %+v: unknown kind", e)
+		}
+		entries = append(entries, e)
+	}
+	return entries
+}
+
+// withoutTimes drops the times from entries, to compare the rest.
+func withoutTimes(entries []recordEntry) []recordEntry {
+	out := make([]recordEntry, len(entries))
+	for i, e := range entries {
+		e.At = ""
+		out[i] = e
+	}
+	return out
+}
+
+// submissions is what the agent recorded as submitted.
+func (a *ptyAgent) submissions() []string {
+	a.t.Helper()
+	var lines []string
+	for _, e := range a.records() {
+		if e.Kind == recordSubmit {
+			lines = append(lines, e.Line)
+		}
 	}
 	return lines
 }
@@ -293,6 +340,14 @@ report_to: runtime/queue/reports/ashigaru1.yaml
 			}
 			if _, err := os.Stat(reportPath + ".tmp"); !os.IsNotExist(err) {
 				t.Errorf("temporary report left behind: %v", err)
+			}
+			wantRecords := []recordEntry{
+				{Kind: recordSubmit, Line: "New task: read tasks/ashigaru1.yaml and report."},
+				{Kind: recordTask, TaskID: "t-20261122-0001", Line: "Add the login form"},
+				{Kind: recordReport, TaskID: "t-20261122-0001", Line: reportPath},
+			}
+			if got := withoutTimes(a.records()); !reflect.DeepEqual(got, wantRecords) {
+				t.Errorf("records %+v, want %+v", got, wantRecords)
 			}
 			// Idle again: the busy indicator has left the pane.
 			reported := a.waitFor("✓ Reported", m)

@@ -7,8 +7,10 @@ import (
 	"time"
 )
 
-// recorder appends what the agent received to a file, so that a test can tell
-// what was really submitted from what merely appeared on the screen.
+// recorder appends what the agent received and did to a file, so that a test
+// can tell what was really submitted from what merely appeared on the screen,
+// and how often a task was really started and reported: the record is how the
+// supervisor's tests prove that each task is delivered exactly once.
 type recorder struct {
 	f *os.File // nil: recording is off
 }
@@ -24,18 +26,40 @@ func openRecorder(path string) (*recorder, error) {
 	return &recorder{f: f}, nil
 }
 
+// Kinds of record entries.
+const (
+	recordSubmit = "submit" // Line is what was submitted
+	recordTask   = "task"   // Line is the title of a task the agent started
+	recordReport = "report" // Line is the path of a report the agent wrote
+)
+
 type recordEntry struct {
-	At   string `json:"at"`
-	Line string `json:"line"`
-	Kind string `json:"kind"`
+	At     string `json:"at"`
+	Kind   string `json:"kind"`
+	TaskID string `json:"task_id,omitempty"`
+	Line   string `json:"line"`
 }
 
 // submit records a submitted line with the time its `\r` arrived.
 func (r *recorder) submit(at time.Time, line string) error {
+	return r.write(recordEntry{At: stamp(at), Kind: recordSubmit, Line: line})
+}
+
+// task records that the agent started working on t, each time it does.
+func (r *recorder) task(t *task) error {
+	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordTask, TaskID: t.TaskID, Line: t.Title})
+}
+
+// report records that the agent wrote the report on taskID to path.
+func (r *recorder) report(taskID, path string) error {
+	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordReport, TaskID: taskID, Line: path})
+}
+
+func (r *recorder) write(e recordEntry) error {
 	if r.f == nil {
 		return nil
 	}
-	data, err := json.Marshal(recordEntry{At: at.UTC().Format(time.RFC3339Nano), Line: line, Kind: "submit"})
+	data, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
@@ -43,6 +67,8 @@ func (r *recorder) submit(at time.Time, line string) error {
 	_, err = r.f.Write(append(data, '\n'))
 	return err
 }
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (r *recorder) close() {
 	if r.f != nil {

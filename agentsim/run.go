@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,6 +50,10 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 	if !term.IsTerminal(inFd) {
 		return ErrNotTerminal
 	}
+	handler, role, err := handlerFor(opts)
+	if err != nil {
+		return err
+	}
 	rec, err := openRecorder(opts.RecordPath)
 	if err != nil {
 		return err
@@ -62,23 +67,45 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 	defer term.Restore(inFd, saved)
 	defer enableVT(out)()
 
+	a := &agent{
+		opts:     opts,
+		role:     role,
+		scr:      newScreen(out),
+		rec:      rec,
+		handler:  handler,
+		keys:     keyDecoder{pasteWindow: opts.pasteWindow()},
+		results:  make(chan jobResult, 1),
+		handoffs: make(map[string]*handoff),
+	}
+	return a.run(ctx, in)
+}
+
+// handlerFor picks the handler opts ask for and names the agent.
+func handlerFor(opts Options) (taskHandler, string, error) {
 	role := opts.Role
 	if role == "" {
 		role = os.Getenv("SHOGUN_ROLE")
 	}
+	if len(opts.Delegate) == 0 {
+		if role == "" {
+			role = "agent-sim"
+		}
+		return simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role}, role, nil
+	}
+	// The commands name the agent as the role to notify; a made-up name
+	// would send the reports nowhere and leave the agent waiting for ever.
 	if role == "" {
-		role = "agent-sim"
+		return nil, "", errors.New("agent-sim: delegating needs the agent's own role (--role or $SHOGUN_ROLE)")
 	}
-	a := &agent{
-		opts:    opts,
-		role:    role,
-		scr:     newScreen(out),
-		rec:     rec,
-		handler: simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role},
-		keys:    keyDecoder{pasteWindow: opts.pasteWindow()},
-		results: make(chan jobResult, 1),
+	ws := os.Getenv("SHOGUN_WORKSPACE")
+	if ws == "" {
+		ws = "."
 	}
-	return a.run(ctx, in)
+	ws, err := filepath.Abs(ws)
+	if err != nil {
+		return nil, "", fmt.Errorf("agent-sim: workspace: %w", err)
+	}
+	return newDelegator(opts.Delegate, role, ws, opts.WorkTime, opts.Fail), role, nil
 }
 
 // phase is where the agent is in its life; a job may run only when ready.
@@ -112,6 +139,11 @@ type agent struct {
 	queued  []string // lines submitted while busy, handled in order after it
 	results chan jobResult
 
+	// Tasks handed down wait here, idle, for their parts' reports; the agent
+	// works on other tasks meanwhile, so each keeps its own state.
+	waiting  []*handoff          // not yet complete, oldest first
+	handoffs map[string]*handoff // every one by task id, so a redelivery resumes it
+
 	life context.Context // ends the job and the flood when run returns
 	wg   sync.WaitGroup
 
@@ -127,9 +159,10 @@ type job struct {
 }
 
 type jobResult struct {
-	job *job
-	rep report
-	err error
+	job     *job
+	rep     report
+	handoff *handoff // instead of rep: the work was handed down
+	err     error
 }
 
 func (a *agent) run(ctx context.Context, in *os.File) error {
@@ -381,6 +414,7 @@ func (a *agent) handleLine(line string) {
 	}
 	if t == nil {
 		a.say(append(notes, "Understood: "+preview(line))...)
+		a.hear(line)
 		return
 	}
 	a.start(t)
@@ -390,14 +424,17 @@ func (a *agent) handleLine(line string) {
 // start runs the handler for t on a goroutine of its own, so input (Escape,
 // queued lines) is still read while the agent works.
 func (a *agent) start(t *task) {
+	if err := a.rec.task(t); err != nil {
+		a.say("✗ agent-sim: record: " + err.Error())
+	}
 	ctx, cancel := context.WithCancel(a.life)
 	j := &job{t: t, started: time.Now(), cancel: cancel}
 	a.job = j
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		rep, err := a.handler.handle(ctx, t)
-		a.results <- jobResult{job: j, rep: rep, err: err}
+		rep, h, err := a.handler.handle(ctx, t)
+		a.results <- jobResult{job: j, rep: rep, handoff: h, err: err}
 	}()
 }
 
@@ -414,18 +451,93 @@ func (a *agent) finish(r jobResult) {
 		a.say("■ Interrupted " + id)
 	case r.err != nil:
 		a.say(fmt.Sprintf("✗ %s: %v", id, r.err))
+	case r.handoff != nil:
+		a.handDown(r.handoff)
 	default:
-		if err := writeReport(r.job.t.reportPath, r.rep); err != nil {
-			a.say(fmt.Sprintf("✗ %s: write report: %v", id, err))
-		} else {
-			a.say(fmt.Sprintf("✓ Reported %s (%s)", id, r.rep.Status))
-		}
+		a.deliver(r.job.t, r.rep)
 	}
 	for a.job == nil && len(a.queued) > 0 && !a.done {
 		line := a.queued[0]
 		a.queued = a.queued[1:]
 		a.handleLine(line)
 	}
+}
+
+// deliver writes the report on t where t asks for it.
+func (a *agent) deliver(t *task, rep report) {
+	if err := writeReport(t.reportPath, rep); err != nil {
+		a.say(fmt.Sprintf("✗ %s: write report: %v", t.TaskID, err))
+		return
+	}
+	if err := a.rec.report(t.TaskID, t.reportPath); err != nil {
+		a.say("✗ agent-sim: record: " + err.Error())
+	}
+	a.say(fmt.Sprintf("✓ Reported %s (%s)", t.TaskID, rep.Status))
+}
+
+// handDown takes a task whose parts a handler handed to other roles, and waits
+// for their reports. A task delivered again resumes its first handoff: the
+// reports already heard still count, and once all are in it is reported again
+// at once, as a plain agent would redo it, rather than waiting for reports
+// that will not come twice.
+func (a *agent) handDown(h *handoff) {
+	lines := make([]string, 0, len(h.parts)+1)
+	for _, p := range h.parts {
+		if p.written {
+			lines = append(lines, fmt.Sprintf("→ Handed %q to %s", p.title, p.role))
+		} else {
+			lines = append(lines, fmt.Sprintf("→ Already handed %q to %s", p.title, p.role))
+		}
+	}
+	if first := a.handoffs[h.t.TaskID]; first != nil {
+		first.t = h.t // this delivery's report_to
+		h = first
+	} else {
+		a.handoffs[h.t.TaskID] = h
+		a.waiting = append(a.waiting, h)
+	}
+	if h.complete() {
+		a.say(lines...)
+		a.complete(h)
+		return
+	}
+	a.say(append(lines, fmt.Sprintf("◦ Waiting for reports on %s from %s", h.t.TaskID, strings.Join(h.waitingFor(), ", ")))...)
+}
+
+// hear gives a submitted line to the handoff it is a notification for. A line
+// naming a part's title goes to that part; one that only names a role goes to
+// the oldest task still waiting for that role, as the supervisor dispatches a
+// role's work in order. Duplicates and unrelated lines change nothing.
+func (a *agent) hear(line string) {
+	var (
+		to       *handoff
+		at, best int
+	)
+	for _, h := range a.waiting {
+		if i, strength := h.match(line); strength > best {
+			to, at, best = h, i, strength
+		}
+	}
+	if to == nil || to.parts[at].reported {
+		return
+	}
+	p := &to.parts[at]
+	p.reported = true
+	a.say(fmt.Sprintf("✓ %s reported %q", p.role, p.title))
+	if to.complete() {
+		a.complete(to)
+	}
+}
+
+// complete reports a handoff whose parts are all in.
+func (a *agent) complete(h *handoff) {
+	for i, w := range a.waiting {
+		if w == h {
+			a.waiting = append(a.waiting[:i], a.waiting[i+1:]...)
+			break
+		}
+	}
+	a.deliver(h.t, h.report())
 }
 
 // quit is the clean exit.
@@ -461,6 +573,9 @@ func (a *agent) view() pane {
 		return pane{header: trustDialog}
 	case phaseReady:
 		p := pane{prompt: true, input: string(a.input), footer: "  ? for shortcuts"}
+		if n := a.missingReports(); n > 0 {
+			p.footer += fmt.Sprintf(" · waiting for %d %s", n, plural(n, "report", "reports"))
+		}
 		if a.hint != "" {
 			p.footer = a.hint
 		}
@@ -471,6 +586,22 @@ func (a *agent) view() pane {
 		return p
 	}
 	return pane{}
+}
+
+// missingReports counts the reports handed-down tasks still wait for.
+func (a *agent) missingReports() int {
+	n := 0
+	for _, h := range a.waiting {
+		n += len(h.waitingFor())
+	}
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // preview is the start of a line, on one line, for repeating it back.

@@ -19,12 +19,13 @@ const maxTaskSize = 1 << 20
 // task is the part of a task file the agent needs. Unknown fields are ignored:
 // an agent reads what it understands, and the supervisor may add fields.
 type task struct {
-	TaskID   string `yaml:"task_id"`
-	Title    string `yaml:"title"`
-	Body     string `yaml:"body"`
-	ReportTo string `yaml:"report_to"`
-	Role     string `yaml:"role"`
-	From     string `yaml:"from"`
+	TaskID   string  `yaml:"task_id"`
+	Title    string  `yaml:"title"`
+	Body     string  `yaml:"body"`
+	ReportTo string  `yaml:"report_to"`
+	Role     string  `yaml:"role"`
+	From     string  `yaml:"from"`
+	Tags     tagList `yaml:"tags"`
 
 	path       string // the task file, absolute
 	reportPath string // ReportTo, absolute
@@ -45,6 +46,29 @@ func (t *task) validate() error {
 	return nil
 }
 
+// tagList is a task's tags. An agent reads what it understands, so a single
+// tag written as a scalar is a list of one and anything stranger is no tags:
+// odd tags never make a task unreadable.
+type tagList []string
+
+// UnmarshalYAML takes a list of scalars or one scalar, and ignores the rest.
+func (l *tagList) UnmarshalYAML(n *yaml.Node) error {
+	*l = nil
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" && n.Value != "" {
+			*l = tagList{n.Value}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if c.Kind == yaml.ScalarNode && c.Tag != "!!null" && c.Value != "" {
+				*l = append(*l, c.Value)
+			}
+		}
+	}
+	return nil
+}
+
 // report is the report file the agent writes (section 5 of DESIGN.md).
 type report struct {
 	TaskID  string `yaml:"task_id"`
@@ -53,13 +77,15 @@ type report struct {
 	Details string `yaml:"details,omitempty"`
 }
 
-// A taskHandler carries out one task and says how it went. The plain agent
-// only waits; a delegating agent (karo writing command files for ashigaru) is
-// another handler, with loading the task and writing the report left to the
-// agent. handle must return promptly once ctx is done: that is how Escape
-// interrupts the work.
+// A taskHandler carries out one task and says how it went: with the report,
+// or with a handoff when it passed the work on and the report has to wait for
+// other roles' reports (a karo writing command files for ashigaru). Loading the
+// task, writing the report and hearing the notifications a handoff waits for
+// are left to the agent, so a handler only does the work. handle runs on a
+// goroutine of its own and must return promptly once ctx is done: that is how
+// Escape interrupts the work.
 type taskHandler interface {
-	handle(ctx context.Context, t *task) (report, error)
+	handle(ctx context.Context, t *task) (report, *handoff, error)
 }
 
 // simulatedWork is the handler of a plain agent: it takes workTime, then
@@ -70,15 +96,9 @@ type simulatedWork struct {
 	role     string
 }
 
-func (w simulatedWork) handle(ctx context.Context, t *task) (report, error) {
-	if w.workTime > 0 {
-		timer := time.NewTimer(w.workTime)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-			return report{}, ctx.Err()
-		case <-timer.C:
-		}
+func (w simulatedWork) handle(ctx context.Context, t *task) (report, *handoff, error) {
+	if err := takeTime(ctx, w.workTime); err != nil {
+		return report{}, nil, err
 	}
 	r := report{
 		TaskID:  t.TaskID,
@@ -91,7 +111,22 @@ func (w simulatedWork) handle(ctx context.Context, t *task) (report, error) {
 		r.Summary = "Failed: " + t.Title
 		r.Details = fmt.Sprintf("Simulated agent %s was told to fail %q.\n", w.role, t.Title)
 	}
-	return r, nil
+	return r, nil, nil
+}
+
+// takeTime is the time work takes; it ends early with ctx's error.
+func takeTime(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // findTask looks for a task file named in a submitted line, the way an agent

@@ -15,7 +15,8 @@ func agentSimCommand() *cli.Command {
 		Hidden: true,
 		Description: "Behaves like an AI coding TUI: raw mode, bracketed paste, a `› ` prompt, a `\\r`\n" +
 			"within the paste window is a newline, a submitted task file path is worked on\n" +
-			"(`Working… (esc to interrupt)`) and answered with a report. Flags make it misbehave.",
+			"(`Working… (esc to interrupt)`) and answered with a report. Flags make it misbehave,\n" +
+			"or with --delegate hand its tasks down to other roles through the command queue.",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "paste-window", Usage: "a \\r this soon after other input is a newline, not a submit (negative: off)", Value: agentsim.DefaultPasteWindow},
 			&cli.DurationFlag{Name: "work-time", Usage: "how long a task takes", Value: agentsim.DefaultWorkTime},
@@ -30,6 +31,7 @@ func agentSimCommand() *cli.Command {
 			&cli.IntFlag{Name: "flood", Usage: "write this many bytes/s of output (0: off)"},
 			&cli.StringFlag{Name: "record", Usage: "append every submitted line to this JSON-lines `FILE`"},
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
+			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := agentsim.Options{
@@ -46,6 +48,7 @@ func agentSimCommand() *cli.Command {
 				Flood:       c.Int("flood"),
 				RecordPath:  c.String("record"),
 				Role:        c.String("role"),
+				Delegate:    splitList(c.StringSlice("delegate")),
 			}
 			if err := opts.Validate(); err != nil {
 				return err
