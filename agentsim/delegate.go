@@ -71,7 +71,7 @@ func (d *delegator) handle(ctx context.Context, t *task) (report, *handoff, erro
 			ID:    t.TaskID + "-" + role,
 			To:    role,
 			From:  d.self,
-			Title: fmt.Sprintf("%s (part %d of %d)", t.Title, i+1, n),
+			Title: partTitle(t.Title, i+1, n),
 			Body:  partBody(t.Body, i+1, n, d.self),
 			Tags:  t.Tags,
 		}
@@ -212,6 +212,14 @@ func (h *handoff) waitingFor() []string {
 
 func (h *handoff) complete() bool { return len(h.waitingFor()) == 0 }
 
+// partTitle names part i of n of a task; a task handed down whole keeps its title.
+func partTitle(title string, i, n int) string {
+	if n == 1 {
+		return title
+	}
+	return fmt.Sprintf("%s (part %d of %d)", title, i, n)
+}
+
 // report is the task's own report, once all parts are in: it names every
 // role so that whoever reads it can follow the work down.
 func (h *handoff) report() report {
@@ -220,14 +228,18 @@ func (h *handoff) report() report {
 	for _, p := range h.parts {
 		fmt.Fprintf(&b, "- %s: %s (command %s)\n", p.role, p.title, p.id)
 	}
+	how := fmt.Sprintf("%d parts", len(h.parts))
+	if len(h.parts) == 1 {
+		how = "handed to " + h.parts[0].role
+	}
 	r := report{
 		TaskID:  h.t.TaskID,
 		Status:  "done",
-		Summary: fmt.Sprintf("Done: %s (%d parts)", h.t.Title, len(h.parts)),
+		Summary: fmt.Sprintf("Done: %s (%s)", h.t.Title, how),
 	}
 	if h.fail {
 		r.Status = "failed"
-		r.Summary = fmt.Sprintf("Failed: %s (%d parts)", h.t.Title, len(h.parts))
+		r.Summary = fmt.Sprintf("Failed: %s (%s)", h.t.Title, how)
 		fmt.Fprintf(&b, "Simulated agent %s was told to fail it all the same.\n", h.by)
 	}
 	r.Details = b.String()

@@ -248,5 +248,9 @@ func isLetter(c byte) bool {
 
 // absPath joins a checked relative path to the workspace.
 func absPath(workspace, rel string) string {
-	return filepath.Join(workspace, filepath.FromSlash(rel))
+	p := filepath.FromSlash(rel)
+	if filepath.IsAbs(p) {
+		return p // already resolved (Settings paths are absolute after Load)
+	}
+	return filepath.Join(workspace, p)
 }

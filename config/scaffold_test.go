@@ -60,7 +60,15 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 						t.Errorf("%s: prompt file %s is not the %s %s file (%v)", r.ID, r.PromptPath, wantLang, kind, err)
 					}
 					if demo {
-						if r.Command.Exec != "/opt/shogun/shogun" || strings.Join(r.Command.Args, " ") != "agent-sim" || r.CLI != roles.CLIGeneric {
+						// The shogun hands work to the karo, the karo to the ashigaru.
+						wantArgs := map[string]string{
+							"shogun": "agent-sim --delegate karo",
+							"karo":   "agent-sim --delegate ashigaru1,ashigaru2,ashigaru3",
+						}[r.ID]
+						if wantArgs == "" {
+							wantArgs = "agent-sim"
+						}
+						if r.Command.Exec != "/opt/shogun/shogun" || strings.Join(r.Command.Args, " ") != wantArgs || r.CLI != roles.CLIGeneric {
 							t.Errorf("%s: demo command %s (%s)", r.ID, r.Command, r.CLI)
 						}
 						if r.ReadyPattern.String() != "› " || r.BusyPattern.String() != "esc to interrupt" || r.SubmitDelay.Milliseconds() != 100 {

@@ -34,6 +34,7 @@ type Role struct {
 	lastExit   *ptyhost.Exit
 	lastError  string
 	prompted   bool
+	settled    bool          // the startup prompt of this program was typed, or failed, or there is none
 	changed    chan struct{} // closed and replaced on every state change
 
 	humanInput time.Time // last time a person typed into the role
@@ -105,6 +106,24 @@ func (r *Role) Session() *ptyhost.Session {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.session
+}
+
+// Workable reports whether work can be handed to the role now: its program
+// is ready and has had its startup prompt. generation identifies the program
+// run; it changes when the program is restarted, so a caller that delivered
+// something to an earlier generation knows to deliver it again.
+func (r *Role) Workable() (generation int, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.generation, r.state == Ready && r.session != nil && r.settled
+}
+
+// Changed returns a channel that is closed at the role's next change of
+// state or of startup-prompt progress.
+func (r *Role) Changed() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.changed
 }
 
 // NoteHumanInput records that a person typed into the role; automatic typing
@@ -254,6 +273,7 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 	r.session = sess
 	r.generation++
 	r.prompted = false
+	r.settled = r.cfg.StartupPrompt == ""
 	r.lastError = ""
 	r.mu.Unlock()
 	r.log.Info().Int("pid", pid).Strs("args", cmd.Args).Str("exec", cmd.Path).Msg("started")
@@ -479,6 +499,10 @@ func pick(cond bool, a, b State) State {
 func (r *Role) typeStartupPrompt(ctx context.Context) {
 	text := roles.Expand(r.cfg.StartupPrompt, r.sup.templateVars(r.cfg))
 	res, err := r.Type(ctx, text, TypeOptions{})
+	r.mu.Lock()
+	r.settled = true
+	r.mu.Unlock()
+	r.notify()
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn().Err(err).Int("attempts", res.Attempts).Msg("startup prompt not delivered")

@@ -310,19 +310,33 @@ func TestKill9ThenStartCleansUpLeftovers(t *testing.T) {
 	waitGone(t, grand2, 10*time.Second)
 }
 
-func TestDemoRunsTheTeamAndStopsCleanly(t *testing.T) {
+func TestDemoRunsTheWholeLoop(t *testing.T) {
 	dir := t.TempDir()
 	out, errOut, code := shogun(t, "demo", "--dir", dir, "--linger", "200ms")
 	if code != 0 {
 		t.Fatalf("demo exit %d\n%s\n%s", code, out, errOut)
 	}
-	if n := strings.Count(out, "exit code 0"); n != 5 {
-		t.Errorf("summary shows %d roles with a clean exit, want 5:\n%s", n, out)
+	// shogun → karo → three ashigaru, every task done, each from the right sender.
+	for _, want := range []string{
+		"t-", "shogun     -       done",
+		"karo       shogun  done",
+		"ashigaru1  karo    done", "ashigaru2  karo    done", "ashigaru3  karo    done",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("task table lacks %q:\n%s", want, out)
+		}
 	}
-	if n := strings.Count(out, "delivered"); n != 5 {
-		t.Errorf("summary shows %d delivered startup prompts, want 5:\n%s", n, out)
+	dash, err := os.ReadFile(filepath.Join(dir, "runtime", "dashboard.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "runtime", "logs", "ashigaru3.log")); err != nil {
-		t.Errorf("no role log: %v", err)
+	for _, want := range []string{"## Recent reports", "| ashigaru1 |", "done: Done: Add a login page"} {
+		if !strings.Contains(string(dash), want) {
+			t.Errorf("dashboard lacks %q:\n%s", want, dash)
+		}
+	}
+	tasks, _, code := shogun(t, "tasks", "--workspace", dir, "--json")
+	if code != 0 || strings.Count(tasks, `"Status": "done"`) != 5 {
+		t.Errorf("shogun tasks --json (exit %d) does not list 5 done tasks:\n%s", code, tasks)
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -13,32 +15,37 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/team"
 )
+
+// demoOrder is what the demo asks of the shogun: the karo splits it among
+// the three ashigaru.
+var demoOrder = queue.Command{
+	To:    "shogun",
+	Title: "Add a login page",
+	Body: "Add a login page to the web app: a form with email and password,\n" +
+		"server-side validation, and a test for both.",
+	Tags: []string{"frontend"},
+}
 
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "run a whole team of simulated agents and print what happened",
-		Description: "Creates a demo workspace (`shogun init --demo`) in --dir or a new temporary folder,\n" +
-			"starts the supervisor, waits until every role is ready and has taken its startup\n" +
-			"prompt, lets it run for --linger, stops it cleanly and prints a summary.\n" +
-			"Ctrl-C stops it early.",
+		Usage: "run a whole team of simulated agents through the file queue and print what happened",
+		Description: "Creates a demo workspace (`shogun init --demo`) in --dir or a new temporary folder and\n" +
+			"starts the supervisor. Once every role is ready it hands the shogun one order; the\n" +
+			"shogun passes it to the karo, the karo splits it into three tasks for the ashigaru,\n" +
+			"reports flow back up. Then it stops cleanly and prints the task table. Ctrl-C stops it early.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "demo workspace `DIR` (default: a new temporary folder)"},
-			&cli.DurationFlag{Name: "linger", Usage: "how long to keep running once every role took its prompt", Value: 2 * time.Second},
-			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting for the roles after this long", Value: 60 * time.Second},
+			&cli.DurationFlag{Name: "linger", Usage: "how long to keep running once the order is done", Value: time.Second},
+			&cli.DurationFlag{Name: "timeout", Usage: "give up after this long", Value: 90 * time.Second},
 		},
 		Action: func(c *cli.Context) error {
-			dir := c.String("dir")
-			if dir == "" {
-				tmp, err := os.MkdirTemp("", "shogun-demo-")
-				if err != nil {
-					return fmt.Errorf("demo workspace: %w", err)
-				}
-				dir = tmp
-			}
-			dir, err := filepath.Abs(dir)
+			dir, err := demoDir(c.String("dir"))
 			if err != nil {
 				return err
 			}
@@ -53,74 +60,151 @@ func demoCommand() *cli.Command {
 			}
 			ctx, stop := signalContext(context.Background())
 			defer stop()
-			ctx, cancel := context.WithCancel(ctx)
+			ctx, cancel := context.WithTimeout(ctx, c.Duration("timeout"))
 			defer cancel()
 
-			want := len(cfg.Enabled())
-			var mu sync.Mutex
-			prompted := map[string]bool{}
-			allPrompted := make(chan struct{})
-			observe := func(e supervisor.Event) {
-				if e.Kind != supervisor.EventPrompted {
-					return
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				prompted[e.Role] = true
-				if len(prompted) == want {
-					close(allPrompted)
-				}
-			}
-			go func() {
-				select {
-				case <-allPrompted:
-					fmt.Fprintf(w, "shogun demo: all %d roles are ready and took their startup prompt; stopping in %s\n", want, c.Duration("linger"))
-					select {
-					case <-time.After(c.Duration("linger")):
-					case <-ctx.Done():
-					}
-				case <-time.After(c.Duration("timeout")):
-					fmt.Fprintf(w, "shogun demo: gave up after %s\n", c.Duration("timeout"))
-				case <-ctx.Done():
-				}
-				cancel()
-			}()
+			ready := newPromptWatch(len(cfg.Enabled()))
 			started := time.Now()
-			sup, err := runSupervisor(ctx, c, dir, cfg, nil, observe)
+			var outcome error
+			err = withTeam(c, dir, cfg, nil, ready.observe, func(t *team.Team) error {
+				runCtx, stopRun := context.WithCancel(ctx)
+				defer stopRun()
+				done := make(chan error, 1)
+				go func() { done <- t.Run(runCtx) }()
+				outcome = driveDemo(runCtx, w, dir, t, ready, c.Duration("linger"))
+				stopRun()
+				return <-done
+			})
 			if err != nil {
 				return err
 			}
-			printSummary(w, dir, sup, time.Since(started))
-			mu.Lock()
-			n := len(prompted)
-			mu.Unlock()
-			if n != want {
-				return &exitError{code: 1, err: fmt.Errorf("demo: only %d of %d roles took their startup prompt", n, want)}
+			printDemoSummary(w, dir, cfg.Settings.Data.SQLitePath, time.Since(started))
+			if outcome != nil {
+				return &exitError{code: 1, err: outcome}
 			}
 			return nil
 		},
 	}
 }
 
-// printSummary prints one screen about the finished run: each role's final
-// state, restarts, whether it took its startup prompt, and its log.
-func printSummary(w io.Writer, ws string, sup *supervisor.Supervisor, took time.Duration) {
+func demoDir(dir string) (string, error) {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "shogun-demo-")
+		if err != nil {
+			return "", fmt.Errorf("demo workspace: %w", err)
+		}
+		dir = tmp
+	}
+	return filepath.Abs(dir)
+}
+
+// promptWatch tells when every role has taken its startup prompt.
+type promptWatch struct {
+	mu   sync.Mutex
+	want int
+	seen map[string]bool
+	all  chan struct{}
+}
+
+func newPromptWatch(n int) *promptWatch {
+	return &promptWatch{want: n, seen: map[string]bool{}, all: make(chan struct{})}
+}
+
+func (p *promptWatch) observe(e supervisor.Event) {
+	if e.Kind != supervisor.EventPrompted {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.seen[e.Role] {
+		p.seen[e.Role] = true
+		if len(p.seen) == p.want {
+			close(p.all)
+		}
+	}
+}
+
+// driveDemo waits for the team, hands the shogun its order, and waits until
+// every task is closed.
+func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready *promptWatch, linger time.Duration) error {
+	select {
+	case <-ready.all:
+	case <-ctx.Done():
+		return errors.New("demo: the roles did not all become ready in time")
+	}
+	fmt.Fprintf(w, "shogun demo: all roles ready; ordering the shogun: %q\n", demoOrder.Title)
+	id, _, err := queue.Send(ws, demoOrder, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "shogun demo: command %s dropped into runtime/queue/commands/\n", id)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return errors.New("demo: timed out before every task was done")
+		case <-tick.C:
+		}
+		tasks, err := t.Store().Tasks(store.TaskFilter{})
+		if err != nil {
+			return err
+		}
+		// shogun → karo → three ashigaru: five tasks, all closed.
+		if len(tasks) == 5 && allClosed(tasks) {
+			fmt.Fprintf(w, "shogun demo: all %d tasks closed; stopping in %s\n", len(tasks), linger)
+			select {
+			case <-time.After(linger):
+			case <-ctx.Done():
+			}
+			for _, task := range tasks {
+				if task.Status != store.StatusDone {
+					return fmt.Errorf("demo: task %s ended %s", task.ID, task.Status)
+				}
+			}
+			return nil
+		}
+	}
+}
+
+func allClosed(tasks []store.Task) bool {
+	for _, t := range tasks {
+		if !store.Closed(t.Status) {
+			return false
+		}
+	}
+	return true
+}
+
+// printDemoSummary prints the final task table and where to look next.
+func printDemoSummary(w io.Writer, ws, db string, took time.Duration) {
 	fmt.Fprintf(w, "\nshogun demo: finished in %s\n\n", took.Round(100*time.Millisecond))
+	st, err := store.Open(db)
+	if err != nil {
+		fmt.Fprintf(w, "cannot read the history: %v\n", err)
+		return
+	}
+	defer st.Close()
+	tasks, err := st.Tasks(store.TaskFilter{})
+	if err != nil {
+		fmt.Fprintf(w, "cannot read the history: %v\n", err)
+		return
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tLAST EXIT\tRESTARTS\tPROMPT\tLOG")
-	for _, r := range sup.Roles() {
-		st := r.Status()
-		logPath := filepath.Join(ws, "runtime", "logs", st.ID+".log")
-		size := "-"
-		if fi, err := os.Stat(logPath); err == nil {
-			size = fmt.Sprintf("%d bytes", fi.Size())
-		}
-		prompt := "not delivered"
-		if st.Prompted {
-			prompt = "delivered"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", st.ID, st.Name, st.State, st.LastExit, st.Restarts, prompt, size)
+	fmt.Fprintln(tw, "TASK\tROLE\tFROM\tSTATUS\tATTEMPTS\tTITLE\tREPORT")
+	for i := len(tasks) - 1; i >= 0; i-- {
+		t := tasks[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Role, orDash(t.From), t.Status, t.Attempts, short(t.Title, 44), short(t.Summary, 40))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nlogs: %s\nsupervisor log: %s\n", filepath.Join(ws, "runtime", "logs"), filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	fmt.Fprintf(w, "\ndashboard: %s\nhistory:   %s\nlogs:      %s\n",
+		filepath.Join(ws, "runtime", "dashboard.md"), db, filepath.Join(ws, "runtime", "logs"))
+	fmt.Fprintf(w, "try:       shogun tasks --workspace %s\n", ws)
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
 }

@@ -71,6 +71,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			initCommand(),
 			startCommand(),
+			sendCommand(),
+			tasksCommand(),
 			demoCommand(),
 			agentSimCommand(),
 		},

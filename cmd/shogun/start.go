@@ -17,6 +17,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/team"
 )
 
 func startCommand() *cli.Command {
@@ -102,39 +103,44 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
-// runSupervisor takes the workspace lock and runs the roles until ctx ends.
-// observe, when set, sees every event before it is logged.
+// runSupervisor runs the workspace's team until ctx ends. observe, when
+// set, sees every supervisor event.
 func runSupervisor(ctx context.Context, c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event)) (*supervisor.Supervisor, error) {
+	var sup *supervisor.Supervisor
+	err := withTeam(c, ws, cfg, ids, observe, func(t *team.Team) error {
+		sup = t.Supervisor()
+		return t.Run(ctx)
+	})
+	return sup, err
+}
+
+// withTeam takes the workspace lock, opens the log and the team, and calls
+// run with it; everything is released when run returns.
+func withTeam(c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event), run func(*team.Team) error) error {
 	log, closer, err := openLogger(c, ws, c.App.ErrWriter)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer closer.Close()
 	lock, err := supervisor.AcquireLock(filepath.Join(ws, "runtime", "state", "shogun.lock"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		if err := lock.Release(); err != nil {
 			log.Warn().Err(err).Msg("release lock")
 		}
 	}()
-	sup, err := supervisor.New(supervisor.Options{
-		Workspace:  ws,
-		Config:     cfg,
-		Roles:      ids,
-		Logger:     log,
-		Executable: selfExecutable(),
-		OnEvent:    observe,
-	})
+	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	log.Info().Int("pid", os.Getpid()).Int("roles", len(sup.Roles())).Str("workspace", ws).Msg("supervisor started; Ctrl-C stops it")
+	defer t.Close()
+	log.Info().Int("pid", os.Getpid()).Int("roles", len(t.Supervisor().Roles())).Str("run", t.RunID()).Str("workspace", ws).Msg("supervisor started; Ctrl-C stops it")
 	started := time.Now()
-	err = sup.Run(ctx)
+	err = run(t)
 	log.Info().Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped; every role's process tree is gone")
-	return sup, err
+	return err
 }
 
 // printPlan prints what `start` would run, role by role.

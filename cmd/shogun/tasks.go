@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/store"
+)
+
+func sendCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "send",
+		Usage: "hand a task to a role: write a command file into runtime/queue/commands/",
+		Description: "Writes the command atomically (a temporary file renamed into place), exactly as an\n" +
+			"agent or a script should, and prints its id. The running supervisor picks it up.",
+		Flags: []cli.Flag{
+			workspaceFlag,
+			&cli.StringFlag{Name: "to", Usage: "role `ID` that does the task", Required: true},
+			&cli.StringFlag{Name: "title", Usage: "one-line title", Required: true},
+			&cli.StringFlag{Name: "body", Usage: "the task text"},
+			&cli.StringFlag{Name: "body-file", Usage: "read the task text from `FILE` (- for standard input)"},
+			&cli.StringFlag{Name: "from", Usage: "role `ID` to notify when the report arrives"},
+			&cli.StringFlag{Name: "priority", Usage: "high, normal or low", Value: "normal"},
+			&cli.StringSliceFlag{Name: "tag", Usage: "a tag (repeatable)"},
+			&cli.StringFlag{Name: "id", Usage: "command id (default: generated)"},
+		},
+		Action: func(c *cli.Context) error {
+			ws, err := workspaceDir(c)
+			if err != nil {
+				return err
+			}
+			body, err := sendBody(c)
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig(ws)
+			if err != nil {
+				return err
+			}
+			for _, key := range []string{"to", "from"} {
+				id := c.String(key)
+				if id == "" {
+					continue
+				}
+				r, ok := cfg.Role(id)
+				if !ok {
+					return fmt.Errorf("--%s %s: no such role in config/roles.yaml", key, id)
+				}
+				if key == "to" && !r.Enabled {
+					return fmt.Errorf("--to %s: the role is disabled in config/roles.yaml", id)
+				}
+			}
+			id, path, err := queue.Send(ws, queue.Command{
+				ID: c.String("id"), To: c.String("to"), From: c.String("from"), Title: c.String("title"),
+				Body: body, Tags: c.StringSlice("tag"), Priority: c.String("priority"),
+			}, time.Now())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, id)
+			fmt.Fprintf(c.App.ErrWriter, "shogun: wrote %s\n", path)
+			return nil
+		},
+	}
+}
+
+func sendBody(c *cli.Context) (string, error) {
+	body, file := c.String("body"), c.String("body-file")
+	switch {
+	case body != "" && file != "":
+		return "", errors.New("give --body or --body-file, not both")
+	case file == "-":
+		b, err := readAllLimited(os.Stdin)
+		return string(b), err
+	case file != "":
+		f, err := os.Open(file)
+		if err != nil {
+			return "", fmt.Errorf("--body-file: %w", err)
+		}
+		defer f.Close()
+		b, err := readAllLimited(f)
+		return string(b), err
+	case body == "":
+		return "", errors.New("a task needs a body: --body TEXT or --body-file FILE")
+	}
+	return body, nil
+}
+
+// readAllLimited reads a task body, refusing one over the command size limit.
+func readAllLimited(f *os.File) ([]byte, error) {
+	const limit = 1 << 20
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("body is over %d bytes", limit)
+	}
+	return b, nil
+}
+
+func tasksCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "tasks",
+		Usage: "list tasks with their state, times, attempts and report summary",
+		Flags: []cli.Flag{
+			workspaceFlag,
+			&cli.StringFlag{Name: "role", Usage: "only this role's tasks"},
+			&cli.StringFlag{Name: "status", Usage: "only tasks in this state: " + strings.Join(taskStatuses, ", ")},
+			&cli.IntFlag{Name: "limit", Usage: "at most this many (newest first; 0: all)", Value: 50},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			ws, err := workspaceDir(c)
+			if err != nil {
+				return err
+			}
+			if s := c.String("status"); s != "" && !contains(taskStatuses, s) {
+				return fmt.Errorf("--status %q: want one of %s", s, strings.Join(taskStatuses, ", "))
+			}
+			cfg, err := loadConfig(ws)
+			if err != nil {
+				return err
+			}
+			path := cfg.Settings.Data.SQLitePath
+			if _, err := os.Stat(path); err != nil {
+				return fmt.Errorf("no history yet at %s: start the supervisor first", path)
+			}
+			st, err := store.Open(path)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			tasks, err := st.Tasks(store.TaskFilter{Role: c.String("role"), Status: c.String("status"), Limit: c.Int("limit")})
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			if c.Bool("json") {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				if tasks == nil {
+					tasks = []store.Task{}
+				}
+				return enc.Encode(tasks)
+			}
+			if len(tasks) == 0 {
+				fmt.Fprintln(w, "no tasks")
+				return nil
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TASK\tROLE\tSTATUS\tATTEMPTS\tCREATED\tUPDATED\tTITLE\tREPORT")
+			for _, t := range tasks {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", t.ID, t.Role, t.Status, t.Attempts,
+					t.CreatedAt.Local().Format("01-02 15:04:05"), t.UpdatedAt.Local().Format("15:04:05"),
+					short(t.Title, 40), short(t.Summary, 40))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// taskStatuses are the states a task can be in, for --status.
+var taskStatuses = []string{
+	store.StatusQueued, store.StatusAssigned, store.StatusDelivered, store.StatusUndelivered,
+	store.StatusDone, store.StatusFailed, store.StatusBlocked, store.StatusCancelled,
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// short keeps a table cell on one line and under n characters.
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,206 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+// Touch asks for runtime/dashboard.md and runtime/state/status.yaml to be
+// rewritten; the supervisor calls it on every role state change.
+func (q *Queue) Touch() { q.touched() }
+
+// keepDashboard rewrites the dashboard and status file after changes, at
+// most every dashboardEvery, so a burst of changes costs one write.
+func (q *Queue) keepDashboard(ctx context.Context) {
+	q.writeDashboard()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.changed:
+		}
+		q.writeDashboard()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(dashboardEvery):
+		}
+	}
+}
+
+const dashboardEvery = 200 * time.Millisecond
+
+// Status is the content of runtime/state/status.yaml: what people, agents
+// and scripts read to know what the team is doing.
+type Status struct {
+	UpdatedAt time.Time      `yaml:"updated_at" json:"updated_at"`
+	RunID     string         `yaml:"run_id" json:"run_id"`
+	Pid       int            `yaml:"pid" json:"pid"`
+	Roles     []RoleStatus   `yaml:"roles" json:"roles"`
+	Tasks     map[string]int `yaml:"tasks" json:"tasks"`
+	Recent    []ReportLine   `yaml:"recent_reports" json:"recent_reports"`
+	Attention []string       `yaml:"attention" json:"attention"`
+}
+
+// RoleStatus is one role in Status.
+type RoleStatus struct {
+	ID         string    `yaml:"id" json:"id"`
+	Name       string    `yaml:"name" json:"name"`
+	State      string    `yaml:"state" json:"state"`
+	Pid        int       `yaml:"pid,omitempty" json:"pid,omitempty"`
+	Since      time.Time `yaml:"since" json:"since"`
+	Restarts   int       `yaml:"restarts" json:"restarts"`
+	Task       *TaskRef  `yaml:"task,omitempty" json:"task,omitempty"`
+	QueueDepth int       `yaml:"queue_depth" json:"queue_depth"`
+	LastOutput time.Time `yaml:"last_output,omitempty" json:"last_output,omitempty"`
+}
+
+// TaskRef names a task in flight.
+type TaskRef struct {
+	ID     string `yaml:"id" json:"id"`
+	Title  string `yaml:"title" json:"title"`
+	Status string `yaml:"status" json:"status"`
+}
+
+// ReportLine is a recent report.
+type ReportLine struct {
+	At      time.Time `yaml:"at" json:"at"`
+	Role    string    `yaml:"role" json:"role"`
+	TaskID  string    `yaml:"task_id" json:"task_id"`
+	Title   string    `yaml:"title" json:"title"`
+	Status  string    `yaml:"status" json:"status"`
+	Summary string    `yaml:"summary" json:"summary"`
+}
+
+// Snapshot gathers the current status.
+func (q *Queue) Snapshot() (Status, error) {
+	st := Status{UpdatedAt: q.now().UTC(), RunID: q.runID, Pid: os.Getpid()}
+	depths, err := q.st.QueueDepths()
+	if err != nil {
+		return st, err
+	}
+	if st.Tasks, err = q.st.Counts(); err != nil {
+		return st, err
+	}
+	for _, rc := range q.cfg.Enabled() {
+		rs := RoleStatus{ID: rc.ID, Name: rc.Name, State: "not running", QueueDepth: depths[rc.ID]}
+		if a, ok := q.agents[rc.ID]; ok {
+			s := a.Status()
+			rs.State, rs.Pid, rs.Since, rs.Restarts, rs.LastOutput = string(s.State), s.Pid, s.Since.UTC(), s.Restarts, s.LastOutput.UTC()
+			if s.State == supervisor.Fatal {
+				st.Attention = append(st.Attention, fmt.Sprintf("role %s is fatal (%s): its %d queued task(s) are blocked; fix it and run shogun restart %s", rc.ID, s.LastError, depths[rc.ID], rc.ID))
+			}
+			if s.State == supervisor.Attention {
+				st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: attach to it and answer its screen", rc.ID))
+			}
+		}
+		t, err := q.st.InFlight(rc.ID)
+		if err != nil {
+			return st, err
+		}
+		if t != nil {
+			rs.Task = &TaskRef{ID: t.ID, Title: t.Title, Status: t.Status}
+			if t.Status == store.StatusUndelivered {
+				st.Attention = append(st.Attention, fmt.Sprintf("task %s for %s is undelivered: the nudge was never confirmed", t.ID, rc.ID))
+			}
+		}
+		st.Roles = append(st.Roles, rs)
+	}
+	reps, err := q.st.RecentReports(10)
+	if err != nil {
+		return st, err
+	}
+	for _, r := range reps {
+		st.Recent = append(st.Recent, ReportLine{At: r.ReceivedAt.UTC(), Role: r.Role, TaskID: r.TaskID, Title: r.Title, Status: r.Status, Summary: r.Summary})
+		if r.Status != "done" {
+			st.Attention = append(st.Attention, fmt.Sprintf("task %s (%s) reported %s: %s", r.TaskID, r.Role, r.Status, r.Summary))
+		}
+	}
+	q.mu.Lock()
+	for _, a := range q.recent {
+		st.Attention = append(st.Attention, a.text)
+	}
+	q.mu.Unlock()
+	return st, nil
+}
+
+func (q *Queue) writeDashboard() {
+	st, err := q.Snapshot()
+	if err != nil {
+		q.log.Warn().Err(err).Msg("gather status")
+		return
+	}
+	b, err := yaml.Marshal(st)
+	if err == nil {
+		err = writeAtomic(filepath.Join(q.ws, "runtime", "state", "status.yaml"), b)
+	}
+	if err == nil {
+		err = writeAtomic(filepath.Join(q.ws, "runtime", "dashboard.md"), []byte(renderDashboard(st)))
+	}
+	if err != nil {
+		q.log.Warn().Err(err).Msg("write dashboard")
+	}
+}
+
+// renderDashboard is the Markdown people and agents read.
+func renderDashboard(st Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# shogun dashboard\n\nUpdated %s · run %s · supervisor pid %d\n\n", st.UpdatedAt.Format(time.RFC3339), st.RunID, st.Pid)
+	b.WriteString("## Roles\n\n| role | state | task | queued | restarts |\n|---|---|---|---|---|\n")
+	for _, r := range st.Roles {
+		task := "—"
+		if r.Task != nil {
+			task = fmt.Sprintf("%s %s (%s)", r.Task.ID, cell(r.Task.Title), r.Task.Status)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", r.ID, r.State, task, r.QueueDepth, r.Restarts)
+	}
+	b.WriteString("\n## Tasks\n\n")
+	keys := make([]string, 0, len(st.Tasks))
+	for k := range st.Tasks {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		b.WriteString("No tasks yet.\n")
+	}
+	for _, k := range keys {
+		fmt.Fprintf(&b, "- %s: %d\n", k, st.Tasks[k])
+	}
+	b.WriteString("\n## Recent reports\n\n")
+	if len(st.Recent) == 0 {
+		b.WriteString("None yet.\n")
+	} else {
+		b.WriteString("| time | role | task | result |\n|---|---|---|---|\n")
+		for _, r := range st.Recent {
+			fmt.Fprintf(&b, "| %s | %s | %s %s | %s: %s |\n", r.At.Format("15:04:05"), r.Role, r.TaskID, cell(r.Title), r.Status, cell(r.Summary))
+		}
+	}
+	b.WriteString("\n## Needs attention\n\n")
+	if len(st.Attention) == 0 {
+		b.WriteString("Nothing.\n")
+	}
+	for _, a := range st.Attention {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	return b.String()
+}
+
+// cell keeps text on one table row.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package queue
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FailureRecord is the <name>.error.yaml that sits beside a rejected file in
+// runtime/queue/failed/. It is for whoever wrote the file, person or agent:
+// it says what was wrong and where without their having to read the
+// supervisor's log.
+type FailureRecord struct {
+	// Error says what is wrong; for a *FormatError without the location,
+	// which Line and Column carry.
+	Error string `yaml:"error"`
+	// Line and Column are 1-based, 0 when unknown.
+	Line   int       `yaml:"line"`
+	Column int       `yaml:"column"`
+	At     time.Time `yaml:"at"`
+	// File is the name of the rejected file as WriteFailure was given it.
+	File string `yaml:"file"`
+}
+
+// WriteFailure records why the file name was rejected, in
+// <failedDir>/<base of name>.error.yaml, and returns that path. It writes a
+// hidden temporary file and renames it, so a reader (or a crash) never sees
+// half a record; an older record for the same name is replaced. When cause
+// is or wraps a *FormatError, its line and column go into the record. The
+// time is kept to the second, as RFC 3339.
+func WriteFailure(failedDir, name string, cause error, at time.Time) (errorFile string, err error) {
+	base := name
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if base == "" || base == "." || base == ".." {
+		return "", fmt.Errorf("queue: write failure record: bad file name %q", name)
+	}
+	rec := FailureRecord{File: name, At: at.Truncate(time.Second)}
+	if cause != nil {
+		rec.Error = cause.Error()
+	}
+	var fe *FormatError
+	if errors.As(cause, &fe) {
+		rec.Line, rec.Column = fe.Line, fe.Column
+		if cause == error(fe) {
+			rec.Error = fe.Message // the location is in its own fields
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(rec); err != nil {
+		return "", fmt.Errorf("queue: encode failure record for %s: %w", name, err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("queue: encode failure record for %s: %w", name, err)
+	}
+
+	errorFile = filepath.Join(failedDir, base+".error.yaml")
+	if err := writeFailureAtomic(errorFile, buf.Bytes()); err != nil {
+		return "", fmt.Errorf("queue: write failure record: %w", err)
+	}
+	return errorFile, nil
+}
+
+// writeFailureAtomic writes data to a hidden temporary file beside path, syncs
+// it and renames it over path. The temporary name starts with a dot so that
+// folder scans, which skip hidden files, never pick it up.
+func writeFailureAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	// CreateTemp makes the file private; records are for whoever wrote the
+	// rejected file, so give them the usual permissions.
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadFailure reads a record written by WriteFailure, strictly: a record
+// with unknown keys was not written by shogun.
+func ReadFailure(path string) (FailureRecord, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return FailureRecord{}, fmt.Errorf("queue: read failure record: %w", err)
+	}
+	var rec FailureRecord
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&rec); err != nil {
+		return FailureRecord{}, fmt.Errorf("queue: read failure record %s: %w", path, err)
+	}
+	return rec, nil
+}

@@ -1,0 +1,535 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// billionLaughs is the classic alias bomb: nine levels of nine aliases,
+// 9^9 (387 million) strings once expanded, in well under a kilobyte.
+func billionLaughs(top string) string {
+	var b strings.Builder
+	b.WriteString(`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
+	for c := 'b'; c <= 'i'; c++ {
+		p := string(c - 1)
+		fmt.Fprintf(&b, "%c: &%c [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", c, c, p, p, p, p, p, p, p, p, p)
+	}
+	b.WriteString(top)
+	return b.String()
+}
+
+const goodCommand = "to: ashigaru1\ntitle: Add the login form\nbody: |\n  Create src/login.tsx\n"
+
+func TestDecodeCommandsRejectsBadFiles(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"invalid YAML", "to: ashigaru1\ntitle: [\n", `cmd.yaml:2: invalid YAML: did not find expected node content`},
+		{"bad indentation", "to: ashigaru1\n  title: x\n", `cmd.yaml:2: invalid YAML: mapping values are not allowed in this context`},
+		{"tab indentation", "to: ashigaru1\n\ttitle: x\n", `cmd.yaml:2: invalid YAML: found a tab character that violates indentation`},
+		{"raw control byte", "to: ashigaru1\ntitle: a\x07b\nbody: x\n", `cmd.yaml:2:9: invalid YAML: control characters are not allowed`},
+		{"invalid UTF-8", "to: ashigaru1\ntitle: caf\xe9\nbody: x\n", `cmd.yaml:2:11: invalid YAML: invalid trailing UTF-8 octet`},
+		{"title a list", "to: ashigaru1\ntitle: [a, b]\nbody: x\n", `cmd.yaml:2:8: "title" must be a string, got a list`},
+		{"body a mapping", "to: ashigaru1\ntitle: t\nbody: {a: 1}\n", `cmd.yaml:3:7: "body" must be a string, got a mapping`},
+		{"priority a number", "to: ashigaru1\ntitle: t\nbody: x\npriority: 3\n", `cmd.yaml:4:11: "priority" must be one of high, normal, low; got number 3`},
+		{"priority unknown", "to: ashigaru1\ntitle: t\nbody: x\npriority: urgent\n", `cmd.yaml:4:11: "priority" must be one of high, normal, low; got string "urgent"`},
+		{"priority capitalised", "to: ashigaru1\ntitle: t\nbody: x\npriority: High\n", `cmd.yaml:4:11: "priority" must be one of high, normal, low; got string "High"`},
+		{"tags a string", "to: ashigaru1\ntitle: t\nbody: x\ntags: frontend\n", `cmd.yaml:4:7: "tags" must be a list of strings, got string "frontend"`},
+		{"tag null", "to: ashigaru1\ntitle: t\nbody: x\ntags: [a, ~]\n", `cmd.yaml:4:11: "tags[1]" must be a string, got null`},
+		{"tag empty", "to: ashigaru1\ntitle: t\nbody: x\ntags: [a, \"\"]\n", `cmd.yaml:4:11: "tags[1]" must not be empty`},
+		{"unknown key", "to: ashigaru1\ntitle: t\nbody: x\npriorty: high\n", `cmd.yaml:4:1: unknown key "priorty" (did you mean "priority"?)`},
+		{"unknown key far from any", "to: ashigaru1\ntitle: t\nbody: x\nowner: me\n", `cmd.yaml:4:1: unknown key "owner"`},
+		{"duplicate key", "to: ashigaru1\ntitle: t\nbody: x\ntitle: u\n", `cmd.yaml:4:1: duplicate key "title" (first at line 2)`},
+		{"non-string key", "to: ashigaru1\n[a]: x\n", `cmd.yaml:2:1: keys must be strings, got a list`},
+		{"missing title", "to: ashigaru1\nbody: x\n", `cmd.yaml:1:1: missing "title"`},
+		{"missing body", "to: ashigaru1\ntitle: t\n", `cmd.yaml:1:1: missing "body"`},
+		{"missing to", "title: t\nbody: x\n", `cmd.yaml:1:1: missing "to"`},
+		{"empty title", "to: ashigaru1\ntitle: \"\"\nbody: x\n", `cmd.yaml:2:1: "title" must not be empty`},
+		{"null title", "to: ashigaru1\ntitle:\nbody: x\n", `cmd.yaml:2:1: "title" must not be empty`},
+		{"blank body", "to: ashigaru1\ntitle: t\nbody: \"  \"\n", `cmd.yaml:3:1: "body" must not be empty`},
+		{"tab in title", "to: ashigaru1\ntitle: \"Add\tform\"\nbody: x\n", `cmd.yaml:2:8: "title" must be one line without control characters, found a tab (U+0009) at character 4`},
+		{"bell in title", "to: ashigaru1\ntitle: \"Add\\x07form\"\nbody: x\n", `cmd.yaml:2:8: "title" must be one line without control characters, found control character U+0007 at character 4`},
+		{"escape in title", "to: ashigaru1\ntitle: \"\\e[2J\"\nbody: x\n", `cmd.yaml:2:8: "title" must be one line without control characters, found control character U+001B at character 1`},
+		{"DEL in title", "to: ashigaru1\ntitle: \"a\\x7f\"\nbody: x\n", `cmd.yaml:2:8: "title" must be one line without control characters, found control character U+007F at character 2`},
+		{"multi-line title", "to: ashigaru1\ntitle: |\n  one\n  two\nbody: x\n", `cmd.yaml:2:8: "title" must be one line without control characters, found a line break (U+000A) at character 4`},
+		{"control character in id", "id: \"a\\rb\"\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" must be one line without control characters, found a carriage return (U+000D) at character 2`},
+		{"slash in id", "id: cmd/42\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" must not contain a path separator (/ or \), got "cmd/42"`},
+		{"backslash in id", "id: 'cmd\\42'\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" must not contain a path separator (/ or \), got "cmd\\42"`},
+		{"dot-dot id", "id: ..\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" must not contain "..", got ".."`},
+		{"dot-dot inside id", "id: cmd..42\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" must not contain "..", got "cmd..42"`},
+		{"blank id", "id: \" \"\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" must not be blank`},
+		{"long id", "id: " + strings.Repeat("x", 129) + "\nto: ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "id" is 129 bytes long, over the 128-byte limit`},
+		{"role id with capitals", "to: Ashigaru1\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "to" must be a role id (a-z or 0-9, then up to 31 of a-z, 0-9, "_", "-"), got "Ashigaru1"`},
+		{"role id too long", "to: " + strings.Repeat("a", 33) + "\ntitle: t\nbody: x\n", `cmd.yaml:1:5: "to" must be a role id (a-z or 0-9, then up to 31 of a-z, 0-9, "_", "-"), got "` + strings.Repeat("a", 33) + `"`},
+		{"bad from", "to: ashigaru1\nfrom: -karo\ntitle: t\nbody: x\n", `cmd.yaml:2:7: "from" must be a role id (a-z or 0-9, then up to 31 of a-z, 0-9, "_", "-"), got "-karo"`},
+		{"over 1 MiB", goodCommand + "#" + strings.Repeat("x", 2<<20-len(goodCommand)-1), `cmd.yaml: file is 2097152 bytes, over the 1048576-byte limit`},
+		{"two documents", goodCommand + "---\n" + goodCommand, `cmd.yaml:5:1: only one YAML document is allowed, found a second one`},
+		{"empty file", "", `cmd.yaml: file is empty`},
+		{"only comments", "# nothing to do\n\n", `cmd.yaml: file is empty`},
+		{"only a separator", "---\n", `cmd.yaml: file is empty`},
+		{"a list at the top", "- to: ashigaru1\n", `cmd.yaml:1:1: a command file must be a mapping (one command, or a list under "commands:"), got a list`},
+		{"a string at the top", "hello\n", `cmd.yaml:1:1: a command file must be a mapping (one command, or a list under "commands:"), got string "hello"`},
+		{"list with a bad second item", "commands:\n  - to: ashigaru1\n    title: One\n    body: x\n  - to: ashigaru2\n    body: y\n", `cmd.yaml:5:5: commands[1]: missing "title"`},
+		{"list item with a type error", "commands:\n  - to: a\n    title: t\n    body: x\n  - to: b\n    title: t\n    body: [x]\n", `cmd.yaml:7:11: commands[1]: "body" must be a string, got a list`},
+		{"list item not a mapping", "commands:\n  - just a title\n", `cmd.yaml:2:5: commands[0]: a command must be a mapping, got string "just a title"`},
+		{"list beside a command", "commands:\n  - to: a\n    title: t\n    body: x\nto: b\n", `cmd.yaml:5:1: "commands" must be the only top-level key of a file of several commands, found "to" as well`},
+		{"commands not a list", "commands: {to: a}\n", `cmd.yaml:1:11: "commands" must be a list of commands, got a mapping`},
+		{"commands empty", "commands: []\n", `cmd.yaml:1:11: "commands" is an empty list`},
+		{"duplicate ids in a list", "commands:\n  - {id: c1, to: a, title: t, body: x}\n  - {id: c1, to: b, title: u, body: y}\n", `cmd.yaml:3:5: commands[1]: duplicate id "c1", already used by commands[0]`},
+		{"merge of a scalar", "<<: x\nto: a\n", `cmd.yaml:1:5: "<<" must merge a mapping, got string "x"`},
+		{"alias bomb", billionLaughs("to: *i\n"), `cmd.yaml: document has more than 10000 YAML nodes once aliases are expanded (an alias bomb?)`},
+		{"alias cycle", "&a [*a]\n", `cmd.yaml: document has more than 10000 YAML nodes once aliases are expanded (an alias bomb?)`},
+		{"unknown anchor", "to: *nope\n", `cmd.yaml: invalid YAML: unknown anchor 'nope' referenced`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmds, err := DecodeCommands("cmd.yaml", []byte(tt.in), Limits{})
+			if err == nil {
+				t.Fatalf("accepted %+v, want error %s", cmds, tt.want)
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T %v is not a *FormatError", err, err)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("error\n got: %s\nwant: %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeCommandsAcceptsGoodFiles(t *testing.T) {
+	const file = "login.yaml"
+	tests := []struct {
+		name, in string
+		want     []Command
+	}{
+		{
+			name: "the documented example",
+			in: `id: cmd-042            # optional, unique
+to: ashigaru1
+from: karo
+title: Add the login form
+body: |
+  Create src/login.tsx ...
+tags: [frontend]
+priority: high
+`,
+			want: []Command{{ID: "cmd-042", To: "ashigaru1", From: "karo", Title: "Add the login form",
+				Body: "Create src/login.tsx ...\n", Tags: []string{"frontend"}, Priority: PriorityHigh}},
+		},
+		{
+			name: "defaults: derived id, normal priority",
+			in:   goodCommand,
+			want: []Command{{ID: DeriveCommandID(file, []byte(goodCommand), -1), To: "ashigaru1",
+				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: PriorityNormal}},
+		},
+		{
+			name: "a list of commands",
+			in: `commands:
+  - {id: c1, to: ashigaru1, title: One, body: first, priority: low}
+  - to: ashigaru2
+    title: Two
+    body: second
+`,
+			want: []Command{
+				{ID: "c1", To: "ashigaru1", Title: "One", Body: "first", Priority: PriorityLow},
+				{ID: DeriveCommandID(file, []byte(`commands:
+  - {id: c1, to: ashigaru1, title: One, body: first, priority: low}
+  - to: ashigaru2
+    title: Two
+    body: second
+`), 1), To: "ashigaru2", Title: "Two", Body: "second", Priority: PriorityNormal},
+			},
+		},
+		{
+			name: "anchors and merge keys share fields between items",
+			in: `commands:
+  - &common {id: c1, to: ashigaru1, from: karo, title: One, body: first, tags: [ui]}
+  - <<: *common
+    id: c2
+    title: Two
+`,
+			want: []Command{
+				{ID: "c1", To: "ashigaru1", From: "karo", Title: "One", Body: "first", Tags: []string{"ui"}, Priority: PriorityNormal},
+				{ID: "c2", To: "ashigaru1", From: "karo", Title: "Two", Body: "first", Tags: []string{"ui"}, Priority: PriorityNormal},
+			},
+		},
+		{
+			name: "scalars read as the text written",
+			in:   "id: 0042\nto: ashigaru1\ntitle: 2026\nbody: true\n",
+			want: []Command{{ID: "0042", To: "ashigaru1", Title: "2026", Body: "true", Priority: PriorityNormal}},
+		},
+		{
+			name: "a trailing document separator and a byte order mark",
+			in:   "\ufeff---\n" + goodCommand + "---\n",
+			want: []Command{{ID: DeriveCommandID(file, []byte("\ufeff---\n"+goodCommand+"---\n"), -1), To: "ashigaru1",
+				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: PriorityNormal}},
+		},
+		{
+			name: "CRLF line ends and a unicode title",
+			in:   "to: ashigaru1\r\ntitle: ログインフォームを追加\r\nbody: |\r\n  line one\r\n  line two\r\n",
+			want: []Command{{ID: DeriveCommandID(file, []byte("to: ashigaru1\r\ntitle: ログインフォームを追加\r\nbody: |\r\n  line one\r\n  line two\r\n"), -1),
+				To: "ashigaru1", Title: "ログインフォームを追加", Body: "line one\nline two\n", Priority: PriorityNormal}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeCommands(file, []byte(tt.in), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+			for _, c := range got {
+				if err := c.Validate(); err != nil {
+					t.Errorf("decoded command %q does not validate: %v", c.ID, err)
+				}
+			}
+		})
+	}
+}
+
+func TestAliasBombIsRejectedQuicklyAndCheaply(t *testing.T) {
+	// Three shapes: nine levels of nine (the classic), an anchor holding a
+	// long list of aliases to itself (pushes many nodes per step), and the
+	// bomb hidden inside a field the decoder would otherwise read.
+	selfWide := "&a [" + strings.Repeat("*a,", 50000) + "*a]\n"
+	for name, in := range map[string]string{
+		"billion laughs": billionLaughs("to: ashigaru1\n"),
+		"self-reference": selfWide,
+		"inside tags":    billionLaughs("tags: *i\nto: a\ntitle: t\nbody: x\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := DecodeCommands("bomb.yaml", []byte(in), Limits{})
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+			var fe *FormatError
+			if !errors.As(err, &fe) || !strings.Contains(fe.Message, "alias bomb") {
+				t.Fatalf("err = %v, want an alias bomb error", err)
+			}
+			if took > 500*time.Millisecond {
+				t.Errorf("took %v to reject", took)
+			}
+			// The parse tree of the input plus at most MaxNodes stack
+			// entries; an expansion would be gigabytes.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Errorf("allocated %d MiB to reject", alloc>>20)
+			}
+		})
+	}
+}
+
+func TestNodeLimitIsConfigurable(t *testing.T) {
+	in := "to: a\ntitle: t\nbody: x\ntags: [a, b, c, d, e, f, g, h]\n"
+	if _, err := DecodeCommands("c.yaml", []byte(in), Limits{MaxNodes: 10}); err == nil ||
+		err.Error() != "c.yaml: document has more than 10 YAML nodes once aliases are expanded (an alias bomb?)" {
+		t.Errorf("MaxNodes 10: err = %v", err)
+	}
+	if _, err := DecodeCommands("c.yaml", []byte(in), Limits{MaxNodes: 20}); err != nil {
+		t.Errorf("MaxNodes 20: %v", err)
+	}
+	if _, err := DecodeCommands("c.yaml", []byte(in), Limits{MaxBytes: 10}); err == nil ||
+		err.Error() != fmt.Sprintf("c.yaml: file is %d bytes, over the 10-byte limit", len(in)) {
+		t.Errorf("MaxBytes 10: err = %v", err)
+	}
+}
+
+func TestCheckSizeMatchesTheDecoders(t *testing.T) {
+	err := Limits{}.CheckSize("big.yaml", 2<<20)
+	if err == nil || err.Error() != "big.yaml: file is 2097152 bytes, over the 1048576-byte limit" {
+		t.Errorf("CheckSize = %v", err)
+	}
+	if err := (Limits{}).CheckSize("ok.yaml", 1<<20); err != nil {
+		t.Errorf("a file of exactly the limit: %v", err)
+	}
+}
+
+func TestDecodeReport(t *testing.T) {
+	const full = `task_id: t-20261122-0001     # required
+status: done                 # required: done | failed | blocked
+summary: Login form added     # required
+details: |                   # optional
+  Added the form and a test.
+files: [src/login.tsx]       # optional
+skill_candidate:             # optional
+  name: add-react-form
+  description: When asked to add a form to the React app
+`
+	r, err := DecodeReport("ashigaru1.yaml", []byte(full), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Report{TaskID: "t-20261122-0001", Status: ReportDone, Summary: "Login form added",
+		Details: "Added the form and a test.\n", Files: []string{"src/login.tsx"},
+		SkillCandidate: &SkillCandidate{Name: "add-react-form", Description: "When asked to add a form to the React app"}}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("got  %+v\nwant %+v", r, want)
+	}
+
+	r, err = DecodeReport("r.yaml", []byte("task_id: t1\nstatus: blocked\nsummary: Need a decision\nskill_candidate:\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != ReportBlocked || r.SkillCandidate != nil {
+		t.Errorf("minimal report = %+v", r)
+	}
+
+	bad := []struct{ name, in, want string }{
+		{"missing task_id", "status: done\nsummary: s\n", `r.yaml:1:1: missing "task_id"`},
+		{"missing status", "task_id: t1\nsummary: s\n", `r.yaml:1:1: missing "status"`},
+		{"missing summary", "task_id: t1\nstatus: done\n", `r.yaml:1:1: missing "summary"`},
+		{"bad status", "task_id: t1\nstatus: finished\nsummary: s\n", `r.yaml:2:9: "status" must be one of done, failed, blocked; got string "finished"`},
+		{"status a boolean", "task_id: t1\nstatus: true\nsummary: s\n", `r.yaml:2:9: "status" must be one of done, failed, blocked; got boolean true`},
+		{"task_id with a slash", "task_id: ../t1\nstatus: done\nsummary: s\n", `r.yaml:1:10: "task_id" must not contain a path separator (/ or \), got "../t1"`},
+		{"task_id with dots", "task_id: t..1\nstatus: done\nsummary: s\n", `r.yaml:1:10: "task_id" must not contain "..", got "t..1"`},
+		{"unknown key", "task_id: t1\nstatus: done\nsummary: s\nsumary: x\n", `r.yaml:4:1: unknown key "sumary" (did you mean "summary"?)`},
+		{"files a string", "task_id: t1\nstatus: done\nsummary: s\nfiles: a.go\n", `r.yaml:4:8: "files" must be a list of strings, got string "a.go"`},
+		{"empty file name", "task_id: t1\nstatus: done\nsummary: s\nfiles: [a.go, '']\n", `r.yaml:4:15: "files[1]" must not be empty`},
+		{"skill_candidate a string", "task_id: t1\nstatus: done\nsummary: s\nskill_candidate: forms\n", `r.yaml:4:18: "skill_candidate" must be a mapping with "name" and "description", got string "forms"`},
+		{"skill_candidate unknown key", "task_id: t1\nstatus: done\nsummary: s\nskill_candidate:\n  nme: x\n", `r.yaml:5:3: unknown key "nme" in "skill_candidate" (did you mean "name"?)`},
+		{"skill_candidate without description", "task_id: t1\nstatus: done\nsummary: s\nskill_candidate:\n  name: x\n", `r.yaml:5:3: missing "skill_candidate.description"`},
+		{"skill_candidate empty name", "task_id: t1\nstatus: done\nsummary: s\nskill_candidate:\n  name: ''\n  description: d\n", `r.yaml:5:3: "skill_candidate.name" must not be empty`},
+		{"skill name on two lines", "task_id: t1\nstatus: done\nsummary: s\nskill_candidate:\n  name: \"a\\nb\"\n  description: d\n", `r.yaml:5:9: "skill_candidate.name" must be one line without control characters, found a line break (U+000A) at character 2`},
+		{"a list", "- task_id: t1\n", `r.yaml:1:1: a report must be a mapping, got a list`},
+		{"empty", "\n", `r.yaml: file is empty`},
+		{"two documents", "task_id: t1\nstatus: done\nsummary: s\n---\ntask_id: t2\n", `r.yaml:4:1: only one YAML document is allowed, found a second one`},
+		{"alias bomb", billionLaughs("task_id: t1\n"), `r.yaml: document has more than 10000 YAML nodes once aliases are expanded (an alias bomb?)`},
+		{"over the limit", strings.Repeat("#", 1<<20+1), `r.yaml: file is 1048577 bytes, over the 1048576-byte limit`},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := DecodeReport("r.yaml", []byte(tt.in), Limits{})
+			if err == nil {
+				t.Fatalf("accepted %+v, want %s", r, tt.want)
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T %v is not a *FormatError", err, err)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("error\n got: %s\nwant: %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStructTagsMatchTheDecoders guards against adding a field to a struct
+// and forgetting the decoder, or the other way round: what yaml.v3 writes
+// from the struct tags must read back through the decoders unchanged.
+func TestStructTagsMatchTheDecoders(t *testing.T) {
+	c := Command{ID: "c-1", To: "ashigaru1", From: "karo", Title: "T", Body: "B\nC\n", Tags: []string{"x", "y"}, Priority: PriorityLow}
+	data, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeCommands("c.yaml", data, Limits{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if !reflect.DeepEqual(got, []Command{c}) {
+		t.Errorf("command round trip: got %+v, want %+v", got, c)
+	}
+
+	r := Report{TaskID: "t1", Status: ReportFailed, Summary: "S", Details: "D", Files: []string{"a"},
+		SkillCandidate: &SkillCandidate{Name: "n", Description: "d"}}
+	data, err = yaml.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotR, err := DecodeReport("r.yaml", data, Limits{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if !reflect.DeepEqual(gotR, r) {
+		t.Errorf("report round trip: got %+v, want %+v", gotR, r)
+	}
+}
+
+func TestValidateCommandBuiltInCode(t *testing.T) {
+	ok := Command{To: "ashigaru1", Title: "T", Body: "B"}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("a command without id and priority: %v", err)
+	}
+	for _, tt := range []struct {
+		c    Command
+		want string
+	}{
+		{Command{To: "ashigaru1", Body: "B"}, `missing "title"`},
+		{Command{To: "ashigaru1", Title: "T", Body: "B", Priority: "urgent"}, `"priority" must be one of high, normal, low; got "urgent"`},
+		{Command{ID: "a/b", To: "ashigaru1", Title: "T", Body: "B"}, `"id" must not contain a path separator (/ or \), got "a/b"`},
+		{Command{To: "ashigaru1", Title: "T\r", Body: "B"}, `"title" must be one line without control characters, found a carriage return (U+000D) at character 2`},
+	} {
+		if err := tt.c.Validate(); err == nil || err.Error() != tt.want {
+			t.Errorf("Validate(%+v) = %v, want %s", tt.c, err, tt.want)
+		}
+	}
+}
+
+func exampleTask() Task {
+	return Task{
+		TaskID:     "t-20261122-0001",
+		CommandID:  "cmd-042",
+		Role:       "ashigaru1",
+		From:       "karo",
+		Title:      "Add the login form",
+		Body:       "Create src/login.tsx\nwith a form and a test.\n",
+		Tags:       []string{"frontend"},
+		AssignedAt: time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC),
+		ReportTo:   "runtime/queue/reports/ashigaru1.yaml",
+	}
+}
+
+func TestMarshalTaskWritesTheDocumentedFile(t *testing.T) {
+	b, err := MarshalTask(exampleTask())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `task_id: t-20261122-0001
+command_id: cmd-042
+role: ashigaru1
+from: karo
+title: Add the login form
+body: |
+  Create src/login.tsx
+  with a form and a test.
+tags: [frontend]
+assigned_at: 2026-11-22T10:15:00Z
+report_to: runtime/queue/reports/ashigaru1.yaml
+`
+	if string(b) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+func TestMarshalTaskRoundTrips(t *testing.T) {
+	tricky := exampleTask()
+	tricky.Title = "123"                                   // would read back as a number unquoted
+	tricky.Body = "no trailing newline\n  indented\n\nend" // literal block with "|-" and a leading-space line
+	tricky.Tags = []string{"a b", "true", "x: y"}
+	tricky.Priority = PriorityHigh
+	tricky.Attempt = 2
+	tricky.From = ""
+	tricky.AssignedAt = time.Date(2026, 11, 22, 19, 15, 0, 123456789, time.FixedZone("JST", 9*3600))
+
+	trailing := exampleTask()
+	trailing.Body = "a line with trailing spaces   \nnext\n" // literal style cannot keep these
+
+	single := exampleTask()
+	single.Body = "one line"
+
+	for name, task := range map[string]Task{"example": exampleTask(), "tricky": tricky, "trailing spaces": trailing, "one line": single} {
+		t.Run(name, func(t *testing.T) {
+			b, err := MarshalTask(task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got Task
+			dec := yaml.NewDecoder(strings.NewReader(string(b)))
+			dec.KnownFields(true)
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("%v\n%s", err, b)
+			}
+			if !got.AssignedAt.Equal(task.AssignedAt) {
+				t.Errorf("assigned_at = %v, want %v", got.AssignedAt, task.AssignedAt)
+			}
+			got.AssignedAt = task.AssignedAt
+			if !reflect.DeepEqual(got, task) {
+				t.Errorf("got  %+v\nwant %+v\nfile:\n%s", got, task, b)
+			}
+			multiLine := strings.Contains(task.Body, "\n")
+			block := strings.Contains(string(b), "body: |")
+			if multiLine && !block && name != "trailing spaces" {
+				t.Errorf("multi-line body not written as a block scalar:\n%s", b)
+			}
+			if !multiLine && block {
+				t.Errorf("one-line body written as a block scalar:\n%s", b)
+			}
+		})
+	}
+}
+
+func TestMarshalTaskRefusesAnInvalidTask(t *testing.T) {
+	task := exampleTask()
+	task.ReportTo = ""
+	if _, err := MarshalTask(task); err == nil || err.Error() != `queue: invalid task "t-20261122-0001": missing "report_to"` {
+		t.Errorf("err = %v", err)
+	}
+	task = exampleTask()
+	task.AssignedAt = time.Time{}
+	if _, err := MarshalTask(task); err == nil || !strings.Contains(err.Error(), `missing "assigned_at"`) {
+		t.Errorf("err = %v", err)
+	}
+	task = exampleTask()
+	task.Role = "Ashigaru 1"
+	if _, err := MarshalTask(task); err == nil || !strings.Contains(err.Error(), `"role" must be a role id`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestDeriveCommandID(t *testing.T) {
+	data := []byte(goodCommand)
+	id := DeriveCommandID("login.yaml", data, -1)
+	if id != DeriveCommandID("login.yaml", data, -1) {
+		t.Error("not stable")
+	}
+	if id != DeriveCommandID("runtime/queue/commands/login.yaml", data, -1) || id != DeriveCommandID(`C:\ws\login.yml`, data, -1) {
+		t.Error("depends on the folder or extension, not only the base name")
+	}
+	if other := DeriveCommandID("login.yaml", append(data, '\n'), -1); other == id {
+		t.Error("same id for different content")
+	}
+	if other := DeriveCommandID("signup.yaml", data, -1); other == id {
+		t.Error("same id for a different file name")
+	}
+	if !strings.HasPrefix(id, "login-") || len(id) != len("login-")+10 {
+		t.Errorf("id = %q, want login-<10 hex digits>", id)
+	}
+	if a, b := DeriveCommandID("l.yaml", data, 0), DeriveCommandID("l.yaml", data, 1); a == b || !strings.HasSuffix(b, "-1") {
+		t.Errorf("list items: %q, %q", a, b)
+	}
+	for _, name := range []string{
+		"Fix Login (urgent)!.yaml", "..hidden..yaml", "a/../../b.yaml", "\x00\t.yaml", ".yaml", "ログイン.yaml",
+		strings.Repeat("long-name-", 20) + ".yaml", "a..b", "__x__.yaml",
+	} {
+		id := DeriveCommandID(name, data, 3)
+		if p := checkID("id", id); p != nil {
+			t.Errorf("DeriveCommandID(%q) = %q: %v", name, id, p)
+		}
+		stem := id[:len(id)-len("-0123456789-3")]
+		if len(stem) > 40 || strings.Trim(stem, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "" {
+			t.Errorf("DeriveCommandID(%q) = %q: stem %q not sanitized", name, id, stem)
+		}
+	}
+	if got := DeriveCommandID("Fix Login (urgent)!.yaml", data, -1); !strings.HasPrefix(got, "fix-login-urgent-") {
+		t.Errorf("sanitized = %q", got)
+	}
+}
+
+func TestFormatErrorLeavesOutUnknownPositions(t *testing.T) {
+	for _, tt := range []struct {
+		e    FormatError
+		want string
+	}{
+		{FormatError{File: "a.yaml", Line: 3, Column: 7, Message: "m"}, "a.yaml:3:7: m"},
+		{FormatError{File: "a.yaml", Line: 3, Message: "m"}, "a.yaml:3: m"},
+		{FormatError{File: "a.yaml", Message: "m"}, "a.yaml: m"},
+		{FormatError{Message: "m"}, "m"},
+	} {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("%+v: got %q, want %q", tt.e, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+// Agent is a supervised role as the queue uses it. *supervisor.Role
+// implements it; the queue needs no more of the supervisor than this.
+type Agent interface {
+	ID() string
+	// Workable reports whether the role is ready for work, and which run of
+	// its program that is.
+	Workable() (generation int, ok bool)
+	// Changed is closed at the role's next state change.
+	Changed() <-chan struct{}
+	// Type types text by the typing rules and says whether it was confirmed.
+	Type(ctx context.Context, text string, opts supervisor.TypeOptions) (supervisor.Delivery, error)
+	// Status is the role's current status.
+	Status() supervisor.Status
+}
+
+// Options configure a Queue.
+type Options struct {
+	// Config is the workspace configuration (roles, queue settings).
+	Config *config.Config
+	// Store is the workspace history; the queue's state lives there.
+	Store *store.Store
+	// Agents are the running roles, by id. Commands for enabled roles that
+	// are not running (start --roles) are queued and wait.
+	Agents map[string]Agent
+	// RunID is the current run, recorded with commands and events.
+	RunID string
+	// Logger receives the queue's log.
+	Logger zerolog.Logger
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+}
+
+// Queue runs a workspace's file protocol: it watches the queue folders,
+// claims and records command and report files exactly once, hands each role
+// its tasks one at a time with a typed nudge, tells senders about reports,
+// and keeps runtime/dashboard.md and runtime/state/status.yaml current.
+type Queue struct {
+	cfg    *config.Config
+	ws     string
+	st     *store.Store
+	agents map[string]Agent
+	runID  string
+	log    zerolog.Logger
+	now    func() time.Time
+	limits Limits
+	dirs   dirs
+
+	workers map[string]*worker
+	changed chan struct{} // dashboard refresh requests
+	mu      sync.Mutex
+	recent  []attention // files rejected during this run, for the dashboard
+}
+
+// dirs are the queue folders of a workspace.
+type dirs struct {
+	commands, tasks, reports, archive, failed string
+}
+
+func (d dirs) claimed(folder string) string { return filepath.Join(folder, ".claimed") }
+
+// New prepares a queue; nothing happens until Run.
+func New(opts Options) (*Queue, error) {
+	if opts.Config == nil || opts.Store == nil {
+		return nil, errors.New("queue: configuration and store are required")
+	}
+	ws := opts.Config.Workspace
+	q := &Queue{
+		cfg:    opts.Config,
+		ws:     ws,
+		st:     opts.Store,
+		agents: opts.Agents,
+		runID:  opts.RunID,
+		log:    opts.Logger,
+		now:    opts.Now,
+		limits: Limits{MaxBytes: opts.Config.Settings.Queue.MaxFileBytes},
+		dirs: dirs{
+			commands: filepath.Join(ws, filepath.FromSlash(config.CommandsDir)),
+			tasks:    filepath.Join(ws, filepath.FromSlash(config.TasksDir)),
+			reports:  filepath.Join(ws, filepath.FromSlash(config.ReportsDir)),
+			archive:  filepath.Join(ws, filepath.FromSlash(config.ArchiveDir)),
+			failed:   filepath.Join(ws, filepath.FromSlash(config.FailedDir)),
+		},
+		workers: map[string]*worker{},
+		changed: make(chan struct{}, 1),
+	}
+	if q.now == nil {
+		q.now = time.Now
+	}
+	for _, d := range []string{
+		q.dirs.commands, q.dirs.claimed(q.dirs.commands), q.dirs.tasks, q.dirs.reports, q.dirs.claimed(q.dirs.reports),
+		filepath.Join(q.dirs.archive, "commands"), filepath.Join(q.dirs.archive, "reports"), filepath.Join(q.dirs.archive, "tasks"),
+		q.dirs.failed, filepath.Join(ws, "runtime", "state"),
+	} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("queue: create %s: %w", d, err)
+		}
+	}
+	for id, a := range q.agents {
+		q.workers[id] = newWorker(q, a)
+	}
+	return q, nil
+}
+
+// Run processes the queue until ctx ends: first whatever a crash left
+// claimed, then every file already waiting, then new files as they come.
+func (q *Queue) Run(ctx context.Context) error {
+	if err := q.recover(); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	run := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(ctx)
+		}()
+	}
+	in := newIntake(q)
+	// Files that arrived while no supervisor ran go first, before any role
+	// is given work: a report waiting there closes its task, which is then
+	// not delivered again to the restarted role.
+	in.initial(ctx)
+	run(in.run)
+	for _, w := range q.workers {
+		run(w.run)
+	}
+	run(q.keepDashboard)
+	wg.Wait()
+	q.writeDashboard() // the final state, roles stopped
+	return nil
+}
+
+// touched asks for the dashboard and status file to be rewritten.
+func (q *Queue) touched() {
+	select {
+	case q.changed <- struct{}{}:
+	default:
+	}
+}
+
+// kick wakes a role's worker: it has new work, or its task was closed.
+func (q *Queue) kick(role string) {
+	if w, ok := q.workers[role]; ok {
+		w.kick()
+	}
+	q.touched()
+}
+
+func (q *Queue) event(role, kind, taskID, msg string) {
+	if err := q.st.AddEvent(store.Event{At: q.now(), RunID: q.runID, Role: role, Kind: kind, TaskID: taskID, Message: msg}); err != nil {
+		q.log.Warn().Err(err).Str("kind", kind).Msg("record event")
+	}
+}

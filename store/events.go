@@ -1,0 +1,62 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Event is one line of the workspace's history as a user reads it: a state
+// change, a delivery, an error. Kind is a short word ("queued", "report",
+// "duplicate", ...) chosen by the caller.
+type Event struct {
+	ID      int64
+	At      time.Time // zero: now
+	RunID   string
+	Role    string
+	Kind    string
+	TaskID  string
+	Message string
+}
+
+// AddEvent records an event.
+func (s *Store) AddEvent(e Event) error {
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	if e.Kind == "" {
+		return fmt.Errorf("add event: empty kind")
+	}
+	if _, err := s.w.Exec(`INSERT INTO events (at, run_id, role, kind, task_id, message) VALUES (?, ?, ?, ?, ?, ?)`,
+		formatTime(e.At), e.RunID, e.Role, e.Kind, e.TaskID, e.Message); err != nil {
+		return fmt.Errorf("add event %s: %w", e.Kind, err)
+	}
+	return nil
+}
+
+// Events returns the last n events, newest first (n <= 0: all).
+func (s *Store) Events(n int) ([]Event, error) {
+	rows, err := s.r.Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events ORDER BY id DESC LIMIT ?`, limit(n))
+	if err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var (
+			e  Event
+			at sql.NullString
+		)
+		if err := rows.Scan(&e.ID, &at, &e.RunID, &e.Role, &e.Kind, &e.TaskID, &e.Message); err != nil {
+			return nil, fmt.Errorf("events: %w", err)
+		}
+		if e.At, err = parseTime(at); err != nil {
+			return nil, fmt.Errorf("events: event %d: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// report is a report as the queue would record it from a dropped file.
+func report(taskID, claim, status string, at time.Time) ReportRecord {
+	return ReportRecord{
+		ClaimName: claim, File: claim, TaskID: taskID, Status: status,
+		Summary: "Login form added", Details: "see diff", Files: []string{"src/login.tsx"},
+		SkillName: "add-react-form", SkillDescription: "When asked to add a form",
+		ArchivedPath: "runtime/archive/reports/" + claim, ReceivedAt: at,
+	}
+}
+
+func TestAcceptReportClosesTaskOnce(t *testing.T) {
+	s, run := workspace(t)
+	task := accept(t, s, command(run, "a.yaml", "cmd-1", "ashigaru1"))[0].Task
+	if _, err := s.Assign(task.ID, day); err != nil {
+		t.Fatal(err)
+	}
+	at := day.Add(10 * time.Minute)
+
+	got, again, err := s.AcceptReport(report(task.ID, "ashigaru1.yaml", StatusDone, at))
+	if err != nil || again {
+		t.Fatalf("first report: again=%v err=%v", again, err)
+	}
+	if got.Status != StatusDone || got.Summary != "Login form added" || !got.FinishedAt.Equal(at) ||
+		got.ReportPath != "runtime/archive/reports/ashigaru1.yaml" {
+		t.Fatalf("task after its report = %+v", got)
+	}
+
+	// The same claimed file redone after a crash.
+	got, again, err = s.AcceptReport(report(task.ID, "ashigaru1.yaml", StatusDone, at.Add(time.Hour)))
+	if err != nil || !again || got.Status != StatusDone || !got.FinishedAt.Equal(at) {
+		t.Fatalf("redone report: task=%+v again=%v err=%v", got, again, err)
+	}
+
+	// A second, different report for the same task.
+	_, _, err = s.AcceptReport(report(task.ID, "late.yaml", StatusFailed, at.Add(time.Hour)))
+	if !errors.Is(err, ErrTaskClosed) {
+		t.Fatalf("second report: %v, want ErrTaskClosed", err)
+	}
+	t.Log(err)
+
+	reps, err := s.ReportsForTask(task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Report{
+		ID: 1, TaskID: task.ID, Role: "ashigaru1", Title: "Title of cmd-1", Status: StatusDone,
+		Summary: "Login form added", Details: "see diff", Files: []string{"src/login.tsx"},
+		SkillName: "add-react-form", SkillDescription: "When asked to add a form", File: "ashigaru1.yaml",
+		ArchivedPath: "runtime/archive/reports/ashigaru1.yaml", ClaimName: "ashigaru1.yaml", ReceivedAt: at,
+	}
+	if len(reps) != 1 || !reflect.DeepEqual(reps[0], want) {
+		t.Fatalf("reports for the task = %+v\nwant one: %+v", reps, want)
+	}
+}
+
+func TestAcceptReportStatuses(t *testing.T) {
+	s, run := workspace(t)
+	for _, tc := range []struct {
+		status string
+		ok     bool
+	}{
+		{StatusDone, true}, {StatusFailed, true}, {StatusBlocked, true},
+		{StatusCancelled, false}, {StatusQueued, false}, {"", false},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			id := "cmd-" + tc.status
+			task := accept(t, s, command(run, id+".yaml", id, "ashigaru2"))[0].Task
+			got, _, err := s.AcceptReport(report(task.ID, id+"-report.yaml", tc.status, day))
+			if tc.ok != (err == nil) {
+				t.Fatalf("status %q: err = %v", tc.status, err)
+			}
+			if tc.ok && got.Status != tc.status {
+				t.Fatalf("task status = %s, want %s", got.Status, tc.status)
+			}
+		})
+	}
+}
+
+func TestRecentReportsNewestFirst(t *testing.T) {
+	s, run := workspace(t)
+	res := accept(t, s,
+		command(run, "1.yaml", "cmd-1", "ashigaru1"),
+		command(run, "2.yaml", "cmd-2", "ashigaru2"),
+		command(run, "3.yaml", "cmd-3", "ashigaru1"),
+	)
+	for i, r := range res {
+		if _, _, err := s.AcceptReport(report(r.Task.ID, r.Task.CommandID+"-report.yaml", StatusDone, day.Add(time.Duration(i)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reps, err := s.RecentReports(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 2 || reps[0].TaskID != res[2].Task.ID || reps[1].TaskID != res[1].Task.ID ||
+		reps[1].Role != "ashigaru2" || reps[1].Title != "Title of cmd-2" {
+		t.Fatalf("recent reports = %+v", reps)
+	}
+	if all, _ := s.RecentReports(0); len(all) != 3 {
+		t.Fatalf("RecentReports(0) returned %d, want all 3", len(all))
+	}
+}

@@ -1,0 +1,276 @@
+// Package store owns a workspace's history, the SQLite database
+// data/shogun.db: runs, roles, the commands and the tasks made from them,
+// reports, agent logs, events, and the skill tables. The task queue itself
+// lives here too, so that a command file becomes exactly one task and a
+// report closes exactly one task, even across crashes.
+//
+// A Store has one writer connection, so every write is serialised in this
+// process and numbering (task ids, sequence numbers) needs no further
+// locking, and a separate read-only pool, so that status queries never wait
+// behind a write and can never write by mistake.
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Sentinel errors, for errors.Is; the returned errors wrap them with the
+// operation and the task.
+var (
+	// ErrUnknownTask means no task has the given id.
+	ErrUnknownTask = errors.New("unknown task")
+	// ErrTaskClosed means the task is already done, failed, blocked or
+	// cancelled; a closed task is never reopened, so a late or repeated
+	// report cannot close it twice.
+	ErrTaskClosed = errors.New("task already closed")
+	// ErrNotAssigned means a delivery was recorded for a task that is still
+	// queued: the dispatcher must Assign before it types the nudge.
+	ErrNotAssigned = errors.New("task not assigned")
+	// ErrRoleBusy means the role already has another task in flight; a role
+	// works on one task at a time.
+	ErrRoleBusy = errors.New("role has a task in flight")
+	// ErrNewerSchema means the database was written by a newer shogun. It is
+	// refused rather than used, since an older binary cannot know what the
+	// newer migrations mean and must not silently undo them.
+	ErrNewerSchema = errors.New("database schema is newer than this shogun")
+)
+
+// Store is an open history database. Its methods are safe for concurrent use.
+type Store struct {
+	path string
+	w    *sql.DB // the single writer
+	r    *sql.DB // read-only pool
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // prepared on w, by query text; nil once closed
+}
+
+// readers is the size of the read pool: enough for the dashboard, the
+// status file and a CLI query to run side by side.
+const readers = 4
+
+// Open opens the database at path, creating it and its folder if needed,
+// and brings its schema up to date.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open store: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{path: abs, stmts: map[string]*sql.Stmt{}}
+
+	// The writer comes first: it creates the file, switches it to WAL and
+	// migrates, all of which a read-only connection could not do.
+	s.w, err = sql.Open("sqlite", dsn(abs, false))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetMaxIdleConns(1)
+	s.w.SetConnMaxLifetime(0)
+	s.w.SetConnMaxIdleTime(0)
+	if err := migrate(s.w); err != nil {
+		s.w.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+
+	s.r, err = sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		s.w.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s.r.SetMaxOpenConns(readers)
+	s.r.SetMaxIdleConns(readers)
+	if err := s.r.Ping(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: read pool: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes both pools. The last connection to close checkpoints the WAL
+// into the database file.
+func (s *Store) Close() error {
+	var errs []error
+	s.mu.Lock()
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	s.stmts = nil
+	s.mu.Unlock()
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// dsn is the modernc.org/sqlite data source name for path. Every connection
+// waits up to 5 s for a lock instead of failing at once (another shogun
+// process, such as `shogun status`, may hold it), uses WAL so readers never
+// block the writer, syncs at commit boundaries only (NORMAL is durable
+// enough in WAL mode: a power cut can lose the last commits, never corrupt),
+// and enforces foreign keys, which SQLite leaves off by default.
+func dsn(path string, readOnly bool) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		// A Windows drive path (C:/...) must read file:/C:/... in a URI.
+		p = "/" + p
+	}
+	// Characters that would end the path part of the URI.
+	p = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+	q := "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	if readOnly {
+		// mode=ro makes SQLite itself refuse writes on these connections.
+		q = "mode=ro&" + q
+	} else {
+		// BEGIN IMMEDIATE takes the write lock up front; a deferred
+		// transaction that reads and then writes would fail with
+		// SQLITE_BUSY, without waiting, if another process wrote meanwhile.
+		q += "&_txlock=immediate"
+	}
+	return "file:" + p + "?" + q
+}
+
+// write runs fn in a transaction on the writer, committing if fn succeeds.
+func (s *Store) write(fn func(tx *writeTx) error) error {
+	tx, err := s.w.Begin()
+	if err != nil {
+		return err
+	}
+	wtx := &writeTx{Tx: tx, s: s}
+	err = fn(wtx)
+	if err != nil {
+		_ = tx.Rollback()
+	} else {
+		err = tx.Commit()
+	}
+	// Now that the connection is free again, prepare what this transaction
+	// had to run unprepared; preparing during it would wait on the very
+	// connection it holds.
+	s.prepare(wtx.misses)
+	return err
+}
+
+// writeTx is a write transaction that reuses statements prepared on the
+// writer: parsing SQL was most of the cost of recording a command.
+type writeTx struct {
+	*sql.Tx
+	s      *Store
+	misses []string // queries not prepared yet
+}
+
+// stmt returns the transaction's copy of the prepared statement for query,
+// or nil the first time query is seen.
+func (tx *writeTx) stmt(query string) *sql.Stmt {
+	tx.s.mu.Lock()
+	st := tx.s.stmts[query]
+	tx.s.mu.Unlock()
+	if st == nil {
+		tx.misses = append(tx.misses, query)
+		return nil
+	}
+	// The writer has one connection, on which st is already prepared.
+	return tx.Stmt(st)
+}
+
+// Exec is sql.Tx.Exec with a prepared statement when there is one.
+func (tx *writeTx) Exec(query string, args ...any) (sql.Result, error) {
+	if st := tx.stmt(query); st != nil {
+		return st.Exec(args...)
+	}
+	return tx.Tx.Exec(query, args...)
+}
+
+// QueryRow is sql.Tx.QueryRow with a prepared statement when there is one.
+func (tx *writeTx) QueryRow(query string, args ...any) *sql.Row {
+	if st := tx.stmt(query); st != nil {
+		return st.QueryRow(args...)
+	}
+	return tx.Tx.QueryRow(query, args...)
+}
+
+// Query is sql.Tx.Query with a prepared statement when there is one.
+func (tx *writeTx) Query(query string, args ...any) (*sql.Rows, error) {
+	if st := tx.stmt(query); st != nil {
+		return st.Query(args...)
+	}
+	return tx.Tx.Query(query, args...)
+}
+
+// prepare prepares queries on the writer for later transactions. It must
+// not be called while holding the writer's connection.
+func (s *Store) prepare(queries []string) {
+	for _, q := range queries {
+		s.mu.Lock()
+		_, done := s.stmts[q]
+		closed := s.stmts == nil
+		s.mu.Unlock()
+		if done || closed {
+			continue
+		}
+		st, err := s.w.Prepare(q)
+		if err != nil {
+			continue // the query keeps running unprepared, and reports its error there
+		}
+		s.mu.Lock()
+		if _, done := s.stmts[q]; done || s.stmts == nil {
+			st.Close()
+		} else {
+			s.stmts[q] = st
+		}
+		s.mu.Unlock()
+	}
+}
+
+// queryer is what the scan helpers need from a *sql.DB or a *sql.Tx, so the
+// same query serves reads on the pool and reads inside a write.
+type queryer interface {
+	QueryRow(query string, args ...any) *sql.Row
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+// Times are stored as RFC 3339 text in UTC so that the database reads the
+// same with the sqlite3 shell as through this package.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// nullTime stores the zero time as NULL: "never happened", not year 1.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return formatTime(t)
+}
+
+func parseTime(s sql.NullString) (time.Time, error) {
+	if !s.Valid || s.String == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s.String)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad time %q: %w", s.String, err)
+	}
+	return t, nil
+}

@@ -1,0 +1,545 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Task statuses. A task is open while queued or in flight (assigned,
+// delivered, undelivered) and closed once done, failed, blocked or
+// cancelled; a closed task never changes again.
+const (
+	StatusQueued      = "queued"      // waiting in its role's queue
+	StatusAssigned    = "assigned"    // task file written, nudge being typed
+	StatusDelivered   = "delivered"   // nudge typed and confirmed on screen
+	StatusUndelivered = "undelivered" // nudge typed but never confirmed
+	StatusDone        = "done"
+	StatusFailed      = "failed"
+	StatusBlocked     = "blocked"
+	StatusCancelled   = "cancelled"
+)
+
+// Priorities, dispatched high first; within a priority, in arrival order.
+const (
+	PriorityHigh   = "high"
+	PriorityNormal = "normal"
+	PriorityLow    = "low"
+)
+
+// Closed reports whether status is final.
+func Closed(status string) bool {
+	switch status {
+	case StatusDone, StatusFailed, StatusBlocked, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// InFlightStatus reports whether a task in status occupies its role.
+func InFlightStatus(status string) bool {
+	switch status {
+	case StatusAssigned, StatusDelivered, StatusUndelivered:
+		return true
+	}
+	return false
+}
+
+// CommandRecord is a validated command taken from a claimed file.
+type CommandRecord struct {
+	// ID is the command's id, unique across the workspace's history.
+	ID string
+	// ClaimName names the claimed file. Several commands from one file share
+	// it; together with ID it recognises a file redone after a crash.
+	ClaimName string
+	// File is the name the file had when it was dropped.
+	File     string
+	To       string // role id; the role must have been synced
+	From     string
+	Title    string
+	Body     string
+	Tags     []string
+	Priority string // "" means normal
+	RunID    string // the current run; it must have been started
+	// ReceivedAt dates the task, including its t-YYYYMMDD id (UTC).
+	ReceivedAt time.Time
+}
+
+// Task is one command's unit of work for a role.
+type Task struct {
+	ID, CommandID, RunID, Role, From, Title, Body string
+	Tags                                          []string
+	Priority, Status                              string
+	// Seq orders tasks by arrival across the whole history.
+	Seq int64
+
+	CreatedAt, UpdatedAt time.Time
+	// AssignedAt and DeliveredAt describe the latest attempt; zero if none.
+	AssignedAt, DeliveredAt time.Time
+	FinishedAt              time.Time // zero while open
+	// Attempts counts Assign calls, Submits the submit keys typed in all.
+	Attempts, Submits int
+	// Summary is the report's summary, or the reason for a cancel.
+	Summary    string
+	ReportPath string // the archived report that closed the task
+}
+
+// Accepted is what AcceptCommands did with one record.
+type Accepted struct {
+	// Task is the command's task: the new one, or for AlreadyRecorded and
+	// Duplicate the one recorded before.
+	Task Task
+	// Duplicate: the command id was accepted earlier from another claimed
+	// file (FirstClaim). The claim is recorded but no task was made.
+	Duplicate bool
+	// AlreadyRecorded: this claim was recorded before (a claimed file redone
+	// after a crash); nothing changed. If the claim was a duplicate, only
+	// FirstClaim says so, so the duplicate is not reported twice.
+	AlreadyRecorded bool
+	// FirstClaim is the claim the command id was first accepted from, set
+	// when that was another claim.
+	FirstClaim string
+}
+
+// AcceptCommands records a batch of commands and their tasks in one
+// transaction, so a crash leaves either all of the batch or none of it. For
+// each record, in order:
+//   - this claim already holds this command id: AlreadyRecorded, with the
+//     task recorded then (a claimed file redone after a crash);
+//   - another claim holds the id: Duplicate, with FirstClaim; the claim is
+//     recorded so that redoing it is AlreadyRecorded, no task is made;
+//   - else the command and a queued task are inserted. The task id is
+//     t-YYYYMMDD-NNNN, the UTC date of ReceivedAt and the next number for
+//     that day; Seq is the next in arrival order. The single writer makes
+//     both unique without further locking.
+//
+// A record that cannot be stored (unknown role or run, missing id) fails
+// the whole batch.
+func (s *Store) AcceptCommands(recs []CommandRecord) ([]Accepted, error) {
+	out := make([]Accepted, 0, len(recs))
+	err := s.write(func(tx *writeTx) error {
+		var seq int64
+		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&seq); err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			a, err := acceptCommand(tx, rec, &seq)
+			if err != nil {
+				return fmt.Errorf("command %q from %s: %w", rec.ID, rec.ClaimName, err)
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("accept commands: %w", err)
+	}
+	return out, nil
+}
+
+func acceptCommand(tx *writeTx, rec CommandRecord, seq *int64) (Accepted, error) {
+	if rec.ID == "" || rec.ClaimName == "" || rec.To == "" {
+		return Accepted{}, errors.New("id, claim name and role are required")
+	}
+	prio, err := normPriority(rec.Priority)
+	if err != nil {
+		return Accepted{}, err
+	}
+
+	// Redone claim?
+	var taskID string
+	err = tx.QueryRow(`SELECT t.id FROM commands c JOIN tasks t ON t.command_id = c.id
+WHERE c.id = ? AND c.claim_name = ?`, rec.ID, rec.ClaimName).Scan(&taskID)
+	if err == nil {
+		t, err := loadTask(tx, taskID)
+		return Accepted{Task: t, AlreadyRecorded: true}, err
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return Accepted{}, err
+	}
+
+	// Known id, from this claim (a redone duplicate) or another?
+	var first string
+	err = tx.QueryRow(`SELECT c.claim_name, t.id FROM commands c JOIN tasks t ON t.command_id = c.id
+WHERE c.id = ?`, rec.ID).Scan(&first, &taskID)
+	switch {
+	case err == nil:
+		t, err := loadTask(tx, taskID)
+		if err != nil {
+			return Accepted{}, err
+		}
+		res, err := tx.Exec(`INSERT INTO command_duplicates (claim_name, command_id, file, run_id, received_at)
+VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			rec.ClaimName, rec.ID, rec.File, rec.RunID, formatTime(rec.ReceivedAt))
+		if err != nil {
+			return Accepted{}, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return Accepted{}, err
+		} else if n == 0 {
+			return Accepted{Task: t, AlreadyRecorded: true, FirstClaim: first}, nil
+		}
+		return Accepted{Task: t, Duplicate: true, FirstClaim: first}, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Accepted{}, err
+	}
+
+	// New command. Checked here for an error that says what to do; the
+	// foreign keys would only say "constraint failed".
+	if ok, err := exists(tx, `SELECT 1 FROM roles WHERE id = ?`, rec.To); err != nil {
+		return Accepted{}, err
+	} else if !ok {
+		return Accepted{}, fmt.Errorf("unknown role %q (roles are recorded by SyncRoles)", rec.To)
+	}
+	if ok, err := exists(tx, `SELECT 1 FROM runs WHERE id = ?`, rec.RunID); err != nil {
+		return Accepted{}, err
+	} else if !ok {
+		return Accepted{}, fmt.Errorf("unknown run %q (runs are recorded by StartRun)", rec.RunID)
+	}
+	tags, err := json.Marshal(nonNil(rec.Tags))
+	if err != nil {
+		return Accepted{}, err
+	}
+	at := formatTime(rec.ReceivedAt)
+	if _, err := tx.Exec(`INSERT INTO commands
+(id, claim_name, file, to_role, from_role, title, body, tags, priority, run_id, received_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		rec.ID, rec.ClaimName, rec.File, rec.To, rec.From, rec.Title, rec.Body, string(tags), prio, rec.RunID, at); err != nil {
+		return Accepted{}, err
+	}
+	day := rec.ReceivedAt.UTC().Format("20060102")
+	var n int64
+	if err := tx.QueryRow(`INSERT INTO task_numbers (day, last) VALUES (?, 1)
+ON CONFLICT (day) DO UPDATE SET last = last + 1 RETURNING last`, day).Scan(&n); err != nil {
+		return Accepted{}, err
+	}
+	*seq++
+	t := Task{
+		ID: fmt.Sprintf("t-%s-%04d", day, n), CommandID: rec.ID, RunID: rec.RunID, Role: rec.To,
+		From: rec.From, Title: rec.Title, Body: rec.Body, Tags: nonNil(rec.Tags), Priority: prio,
+		Status: StatusQueued, Seq: *seq, CreatedAt: rec.ReceivedAt.UTC(), UpdatedAt: rec.ReceivedAt.UTC(),
+	}
+	if _, err := tx.Exec(`INSERT INTO tasks
+(id, run_id, role_id, title, body, status, created_at, updated_at, command_id, from_role, tags, priority, seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.RunID, t.Role, t.Title, t.Body, t.Status, at, at, t.CommandID, t.From, string(tags), t.Priority, t.Seq); err != nil {
+		return Accepted{}, err
+	}
+	return Accepted{Task: t}, nil
+}
+
+func normPriority(p string) (string, error) {
+	switch p {
+	case "":
+		return PriorityNormal, nil
+	case PriorityHigh, PriorityNormal, PriorityLow:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown priority %q (high, normal or low)", p)
+}
+
+func exists(q queryer, query string, arg any) (bool, error) {
+	var one int
+	err := q.QueryRow(query, arg).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// nonNil keeps "no tags" as [] rather than null in the database and in
+// the Task, so callers can range and compare without a nil case.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// NextQueued returns the role's next task to dispatch, highest priority
+// first and then in arrival order; nil when its queue is empty.
+func (s *Store) NextQueued(role string) (*Task, error) {
+	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks
+WHERE role_id = ? AND status = ? ORDER BY priority_rank, seq LIMIT 1`, role, StatusQueued))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("next queued for %s: %w", role, err)
+	}
+	return &t, nil
+}
+
+// InFlight returns the role's task that is assigned, delivered or
+// undelivered; nil when the role is free. After a crash this is the task to
+// hand out again.
+func (s *Store) InFlight(role string) (*Task, error) {
+	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks
+WHERE role_id = ? AND status IN (?, ?, ?) ORDER BY seq LIMIT 1`,
+		role, StatusAssigned, StatusDelivered, StatusUndelivered))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("in flight for %s: %w", role, err)
+	}
+	return &t, nil
+}
+
+// Assign marks a task handed to its role (again, for a task already in
+// flight: a retry after a failed delivery or a restart). It counts the
+// attempt and clears the previous attempt's delivery time. A closed task
+// gives ErrTaskClosed, and a task whose role is busy with another task
+// ErrRoleBusy.
+func (s *Store) Assign(taskID string, at time.Time) (Task, error) {
+	var t Task
+	err := s.write(func(tx *writeTx) error {
+		cur, err := openTask(tx, taskID)
+		if err != nil {
+			return err
+		}
+		var other string
+		err = tx.QueryRow(`SELECT id FROM tasks WHERE role_id = ? AND id <> ? AND status IN (?, ?, ?)`,
+			cur.Role, taskID, StatusAssigned, StatusDelivered, StatusUndelivered).Scan(&other)
+		if err == nil {
+			return fmt.Errorf("%w: %s is working on %s, not taking %s", ErrRoleBusy, cur.Role, other, taskID)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE tasks SET status = ?, attempts = attempts + 1, assigned_at = ?,
+delivered_at = NULL, updated_at = ? WHERE id = ?`,
+			StatusAssigned, formatTime(at), formatTime(at), taskID); err != nil {
+			return err
+		}
+		t, err = loadTask(tx, taskID)
+		return err
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("assign: %w", err)
+	}
+	return t, nil
+}
+
+// MarkDelivery records how typing the nudge went: delivered if the agent's
+// screen confirmed it, undelivered if not (unless already delivered). submits is added to the task's
+// count of submit keys typed. A task closed meanwhile (its report beat the
+// confirmation) is returned unchanged, without error: the race is normal.
+// A task never assigned gives ErrNotAssigned.
+func (s *Store) MarkDelivery(taskID string, confirmed bool, submits int, at time.Time) (Task, error) {
+	var t Task
+	err := s.write(func(tx *writeTx) error {
+		cur, err := loadTask(tx, taskID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case Closed(cur.Status):
+			t = cur
+			return nil
+		case cur.Status == StatusQueued:
+			return fmt.Errorf("%w: %s is queued", ErrNotAssigned, taskID)
+		}
+		status, delivered := StatusUndelivered, any(nil)
+		switch {
+		case confirmed:
+			status, delivered = StatusDelivered, formatTime(at)
+		case cur.Status == StatusDelivered:
+			// The agent already has this attempt's nudge; an unconfirmed
+			// extra one does not take it back.
+			status = StatusDelivered
+		}
+		if _, err := tx.Exec(`UPDATE tasks SET status = ?, submits = submits + ?,
+delivered_at = COALESCE(?, delivered_at), updated_at = ? WHERE id = ?`,
+			status, submits, delivered, formatTime(at), taskID); err != nil {
+			return err
+		}
+		t, err = loadTask(tx, taskID)
+		return err
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("mark delivery: %w", err)
+	}
+	return t, nil
+}
+
+// Cancel closes an open task as cancelled, keeping reason as its summary.
+func (s *Store) Cancel(taskID, reason string, at time.Time) (Task, error) {
+	var t Task
+	err := s.write(func(tx *writeTx) error {
+		if _, err := openTask(tx, taskID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE tasks SET status = ?, summary = ?, finished_at = ?, updated_at = ? WHERE id = ?`,
+			StatusCancelled, reason, formatTime(at), formatTime(at), taskID); err != nil {
+			return err
+		}
+		var err error
+		t, err = loadTask(tx, taskID)
+		return err
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("cancel: %w", err)
+	}
+	return t, nil
+}
+
+// TaskFilter selects tasks; empty fields match everything.
+type TaskFilter struct {
+	Role, Status string
+	Limit        int // 0: no limit
+}
+
+// Tasks returns the tasks matching f, newest first.
+func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
+	var (
+		where []string
+		args  []any
+	)
+	if f.Role != "" {
+		where, args = append(where, "role_id = ?"), append(args, f.Role)
+	}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, f.Status)
+	}
+	q := `SELECT ` + taskColumns + ` FROM tasks`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY seq DESC LIMIT ?`
+	args = append(args, limit(f.Limit))
+	ts, err := queryTasks(s.r, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return ts, nil
+}
+
+// Task returns the task with the given id, or ErrUnknownTask.
+func (s *Store) Task(id string) (Task, error) {
+	t, err := loadTask(s.r, id)
+	if err != nil {
+		return Task{}, fmt.Errorf("get task: %w", err)
+	}
+	return t, nil
+}
+
+// QueueDepths returns the number of queued tasks per role; roles with an
+// empty queue are absent.
+func (s *Store) QueueDepths() (map[string]int, error) {
+	m, err := countBy(s.r, `SELECT role_id, COUNT(*) FROM tasks WHERE status = ? GROUP BY role_id`, StatusQueued)
+	if err != nil {
+		return nil, fmt.Errorf("queue depths: %w", err)
+	}
+	return m, nil
+}
+
+// Counts returns the number of tasks per status; statuses with no task are
+// absent.
+func (s *Store) Counts() (map[string]int, error) {
+	m, err := countBy(s.r, `SELECT status, COUNT(*) FROM tasks GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("task counts: %w", err)
+	}
+	return m, nil
+}
+
+func countBy(q queryer, query string, args ...any) (map[string]int, error) {
+	rows, err := q.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, err
+		}
+		m[k] = n
+	}
+	return m, rows.Err()
+}
+
+// limit turns "0 means all" into SQLite's "negative means no limit".
+func limit(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+const taskColumns = `id, command_id, run_id, role_id, from_role, title, body, tags, priority, status, seq,
+created_at, updated_at, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanTask(row scanner) (Task, error) {
+	var (
+		t                                     Task
+		tags                                  string
+		created, updated, assigned, delivered sql.NullString
+		finished                              sql.NullString
+	)
+	if err := row.Scan(&t.ID, &t.CommandID, &t.RunID, &t.Role, &t.From, &t.Title, &t.Body, &tags,
+		&t.Priority, &t.Status, &t.Seq, &created, &updated, &assigned, &delivered, &finished,
+		&t.Attempts, &t.Submits, &t.Summary, &t.ReportPath); err != nil {
+		return Task{}, err
+	}
+	if err := json.Unmarshal([]byte(tags), &t.Tags); err != nil {
+		return Task{}, fmt.Errorf("task %s: tags: %w", t.ID, err)
+	}
+	t.Tags = nonNil(t.Tags)
+	for _, f := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&t.CreatedAt, created}, {&t.UpdatedAt, updated}, {&t.AssignedAt, assigned}, {&t.DeliveredAt, delivered}, {&t.FinishedAt, finished}} {
+		var err error
+		if *f.dst, err = parseTime(f.src); err != nil {
+			return Task{}, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+	}
+	return t, nil
+}
+
+func queryTasks(q queryer, query string, args ...any) ([]Task, error) {
+	rows, err := q.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Task
+	for rows.Next() {
+		t, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// loadTask reads a task, mapping "no row" to ErrUnknownTask.
+func loadTask(q queryer, id string) (Task, error) {
+	t, err := scanTask(q.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, fmt.Errorf("%w %s", ErrUnknownTask, id)
+	}
+	return t, err
+}
+
+// openTask reads a task that must still be open.
+func openTask(q queryer, id string) (Task, error) {
+	t, err := loadTask(q, id)
+	if err != nil {
+		return Task{}, err
+	}
+	if Closed(t.Status) {
+		return Task{}, fmt.Errorf("%w: %s is %s", ErrTaskClosed, id, t.Status)
+	}
+	return t, nil
+}

@@ -1,0 +1,154 @@
+// Package team runs a workspace: the supervisor with its roles, the file
+// queue, and the history they record, wired together. `shogun start`, the
+// demo and the integration tests share it, so cmd/shogun stays a thin layer
+// of flags and printing, and no test wires the parts differently from users.
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+// Options configure a Team.
+type Options struct {
+	// Config is the loaded workspace configuration.
+	Config *config.Config
+	// Roles restricts the run to these role ids; empty runs every enabled role.
+	Roles []string
+	// Logger receives the log of every part.
+	Logger zerolog.Logger
+	// Executable is the shogun binary, exported to roles as SHOGUN_EXE.
+	Executable string
+	// OnEvent, when set, sees every supervisor event.
+	OnEvent func(supervisor.Event)
+	// Tune, when set, adjusts the supervisor's options (tests use faster timings).
+	Tune func(*supervisor.Options)
+}
+
+// Team is a workspace's supervisor, queue and history.
+type Team struct {
+	st  *store.Store
+	sup *supervisor.Supervisor
+	q   *queue.Queue
+	run store.Run
+	log zerolog.Logger
+}
+
+// Open opens the history, records a new run and prepares the roles and the
+// queue. Nothing runs until Run. Close releases the history.
+func Open(opts Options) (*Team, error) {
+	cfg := opts.Config
+	st, err := store.Open(cfg.Settings.Data.SQLitePath)
+	if err != nil {
+		return nil, err
+	}
+	t := &Team{st: st, log: opts.Logger}
+	if err := t.open(opts); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *Team) open(opts Options) error {
+	cfg := opts.Config
+	now := time.Now()
+	run, err := t.st.StartRun(os.Getpid(), cfg.Workspace, now)
+	if err != nil {
+		return err
+	}
+	t.run = run
+	infos := make([]store.RoleInfo, 0, len(cfg.Roles))
+	for _, r := range cfg.Roles {
+		infos = append(infos, store.RoleInfo{ID: r.ID, Name: r.Name, PromptPath: r.PromptPath, Enabled: r.Enabled})
+	}
+	if err := t.st.SyncRoles(infos, now); err != nil {
+		return err
+	}
+	sopts := supervisor.Options{
+		Workspace:  cfg.Workspace,
+		Config:     cfg,
+		Roles:      opts.Roles,
+		Logger:     opts.Logger,
+		Executable: opts.Executable,
+		OnEvent:    func(e supervisor.Event) { t.onEvent(e, opts.OnEvent) },
+	}
+	if opts.Tune != nil {
+		opts.Tune(&sopts)
+	}
+	if t.sup, err = supervisor.New(sopts); err != nil {
+		return err
+	}
+	agents := map[string]queue.Agent{}
+	for _, r := range t.sup.Roles() {
+		agents[r.ID()] = r
+		if err := t.st.RecordLog(run.ID, r.ID(), filepath.ToSlash(filepath.Join(config.LogsDir, r.ID()+".log")), now); err != nil {
+			return err
+		}
+	}
+	t.q, err = queue.New(queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger})
+	return err
+}
+
+// onEvent records a supervisor event in the history and refreshes the
+// dashboard. It may run before the queue exists (events at start-up).
+func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
+	if observe != nil {
+		observe(e)
+	}
+	msg := e.Message
+	if e.Kind == supervisor.EventState {
+		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
+	}
+	if err := t.st.AddEvent(store.Event{At: e.Time, RunID: t.run.ID, Role: e.Role, Kind: string(e.Kind), Message: msg}); err != nil {
+		t.log.Warn().Err(err).Msg("record event")
+	}
+	if q := t.q; q != nil {
+		q.Touch()
+	}
+}
+
+// Run runs the roles and the queue until ctx ends and every process tree is
+// gone, then records how the run ended.
+func (t *Team) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	var qErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		qErr = t.q.Run(ctx)
+	}()
+	err := errors.Join(t.sup.Run(ctx), func() error { wg.Wait(); return qErr }())
+	status := "stopped"
+	if err != nil {
+		status = "failed"
+	}
+	return errors.Join(err, t.st.EndRun(t.run.ID, status, time.Now()))
+}
+
+// Supervisor is the team's supervisor.
+func (t *Team) Supervisor() *supervisor.Supervisor { return t.sup }
+
+// Queue is the team's file queue.
+func (t *Team) Queue() *queue.Queue { return t.q }
+
+// Store is the team's history.
+func (t *Team) Store() *store.Store { return t.st }
+
+// RunID is the id of this run in the history.
+func (t *Team) RunID() string { return t.run.ID }
+
+// Close releases the history; call it after Run has returned.
+func (t *Team) Close() error { return t.st.Close() }
