@@ -19,6 +19,8 @@ type ScreenSnapshot struct {
 	CursorRow, CursorCol int
 	// AltScreen is true while a full-screen program uses the alternate screen.
 	AltScreen bool
+	// Cols is the screen width.
+	Cols int
 }
 
 // Text returns the screen as one string, rows joined by newlines, without
@@ -29,6 +31,21 @@ func (s ScreenSnapshot) Text() string {
 		end--
 	}
 	return strings.Join(s.Lines[:end], "\n")
+}
+
+// InputText returns the text where the cursor is: its row, preceded by the
+// rows above it that are filled to the right edge, since a long input line
+// wraps onto them. White space is removed, as a program may wrap or indent
+// the input differently from how it was typed.
+func (s ScreenSnapshot) InputText() string {
+	if s.CursorRow < 0 || s.CursorRow >= len(s.Lines) {
+		return ""
+	}
+	first := s.CursorRow
+	for first > 0 && first > s.CursorRow-8 && utf8.RuneCountInString(s.Lines[first-1]) >= s.Cols-2 {
+		first--
+	}
+	return strings.Join(strings.Fields(strings.Join(s.Lines[first:s.CursorRow+1], "")), "")
 }
 
 // CursorLine returns the row the cursor is on.
@@ -121,7 +138,7 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 			lines[pos.Y] += strings.Repeat(" ", pos.X-n)
 		}
 	}
-	return ScreenSnapshot{Lines: lines, CursorRow: pos.Y, CursorCol: pos.X, AltScreen: s.emu.IsAltScreen()}
+	return ScreenSnapshot{Lines: lines, CursorRow: pos.Y, CursorCol: pos.X, AltScreen: s.emu.IsAltScreen(), Cols: s.emu.Width()}
 }
 
 // close stops the reply goroutine and waits for it. It closes the reply pipe

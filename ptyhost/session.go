@@ -167,12 +167,17 @@ func (s *Session) drainScreen() {
 		// The VT emulator is slow (each scrolled line moves the whole screen
 		// buffer: about 2 MB/s), so under a flood it would take a core from
 		// the child for frames nobody sees. After each batch the consumer
-		// rests at least screenInterval and at least screenRest times the
-		// batch's cost: output gathers meanwhile and the oldest is dropped
-		// past ScreenLag, so the screen follows the newest output with at most
-		// a tenth of a core. A TUI's small redraw waits at most screenInterval.
+		// rests screenInterval; after a flood-sized batch, also screenRest
+		// times the batch's cost: output gathers meanwhile and the oldest is
+		// dropped past ScreenLag, so the screen follows the newest output with
+		// at most a tenth of a core. A TUI's redraw, far smaller, is never
+		// held back more than screenInterval, which typing verification needs.
 		took := time.Since(began)
-		if rest := max(screenInterval-took, took*screenRest); rest > 0 {
+		rest := screenInterval - took
+		if len(pending) >= screenFlood {
+			rest = max(rest, took*screenRest)
+		}
+		if rest > 0 {
 			t := time.NewTimer(rest)
 			select {
 			case <-t.C:
@@ -187,9 +192,11 @@ func (s *Session) drainScreen() {
 const logCoalesce = 2 * time.Millisecond
 
 // screenInterval is the shortest time between two updates of the screen
-// model; screenRest bounds its CPU share to 1/(1+screenRest).
+// model; under a flood (batches of screenFlood bytes or more) screenRest
+// bounds its CPU share to 1/(1+screenRest).
 const (
 	screenInterval = 10 * time.Millisecond
+	screenFlood    = 16 << 10
 	screenRest     = 9
 )
 

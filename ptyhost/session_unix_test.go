@@ -244,3 +244,23 @@ func TestSessionResize(t *testing.T) {
 		t.Error("resize to 0 columns succeeded")
 	}
 }
+
+func TestInputTextFollowsWrappedInput(t *testing.T) {
+	cases := []struct {
+		name string
+		snap ScreenSnapshot
+		want string
+	}{
+		{"one line", ScreenSnapshot{Lines: []string{"hello", "› read the file"}, CursorRow: 1, Cols: 40}, "›readthefile"},
+		{"wrapped onto the cursor row", ScreenSnapshot{Lines: []string{"history", "› read the task file and rep", "  ort."}, CursorRow: 2, Cols: 28}, "›readthetaskfileandreport."},
+		{"short row above is not input", ScreenSnapshot{Lines: []string{"Understood: hi", "› "}, CursorRow: 1, Cols: 40}, "›"},
+		{"cursor outside the screen", ScreenSnapshot{Lines: []string{"x"}, CursorRow: 5, Cols: 40}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.snap.InputText(); got != c.want {
+				t.Errorf("InputText = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

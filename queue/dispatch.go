@@ -153,7 +153,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("task delivered")
 		w.q.event(role, "delivered", task.ID, fmt.Sprintf("nudge confirmed after %d submit(s)", d.Attempts))
 	} else {
-		w.q.log.Warn().Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("nudge not confirmed: task undelivered")
+		w.q.log.Warn().Err(err).Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("nudge not confirmed: task undelivered")
 		w.q.event(role, "undelivered", task.ID, fmt.Sprintf("nudge not confirmed after %d submit(s)", d.Attempts))
 	}
 	w.q.touched()

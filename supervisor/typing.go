@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -72,9 +73,14 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 		return d, nil
 	}
 	probe := echoProbe{snippet: inputTail(text)}
-	// Watch the echo during the pause: a fast program may take the text and
-	// clear the line before the first check after the submit.
-	r.observe(ctx, sess, &probe, r.cfg.SubmitDelay, false)
+	// Watch the echo during the pause, and wait for it a little longer if
+	// it has not shown yet: only a text seen on the input line can later be
+	// seen to leave it, and a fast program may take the text and clear the
+	// line between two looks after the submit.
+	r.observe(ctx, sess, &probe, r.cfg.SubmitDelay, watchOnly)
+	if !probe.seen {
+		r.observe(ctx, sess, &probe, echoWait, watchEcho)
+	}
 	for d.Attempts <= maxSubmitRetries {
 		if err := r.sameProgram(gen); err != nil {
 			return d, err
@@ -83,7 +89,7 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 			return d, err
 		}
 		d.Attempts++
-		if r.observe(ctx, sess, &probe, r.sup.verifyTimeout, true) {
+		if r.observe(ctx, sess, &probe, r.sup.verifyTimeout, watchSubmit) {
 			d.Confirmed = true
 			return d, nil
 		}
@@ -91,7 +97,11 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 			return d, ctx.Err()
 		}
 	}
-	return d, ErrUndelivered
+	line := sess.Screen().CursorLine()
+	if !probe.seen {
+		return d, fmt.Errorf("%w: the text never showed on the input line (cursor line %q)", ErrUndelivered, line)
+	}
+	return d, fmt.Errorf("%w: the text stayed on the input line (%q)", ErrUndelivered, line)
 }
 
 // waitIdle waits until the role can be typed into and returns its session.
@@ -126,23 +136,39 @@ func (r *Role) sameProgram(gen int) error {
 	return nil
 }
 
+// echoWait is how long Type waits for the text to show on the input line
+// before it submits anyway.
+const echoWait = 250 * time.Millisecond
+
 // echoProbe follows the typed text on the input line.
 type echoProbe struct {
 	snippet string
 	seen    bool // the text was seen on the cursor's line
 }
 
-// observe polls the screen for up to d. With confirm it returns true as soon
-// as the busy pattern shows or the text, once seen, has left the input line.
-func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *echoProbe, d time.Duration, confirm bool) bool {
+// What observe waits for.
+type watchFor int
+
+const (
+	watchOnly   watchFor = iota // the whole time, noting the echo
+	watchEcho                   // the text to show on the input line
+	watchSubmit                 // the busy pattern, or the seen text to leave the line
+)
+
+// observe polls the screen for up to d, noting when the text shows on the
+// input line, and returns true as soon as what it watches for happens.
+func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *echoProbe, d time.Duration, what watchFor) bool {
 	deadline := time.Now().Add(d)
 	for {
 		scr := sess.Screen()
-		onLine := p.snippet != "" && strings.Contains(squeeze(scr.CursorLine()), p.snippet)
-		if onLine {
-			p.seen = true
-		}
-		if confirm {
+		onLine := p.snippet != "" && strings.Contains(scr.InputText(), p.snippet)
+		p.seen = p.seen || onLine
+		switch what {
+		case watchEcho:
+			if p.seen {
+				return true
+			}
+		case watchSubmit:
 			if r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(scr.Text()) {
 				return true
 			}
@@ -162,19 +188,16 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *echoProbe,
 	}
 }
 
-// inputTail is the end of the text's last line, squeezed: what a program's
-// input line shows where the cursor is after the text was typed.
+// inputTail is the end of the text's last line without white space: what a
+// program's input line shows where the cursor is after the text was typed.
 func inputTail(text string) string {
 	lines := strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' })
 	if len(lines) == 0 {
 		return ""
 	}
-	last := []rune(squeeze(lines[len(lines)-1]))
+	last := []rune(strings.Join(strings.Fields(lines[len(lines)-1]), ""))
 	if len(last) > 10 {
 		last = last[len(last)-10:]
 	}
-	return strings.TrimSpace(string(last))
+	return string(last)
 }
-
-// squeeze folds runs of white space, as a screen may render them differently.
-func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }

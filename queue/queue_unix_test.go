@@ -1,0 +1,318 @@
+//go:build !windows
+
+package queue_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/store"
+)
+
+// A command becomes a task file and a submitted nudge; the agent's report
+// closes the task, the sender is told, and the next queued task follows.
+func TestCommandToReportEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	karoRec, ashiRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "ashigaru1.jsonl")
+	ws := workspace(t, sim("karo", karoRec), sim("ashigaru1", ashiRec, "--work-time", "300ms"))
+	r := startTeam(t, ws)
+
+	r.drop(t, "login.yaml", "id: cmd-login\nto: ashigaru1\nfrom: karo\ntitle: Add the login form\nbody: |\n  Create src/login.tsx\n  with email and password.\ntags: [frontend]\n")
+	r.drop(t, "logout.yaml", "id: cmd-logout\nto: ashigaru1\nfrom: karo\ntitle: Add logout\nbody: Add a logout button.\n")
+
+	tasks := r.waitTasks(t, "both tasks done", 30*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
+	})
+	first, second := tasks[1], tasks[0] // newest first
+	if first.CommandID != "cmd-login" || second.CommandID != "cmd-logout" || first.Seq > second.Seq {
+		t.Fatalf("tasks out of order: %+v / %+v", first, second)
+	}
+	if first.Attempts != 1 || first.Submits < 1 || first.From != "karo" || first.Summary != "Done: Add the login form" {
+		t.Errorf("first task = %+v", first)
+	}
+
+	// The agent got each task as one submitted nudge naming the task file.
+	var nudges, worked []string
+	for _, rec := range records(t, ashiRec) {
+		switch rec.Kind {
+		case "submit":
+			if strings.HasPrefix(rec.Line, "Read runtime/queue/tasks/") {
+				nudges = append(nudges, rec.Line)
+			}
+		case "task":
+			worked = append(worked, rec.TaskID)
+		}
+	}
+	wantNudge := "Read runtime/queue/tasks/ashigaru1.yaml and carry out the task. Write your report to runtime/queue/reports/ashigaru1.yaml."
+	if len(nudges) != 2 || nudges[0] != wantNudge {
+		t.Errorf("nudges = %q, want two of %q", nudges, wantNudge)
+	}
+	if strings.Join(worked, ",") != first.ID+","+second.ID {
+		t.Errorf("agent worked on %v, want %s then %s", worked, first.ID, second.ID)
+	}
+
+	// The current task file is the second task; the first was archived.
+	b, err := os.ReadFile(filepath.Join(ws, "runtime", "queue", "tasks", "ashigaru1.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tf queue.Task
+	if err := yaml.Unmarshal(b, &tf); err != nil {
+		t.Fatal(err)
+	}
+	if tf.TaskID != second.ID || tf.ReportTo != "runtime/queue/reports/ashigaru1.yaml" || tf.From != "karo" {
+		t.Errorf("task file = %+v", tf)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "runtime", "queue", "archive", "tasks", "ashigaru1-"+first.ID+".yaml")); err != nil {
+		t.Errorf("first task file not archived: %v", err)
+	}
+
+	// The sender was told about both reports, with the archived report path.
+	waitFor(t, "two notify lines in karo", 15*time.Second, func() bool {
+		n := 0
+		for _, rec := range records(t, karoRec) {
+			if rec.Kind == "submit" && strings.HasPrefix(rec.Line, "Report from ashigaru1 on '") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	for _, rec := range records(t, karoRec) {
+		if strings.HasPrefix(rec.Line, "Report from ashigaru1 on 'Add the login form': read runtime/queue/archive/reports/") {
+			goto notified
+		}
+	}
+	t.Errorf("karo never got the notify for the login form: %+v", records(t, karoRec))
+notified:
+
+	reps, err := r.team.Store().ReportsForTask(first.ID)
+	if err != nil || len(reps) != 1 || reps[0].Status != "done" {
+		t.Fatalf("reports for %s = %+v, %v", first.ID, reps, err)
+	}
+	if _, err := os.Stat(reps[0].ArchivedPath); err != nil {
+		t.Errorf("report not archived at %s: %v", reps[0].ArchivedPath, err)
+	}
+	waitFor(t, "the dashboard to show both reports", 5*time.Second, func() bool {
+		d, _ := os.ReadFile(filepath.Join(ws, "runtime", "dashboard.md"))
+		return strings.Contains(string(d), first.ID+" Add the login form | done: Done: Add the login form") &&
+			strings.Contains(string(d), second.ID+" Add logout | done")
+	})
+	st, err := os.ReadFile(filepath.Join(ws, "runtime", "state", "status.yaml"))
+	if err != nil || !strings.Contains(string(st), "id: ashigaru1") || !strings.Contains(string(st), "done: 2") {
+		t.Errorf("status.yaml = %s (%v)", st, err)
+	}
+}
+
+// 1,000 commands dropped at once across four roles: each gives exactly one
+// task and one report; none is lost, none doubled.
+func TestThousandCommandsExactlyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	dir := t.TempDir()
+	var entries []string
+	for i := 1; i <= 4; i++ {
+		entries = append(entries, fastSim(fmt.Sprintf("worker%d", i), filepath.Join(dir, fmt.Sprintf("w%d.jsonl", i))))
+	}
+	ws := workspace(t, entries...)
+	// The files are there before the supervisor starts, as after a burst.
+	cmds := filepath.Join(ws, "runtime", "queue", "commands")
+	if err := os.MkdirAll(cmds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	for i := 0; i < n; i++ {
+		write(t, filepath.Join(cmds, fmt.Sprintf("c%04d.yaml", i)),
+			fmt.Sprintf("id: c%04d\nto: worker%d\ntitle: job %d\nbody: do job %d\n", i, i%4+1, i, i))
+	}
+	r := startTeam(t, ws)
+	tasks := r.waitTasks(t, "1000 tasks done", 4*time.Minute, func(ts []store.Task) bool {
+		return len(ts) == n && countStatus(ts, store.StatusDone) == n
+	})
+	seen := map[string]bool{}
+	for _, tk := range tasks {
+		if seen[tk.CommandID] {
+			t.Fatalf("command %s has two tasks", tk.CommandID)
+		}
+		seen[tk.CommandID] = true
+		reps, err := r.team.Store().ReportsForTask(tk.ID)
+		if err != nil || len(reps) != 1 {
+			t.Fatalf("task %s has %d reports (%v)", tk.ID, len(reps), err)
+		}
+	}
+	worked := map[string]int{}
+	for i := 1; i <= 4; i++ {
+		for _, rec := range records(t, filepath.Join(dir, fmt.Sprintf("w%d.jsonl", i))) {
+			if rec.Kind == "report" {
+				worked[rec.TaskID]++
+			}
+		}
+	}
+	for _, tk := range tasks {
+		if worked[tk.ID] != 1 {
+			t.Fatalf("agents reported task %s %d times", tk.ID, worked[tk.ID])
+		}
+	}
+	left, _ := os.ReadDir(cmds)
+	for _, e := range left {
+		if !e.IsDir() {
+			t.Errorf("file left in commands/: %s", e.Name())
+		}
+	}
+	archived, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
+	if len(archived) != n {
+		t.Errorf("%d command files archived, want %d", len(archived), n)
+	}
+}
+
+// Bad files end in failed/ with an error file saying why, the supervisor
+// keeps going, and a good file after them is still handled.
+func TestBadInputIsRejectedWithReasons(t *testing.T) {
+	dir := t.TempDir()
+	ws := workspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"),
+		strings.Replace(sim("spare", filepath.Join(dir, "s.jsonl")), "  - id: spare\n", "  - id: spare\n    enabled: false\n", 1))
+	r := startTeam(t, ws)
+	bomb := "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+	cases := []struct {
+		name, content, want string
+	}{
+		{"invalid.yaml", "to: ashigaru1\ntitle: [unclosed\n", "invalid YAML"},
+		{"types.yaml", "to: ashigaru1\ntitle: [a, b]\nbody: x\n", `"title" must be a string, got a list`},
+		{"unknown-key.yaml", "to: ashigaru1\ntitle: t\nbody: b\ncolour: red\n", `unknown key "colour"`},
+		{"unknown-role.yaml", "to: ashigaru9\ntitle: t\nbody: b\n", `unknown role "ashigaru9" in to`},
+		{"disabled-role.yaml", "to: spare\ntitle: t\nbody: b\n", `role "spare" in to is disabled`},
+		{"no-title.yaml", "to: ashigaru1\nbody: b\n", `missing "title"`},
+		{"huge.yaml", "to: ashigaru1\ntitle: t\nbody: " + strings.Repeat("x", 2<<20) + "\n", "over the 1048576-byte limit"},
+		{"bomb.yaml", bomb, "alias"},
+	}
+	for _, c := range cases {
+		r.drop(t, c.name, c.content)
+	}
+	// A report for a task that does not exist.
+	reports := filepath.Join(ws, "runtime", "queue", "reports")
+	write(t, filepath.Join(reports, ".ghost.tmp"), "task_id: t-19990101-0001\nstatus: done\nsummary: ghost\n")
+	if err := os.Rename(filepath.Join(reports, ".ghost.tmp"), filepath.Join(reports, "ghost.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	failed := filepath.Join(ws, "runtime", "queue", "failed")
+	all := append(cases, struct{ name, content, want string }{"ghost.yaml", "", `report for unknown task "t-19990101-0001"`})
+	for _, c := range all {
+		waitFor(t, c.name+" in failed/", 15*time.Second, func() bool {
+			_, err := os.Stat(filepath.Join(failed, c.name))
+			return err == nil
+		})
+		rec, err := queue.ReadFailure(filepath.Join(failed, c.name+".error.yaml"))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !strings.Contains(rec.Error, c.want) {
+			t.Errorf("%s: error %q, want it to contain %q", c.name, rec.Error, c.want)
+		}
+	}
+	// Still running: a good command and a duplicate of it.
+	r.drop(t, "good.yaml", "id: cmd-good\nto: ashigaru1\ntitle: good\nbody: fine\n")
+	r.waitTasks(t, "the good task done", 20*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 1 && ts[0].Status == store.StatusDone
+	})
+	r.drop(t, "again.yaml", "id: cmd-good\nto: ashigaru1\ntitle: good again\nbody: fine\n")
+	waitFor(t, "the duplicate archived", 10*time.Second, func() bool {
+		entries, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), "-again.yaml") {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(300 * time.Millisecond)
+	if ts, _ := r.team.Store().Tasks(store.TaskFilter{}); len(ts) != 1 {
+		t.Errorf("a duplicate id made another task: %d tasks", len(ts))
+	}
+}
+
+// A file written in place, slowly, in three parts is accepted once whole.
+func TestSlowInPlaceWriterIsAccepted(t *testing.T) {
+	dir := t.TempDir()
+	ws := workspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"))
+	r := startTeam(t, ws)
+	path := filepath.Join(ws, "runtime", "queue", "commands", "slow.yaml")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := []string{"id: cmd-slow\nto: ashi", "garu1\ntitle: written slowly\nbo", "dy: |\n  all three parts\n  arrived\n"}
+	for i, p := range parts {
+		if _, err := f.WriteString(p); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(parts)-1 {
+			time.Sleep(150 * time.Millisecond)
+		}
+	}
+	f.Close()
+	tasks := r.waitTasks(t, "the slow command's task", 20*time.Second, func(ts []store.Task) bool { return len(ts) == 1 })
+	if tasks[0].Body != "all three parts\narrived\n" || tasks[0].CommandID != "cmd-slow" {
+		t.Errorf("task = %+v", tasks[0])
+	}
+	if entries, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "failed")); len(entries) != 0 {
+		t.Errorf("failed/ is not empty: %v", entries)
+	}
+}
+
+// An agent that ignores its nudge leaves the task undelivered, visibly.
+func TestIgnoredNudgeIsUndelivered(t *testing.T) {
+	dir := t.TempDir()
+	ws := workspace(t, strings.Replace(sim("deaf", filepath.Join(dir, "d.jsonl"), "--ignore-input"), "  - id: deaf\n", "  - id: deaf\n    startup_prompt: \"\"\n", 1))
+	r := startTeam(t, ws)
+	r.drop(t, "c.yaml", "id: cmd-deaf\nto: deaf\ntitle: unheard\nbody: nobody listens\n")
+	tasks := r.waitTasks(t, "the task undelivered", 30*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 1 && ts[0].Status == store.StatusUndelivered
+	})
+	if tasks[0].Submits != 4 {
+		t.Errorf("submits = %d, want 1 + 3 retries", tasks[0].Submits)
+	}
+	waitFor(t, "the dashboard to flag it", 5*time.Second, func() bool {
+		d, _ := os.ReadFile(filepath.Join(ws, "runtime", "dashboard.md"))
+		return strings.Contains(string(d), "task "+tasks[0].ID+" for deaf is undelivered")
+	})
+}
+
+// When the agent crashes with a task in flight, the restarted program gets
+// the same task again, with the attempt counted.
+func TestTaskInFlightIsDeliveredAgainAfterACrash(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "f.jsonl")
+	ws := workspace(t, sim("flaky", rec, "--work-time", "30s", "--crash-after", "2500ms"))
+	r := startTeam(t, ws)
+	r.drop(t, "c.yaml", "id: cmd-flaky\nto: flaky\ntitle: survive a crash\nbody: keep going\n")
+	tasks := r.waitTasks(t, "a second attempt", 40*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 1 && ts[0].Attempts >= 2
+	})
+	waitFor(t, "the agent to work on it twice", 20*time.Second, func() bool {
+		n := 0
+		for _, rc := range records(t, rec) {
+			if rc.Kind == "task" && rc.TaskID == tasks[0].ID {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	events, err := r.team.Store().Events(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if e.Kind == "redeliver" && e.TaskID == tasks[0].ID {
+			return
+		}
+	}
+	t.Errorf("no redeliver event for %s", tasks[0].ID)
+}
