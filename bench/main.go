@@ -22,8 +22,18 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip or go")
+	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
+	samples := flag.Int("latency-samples", 1000, "samples in the latency measurement")
+	ingestN := flag.Int("ingest-files", 10000, "files in the ingest measurement")
+	roundN := flag.Int("roundtrip-tasks", 2000, "tasks in the round-trip measurement")
 	flag.Parse()
+	if *asProbe {
+		if err := probe(); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	if runtime.GOOS != "linux" {
 		fatal(fmt.Errorf("bench reads /proc and runs on Linux only"))
 	}
@@ -45,6 +55,28 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: idle cost of %d agent-sim roles over %s …\n", *idleRoles, *idleFor)
 		if err := measureIdle(r, bin, *idleRoles, *idleFor); err != nil {
 			fatal(fmt.Errorf("idle: %w", err))
+		}
+	}
+	if want("latency") {
+		fmt.Fprintf(os.Stderr, "bench: latency from a command file to the nudge, %d samples …\n", *samples)
+		self, err := os.Executable()
+		if err != nil {
+			fatal(err)
+		}
+		if err := measureLatency(r, bin, self, *samples, 25*time.Millisecond); err != nil {
+			fatal(fmt.Errorf("latency: %w", err))
+		}
+	}
+	if want("ingest") {
+		fmt.Fprintf(os.Stderr, "bench: ingest of %d command files …\n", *ingestN)
+		if err := measureIngest(r, bin, *ingestN); err != nil {
+			fatal(fmt.Errorf("ingest: %w", err))
+		}
+	}
+	if want("roundtrip") {
+		fmt.Fprintf(os.Stderr, "bench: round trip of %d tasks over 8 instant agents …\n", *roundN)
+		if err := measureRoundTrip(r, bin, 8, *roundN); err != nil {
+			fatal(fmt.Errorf("round trip: %w", err))
 		}
 	}
 	if want("go") {
