@@ -247,7 +247,15 @@ func contains(list []string, s string) bool {
 }
 
 // closest suggests a known key within two edits of a misspelt one.
-func closest(key string, known []string) string {
+func closest(key string, known []string) string { return SuggestKey(key, known) }
+
+// SuggestKey returns the known key within two edits of a misspelt one, for
+// "did you mean" in error messages; "" when none is that close. The queue's
+// file formats use it too, so every strict decoder suggests alike.
+func SuggestKey(key string, known []string) string {
+	if len(key) > 64 {
+		return "" // not a typo of a short key; skip the quadratic work
+	}
 	best, bestDist := "", 3
 	cands := append([]string(nil), known...)
 	sort.Strings(cands)

@@ -48,34 +48,21 @@ func statFields(b []byte) ([]string, error) {
 	return f, nil
 }
 
-func killLeftovers(pid int, ident string) (bool, error) {
+func killLeftovers(leader int, ident string) (bool, error) {
 	start, err := strconv.ParseUint(strings.TrimPrefix(ident, "linux-start:"), 10, 64)
 	if err != nil || !strings.HasPrefix(ident, "linux-start:") {
 		return false, fmt.Errorf("ptyhost: identity %q is not from this system", ident)
 	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, fmt.Errorf("ptyhost: list processes: %w", err)
-	}
 	var members []int
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		f, err := statFields(b)
-		if err != nil {
-			continue
-		}
+	err = eachProcess(func(pid int, f []string) {
 		pgrp, _ := strconv.Atoi(f[2])
 		started, _ := strconv.ParseUint(f[19], 10, 64)
-		if pgrp == pid && started >= start {
-			members = append(members, p)
+		if pgrp == leader && started >= start {
+			members = append(members, pid)
 		}
+	})
+	if err != nil {
+		return false, err
 	}
 	var errs []error
 	for _, p := range members {
@@ -108,29 +95,37 @@ func StopNotify(c chan<- os.Signal) { signal.Stop(c) }
 // known: processes re-parented to a subreaper, zombies among them.
 func Adopted(known map[int]bool) []int {
 	self := os.Getpid()
+	var out []int
+	_ = eachProcess(func(pid int, f []string) {
+		if ppid, _ := strconv.Atoi(f[1]); ppid == self && !known[pid] {
+			out = append(out, pid)
+		}
+	})
+	return out
+}
+
+// eachProcess calls fn with every process's pid and its /proc/PID/stat
+// fields from the state on (see statFields). Processes that end meanwhile
+// are skipped.
+func eachProcess(fn func(pid int, fields []string)) error {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return fmt.Errorf("ptyhost: list processes: %w", err)
 	}
-	var out []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || known[pid] || pid == self {
+		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
 			continue
 		}
-		f, err := statFields(b)
-		if err != nil {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(f[1]); ppid == self {
-			out = append(out, pid)
+		if f, err := statFields(b); err == nil {
+			fn(pid, f)
 		}
 	}
-	return out
+	return nil
 }
 
 // ReapAdopted collects the exit status of adopted children that have exited,

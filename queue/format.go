@@ -25,6 +25,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/config"
 )
 
 // Priorities of a command and of the task made from it. A role gets its high
@@ -1047,42 +1049,8 @@ func (d *formatDecoder) unknownKey(f yamlField, where string, known []string) er
 	if where != "" {
 		msg += fmt.Sprintf(" in %q", where)
 	}
-	if s := closestKey(f.name, known); s != "" {
+	if s := config.SuggestKey(f.name, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return d.errAt(f.key, "%s", msg)
-}
-
-// closestKey suggests a known key within two edits of a misspelt one.
-func closestKey(key string, known []string) string {
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := keyEditDistance(strings.ToLower(key), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-func keyEditDistance(a, b string) int {
-	if len(a) > 64 {
-		return len(a) // not a typo of a short key; skip the quadratic work
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -4,10 +4,8 @@ package queue_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
@@ -24,23 +23,7 @@ import (
 // shogunBin is the real shogun binary, whose agent-sim the roles run.
 var shogunBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "shogun-queue-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	shogunBin = filepath.Join(dir, "shogun")
-	build := exec.Command("go", "build", "-o", shogunBin, "../cmd/shogun")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build shogun:", err)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { shoguntest.Main(m, &shogunBin) }
 
 // sim is a roles.yaml entry for an agent-sim role recording what it receives
 // in rec.
@@ -193,43 +176,9 @@ func countStatus(tasks []store.Task, status string) int {
 	return n
 }
 
-// record is one line of an agent-sim --record file.
-type record struct {
-	Kind   string `json:"kind"`
-	TaskID string `json:"task_id"`
-	Line   string `json:"line"`
-}
-
-func records(t *testing.T, path string) []record {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []record
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if l == "" {
-			continue
-		}
-		var r record
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("record %q: %v", l, err)
-		}
-		out = append(out, r)
-	}
-	return out
-}
+func records(t *testing.T, path string) []shoguntest.Record { return shoguntest.Records(t, path) }
 
 func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	shoguntest.WaitFor(t, what, within, cond)
 }

@@ -4,10 +4,8 @@ package supervisor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,29 +15,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/shoguntest"
 )
 
 // shogunBin is the real shogun binary, built once, for roles running
 // `shogun agent-sim`.
 var shogunBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "shogun-supervisor-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	shogunBin = filepath.Join(dir, "shogun")
-	build := exec.Command("go", "build", "-o", shogunBin, "../cmd/shogun")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build shogun:", err)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { shoguntest.Main(m, &shogunBin) }
 
 // workspace writes a workspace with the given roles.yaml body and a role
 // file for every prompt_path it names.
@@ -188,43 +171,9 @@ func (r *running) describe() string {
 	return b.String()
 }
 
-// record is one line an agent-sim received, from its --record file.
-type record struct {
-	Line string `json:"line"`
-	Kind string `json:"kind"`
-}
+func readRecords(t *testing.T, path string) []shoguntest.Record { return shoguntest.Records(t, path) }
 
-func readRecords(t *testing.T, path string) []record {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []record
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if l == "" {
-			continue
-		}
-		var r record
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("record %q: %v", l, err)
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// waitFor polls cond until it holds; the deadline only catches a hang.
 func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	shoguntest.WaitFor(t, what, within, cond)
 }

@@ -14,28 +14,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shogun-dev/shogun/shoguntest"
 )
 
 // bin is the shogun binary under test, built once.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "shogun-cli-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	bin = filepath.Join(dir, "shogun")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build shogun:", err)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { shoguntest.Main(m, &bin) }
 
 // shogun runs the binary to completion and returns stdout, stderr and the exit code.
 func shogun(t *testing.T, args ...string) (string, string, int) {

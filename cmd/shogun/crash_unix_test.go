@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
 )
 
@@ -120,13 +120,8 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
 	// kill came between the nudge and the report: that is redelivery).
 	worked := map[string]bool{}
 	for i := 1; i <= 3; i++ {
-		b, _ := os.ReadFile(filepath.Join(recs, fmt.Sprintf("w%d.jsonl", i)))
-		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var rec struct {
-				Kind   string `json:"kind"`
-				TaskID string `json:"task_id"`
-			}
-			if json.Unmarshal([]byte(l), &rec) == nil && rec.Kind == "task" {
+		for _, rec := range shoguntest.Records(t, filepath.Join(recs, fmt.Sprintf("w%d.jsonl", i))) {
+			if rec.Kind == "task" {
 				worked[rec.TaskID] = true
 			}
 		}
