@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -139,6 +140,25 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 		}
 	}
 	return ScreenSnapshot{Lines: lines, CursorRow: pos.Y, CursorCol: pos.X, AltScreen: s.emu.IsAltScreen(), Cols: s.emu.Width()}
+}
+
+// paint renders the screen with styles, for a terminal to draw: clear,
+// home, the rows, then the cursor where the program left it.
+func (s *screenModel) paint() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows := strings.Split(s.emu.Render(), "\n")
+	var b strings.Builder
+	b.WriteString("\x1b[0m\x1b[2J\x1b[H")
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString(r)
+	}
+	pos := s.emu.CursorPosition()
+	fmt.Fprintf(&b, "\x1b[0m\x1b[%d;%dH", pos.Y+1, pos.X+1)
+	return []byte(b.String())
 }
 
 // close stops the reply goroutine and waits for it. It closes the reply pipe

@@ -51,6 +51,10 @@ type Session struct {
 
 	screenHook func()
 	closeOnce  sync.Once
+
+	subMu      sync.Mutex
+	subs       map[*Subscription]bool
+	subsClosed bool
 }
 
 // Open starts the command in a new pseudo-terminal and begins draining it.
@@ -97,6 +101,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // except the read itself.
 func (s *Session) read() {
 	defer close(s.outDone)
+	defer s.closeSubscriptions()
 	defer s.logQ.close()
 	defer s.screenQ.close()
 	buf := make([]byte, 64*1024)
@@ -109,6 +114,7 @@ func (s *Session) read() {
 			s.outBytes.Add(int64(n))
 			s.logQ.push(chunk)
 			s.screenQ.push(chunk)
+			s.publish(chunk)
 		}
 		if err != nil {
 			return
@@ -216,6 +222,11 @@ func (s *Session) Resize(cols, rows int) error {
 	s.screen.resize(cols, rows)
 	return nil
 }
+
+// Paint returns bytes that draw the current screen, with its colours and
+// the cursor, on a terminal of the same size: what a person attaching sees
+// first.
+func (s *Session) Paint() []byte { return s.screen.paint() }
 
 // Screen returns the current screen as text.
 func (s *Session) Screen() ScreenSnapshot { return s.screen.snapshot() }

@@ -37,8 +37,10 @@ type Role struct {
 	settled    bool          // the startup prompt of this program was typed, or failed, or there is none
 	changed    chan struct{} // closed and replaced on every state change
 
-	humanInput time.Time // last time a person typed into the role
+	humanInput time.Time   // last time a person typed into the role
+	writer     *Attachment // the person typing into the role, if any
 	typing     sync.Mutex
+	restartReq chan struct{}
 }
 
 // Status is a snapshot of a role for status output.
@@ -58,13 +60,14 @@ type Status struct {
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 	return &Role{
-		cfg:     cfg,
-		sup:     sup,
-		log:     sup.log.With().Str("role", cfg.ID).Logger(),
-		output:  output,
-		state:   Stopped,
-		since:   time.Now(),
-		changed: make(chan struct{}),
+		cfg:        cfg,
+		sup:        sup,
+		log:        sup.log.With().Str("role", cfg.ID).Logger(),
+		output:     output,
+		state:      Stopped,
+		since:      time.Now(),
+		changed:    make(chan struct{}),
+		restartReq: make(chan struct{}, 1),
 	}
 }
 
@@ -192,7 +195,7 @@ func (r *Role) run(ctx context.Context) {
 			return
 		}
 		started := time.Now()
-		exit, err := r.runOnce(ctx)
+		exit, err, asked := r.runOnce(ctx)
 		if ctx.Err() != nil {
 			r.setState(Stopped, "supervisor stopping")
 			return
@@ -202,10 +205,18 @@ func (r *Role) run(ctx context.Context) {
 			reason = err.Error()
 		}
 		r.setState(Exited, reason)
+		if asked {
+			failures = 0
+			window = &restartWindow{window: r.cfg.Restart.Window}
+			r.log.Info().Msg("restarting on request")
+			continue
+		}
 		if !r.shouldRestart(exit, err) {
 			r.setState(Stopped, "not restarted (policy "+r.cfg.Restart.Policy+")")
-			<-ctx.Done()
-			return
+			if !r.waitRestart(ctx) {
+				return
+			}
+			continue
 		}
 		if time.Since(started) >= r.sup.stableAfter {
 			failures = 0
@@ -216,8 +227,12 @@ func (r *Role) run(ctx context.Context) {
 			r.lastError = fmt.Sprintf("%d restarts within %s", n, r.cfg.Restart.Window)
 			r.mu.Unlock()
 			r.setState(Fatal, fmt.Sprintf("restarted more than %d times within %s", r.cfg.Restart.MaxRestarts, r.cfg.Restart.Window))
-			<-ctx.Done()
-			return
+			if !r.waitRestart(ctx) {
+				return
+			}
+			failures = 0
+			window = &restartWindow{window: r.cfg.Restart.Window}
+			continue
 		}
 		delay := r.sup.backoff.Delay(failures)
 		r.mu.Lock()
@@ -226,10 +241,24 @@ func (r *Role) run(ctx context.Context) {
 		r.setState(Backoff, fmt.Sprintf("restart %d in %s", failures, delay.Round(time.Millisecond)))
 		select {
 		case <-time.After(delay):
+		case <-r.restartReq:
 		case <-ctx.Done():
 			r.setState(Stopped, "supervisor stopping")
 			return
 		}
+	}
+}
+
+// waitRestart waits, in a stopped or fatal state, for a restart request. It
+// reports false when the supervisor stops instead.
+func (r *Role) waitRestart(ctx context.Context) bool {
+	select {
+	case <-r.restartReq:
+		r.log.Info().Msg("starting again on request")
+		return true
+	case <-ctx.Done():
+		r.setState(Stopped, "supervisor stopping")
+		return false
 	}
 }
 
@@ -245,8 +274,9 @@ func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
 }
 
 // runOnce starts the program and watches it until it exits or ctx ends; on
-// ctx end it stops it. It returns once the whole process tree is gone.
-func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
+// ctx end, or a restart request (asked), it stops it. It returns once the
+// whole process tree is gone.
+func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, asked bool) {
 	r.setState(Starting, "starting "+r.cfg.Command.Exec)
 	cmd := ptyhost.Command{
 		Path: r.cfg.Command.Exec,
@@ -262,7 +292,7 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 		r.lastError = err.Error()
 		r.mu.Unlock()
 		r.log.Error().Err(err).Msg("cannot start")
-		return ptyhost.Exit{Code: -1}, err
+		return ptyhost.Exit{Code: -1}, err, false
 	}
 	pid := sess.Pid()
 	id, _ := ptyhost.Identity(pid)
@@ -280,8 +310,6 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 
 	runCtx, cancelRun := context.WithCancel(ctx)
 	exited := make(chan struct{})
-	var exit ptyhost.Exit
-	var waitErr error
 	go func() {
 		exit, waitErr = sess.Wait()
 		r.sup.waited(pid)
@@ -298,6 +326,10 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 	case <-exited:
 	case <-ctx.Done():
 		r.stop(sess, exited)
+	case <-r.restartReq:
+		asked = true
+		r.log.Info().Msg("stopping for a restart")
+		r.stop(sess, exited)
 	}
 	cancelRun()
 	watchers.Wait()
@@ -311,7 +343,7 @@ func (r *Role) runOnce(ctx context.Context) (ptyhost.Exit, error) {
 		r.log.Warn().Err(err).Msg("pid ledger")
 	}
 	r.log.Info().Int("pid", pid).Str("exit", exit.String()).Msg("exited")
-	return exit, waitErr
+	return exit, waitErr, asked
 }
 
 // stop asks the program to quit: the stop keys first, SIGTERM to the tree at

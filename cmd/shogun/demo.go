@@ -66,7 +66,7 @@ func demoCommand() *cli.Command {
 			ready := newPromptWatch(len(cfg.Enabled()))
 			started := time.Now()
 			var outcome error
-			err = withTeam(c, dir, cfg, nil, ready.observe, func(t *team.Team) error {
+			err = withTeam(ctx, c, dir, cfg, nil, ready.observe, func(ctx context.Context, t *team.Team) error {
 				runCtx, stopRun := context.WithCancel(ctx)
 				defer stopRun()
 				done := make(chan error, 1)

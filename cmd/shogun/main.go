@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -38,7 +39,7 @@ func main() {
 // as one line: "shogun: <what went wrong>".
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := app.Run(flagsFirst(app, args))
 	if err == nil {
 		return 0
 	}
@@ -71,14 +72,83 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			initCommand(),
 			startCommand(),
+			stopCommand(),
+			statusCommand(),
 			sendCommand(),
 			tasksCommand(),
+			attachCommand(),
+			screenCommand(),
+			logsCommand(),
+			typeCommand(),
+			restartCommand(),
 			demoCommand(),
 			agentSimCommand(),
 		},
 		// Errors are printed once, by run.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+}
+
+// flagsFirst moves a command's flags before its arguments, so that
+// `shogun logs ashigaru1 -f` works as the usage shows; urfave/cli stops
+// parsing flags at the first argument. A "--" ends the flags as usual.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Global flags come before the command name.
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		if takesValue(app.Flags, args[i]) {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return args
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return args
+	}
+	var flags, rest []string
+	tail := args[i+1:]
+	for j := 0; j < len(tail); j++ {
+		a := tail[j]
+		switch {
+		case a == "--":
+			rest = append(rest, tail[j:]...)
+			j = len(tail)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			flags = append(flags, a)
+			if takesValue(cmd.Flags, a) && j+1 < len(tail) {
+				j++
+				flags = append(flags, tail[j])
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	out := append(append([]string(nil), args[:i+1]...), flags...)
+	return append(out, rest...)
+}
+
+// takesValue reports whether the flag arg (as written, e.g. "--lines" or
+// "-n", without "=value") is defined and needs a separate value.
+func takesValue(flags []cli.Flag, arg string) bool {
+	if strings.Contains(arg, "=") {
+		return false
+	}
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
 }
 
 // workspaceFlag lets every command take --workspace after its name too.

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 )
@@ -103,20 +104,21 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 }
 
-// runSupervisor runs the workspace's team until ctx ends. observe, when
-// set, sees every supervisor event.
+// runSupervisor runs the workspace's team until ctx ends or `shogun stop`.
+// observe, when set, sees every supervisor event.
 func runSupervisor(ctx context.Context, c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event)) (*supervisor.Supervisor, error) {
 	var sup *supervisor.Supervisor
-	err := withTeam(c, ws, cfg, ids, observe, func(t *team.Team) error {
+	err := withTeam(ctx, c, ws, cfg, ids, observe, func(ctx context.Context, t *team.Team) error {
 		sup = t.Supervisor()
 		return t.Run(ctx)
 	})
 	return sup, err
 }
 
-// withTeam takes the workspace lock, opens the log and the team, and calls
-// run with it; everything is released when run returns.
-func withTeam(c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event), run func(*team.Team) error) error {
+// withTeam takes the workspace lock, opens the log, the team and the control
+// socket, and calls run with a context that also ends on `shogun stop`;
+// everything is released when run returns.
+func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event), run func(context.Context, *team.Team) error) error {
 	log, closer, err := openLogger(c, ws, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -136,9 +138,21 @@ func withTeam(c *cli.Context, ws string, cfg *config.Config, ids []string, obser
 		return err
 	}
 	defer t.Close()
-	log.Info().Int("pid", os.Getpid()).Int("roles", len(t.Supervisor().Roles())).Str("run", t.RunID()).Str("workspace", ws).Msg("supervisor started; Ctrl-C stops it")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv, err := control.Listen(ws, t, cancel, log)
+	if err != nil {
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	log.Info().Int("pid", os.Getpid()).Int("roles", len(t.Supervisor().Roles())).Str("run", t.RunID()).Str("workspace", ws).Msg("supervisor started; Ctrl-C or `shogun stop` stops it")
 	started := time.Now()
-	err = run(t)
+	err = run(ctx, t)
+	cancel()
+	if serr := <-served; serr != nil {
+		log.Warn().Err(serr).Msg("control socket")
+	}
 	log.Info().Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped; every role's process tree is gone")
 	return err
 }

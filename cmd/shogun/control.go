@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+// client returns the control client of the command's workspace.
+func client(c *cli.Context) (*control.Client, error) {
+	ws, err := workspaceDir(c)
+	if err != nil {
+		return nil, err
+	}
+	return control.NewClient(ws), nil
+}
+
+// roleArg is the one ROLE argument of a command.
+func roleArg(c *cli.Context) (string, error) {
+	if c.NArg() < 1 {
+		return "", fmt.Errorf("%s needs a role id: shogun %s ROLE", c.Command.Name, c.Command.Name)
+	}
+	return c.Args().First(), nil
+}
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "status",
+		Usage:       "show each role of the running supervisor: state, pid, uptime, restarts, task, queue",
+		Description: "Exit code 0 when the supervisor is up, 3 when it is not.",
+		Flags:       []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Action: func(c *cli.Context) error {
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			st, err := cl.Status()
+			if err != nil {
+				if errors.Is(err, control.ErrNoSupervisor) {
+					return &exitError{code: 3, err: err}
+				}
+				return err
+			}
+			w := c.App.Writer
+			if c.Bool("json") {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")
+			for _, r := range st.Roles {
+				task := "-"
+				if r.TaskID != "" {
+					task = r.TaskID + " " + short(r.TaskTitle, 30)
+				}
+				pid := "-"
+				if r.Pid > 0 {
+					pid = fmt.Sprint(r.Pid)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", r.ID, r.Name, r.State, pid,
+					secs(r.UptimeS), r.Restarts, task, r.QueueDepth, secs(r.SinceOutput))
+			}
+			tw.Flush()
+			var parts []string
+			for _, k := range taskStatuses {
+				if n := st.Tasks[k]; n > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s", n, k))
+				}
+			}
+			if len(parts) == 0 {
+				parts = []string{"no tasks"}
+			}
+			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), st.RunID, strings.Join(parts, ", "))
+			for _, a := range st.Attention {
+				fmt.Fprintf(w, "attention: %s\n", a)
+			}
+			return nil
+		},
+	}
+}
+
+// secs renders seconds for people.
+func secs(s float64) string {
+	if s <= 0 {
+		return "-"
+	}
+	return (time.Duration(s * float64(time.Second))).Round(time.Second).String()
+}
+
+func screenCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "screen",
+		Usage:     "print a role's current screen as text",
+		ArgsUsage: "ROLE",
+		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (lines and cursor)"}},
+		Action: func(c *cli.Context) error {
+			role, err := roleArg(c)
+			if err != nil {
+				return err
+			}
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			scr, err := cl.Screen(role)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return json.NewEncoder(c.App.Writer).Encode(scr)
+			}
+			fmt.Fprintln(c.App.Writer, scr.Text)
+			return nil
+		},
+	}
+}
+
+func typeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "type",
+		Usage:     "type text into a role by the typing rules (wait until ready, pause, separate submit, verify)",
+		ArgsUsage: "ROLE TEXT",
+		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() < 2 {
+				return errors.New("type needs a role and the text: shogun type ROLE TEXT [--submit]")
+			}
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			role, text := c.Args().Get(0), strings.Join(c.Args().Slice()[1:], " ")
+			r, err := cl.Type(role, text, c.Bool("submit"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("submit") {
+				fmt.Fprintf(c.App.ErrWriter, "shogun: typed into %s and submitted (confirmed after %d submit(s))\n", role, r.Submits)
+			}
+			return nil
+		},
+	}
+}
+
+func restartCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "restart",
+		Usage:     "stop a role's program and start it again (also a fatal or stopped role)",
+		ArgsUsage: "ROLE",
+		Flags:     []cli.Flag{workspaceFlag},
+		Action: func(c *cli.Context) error {
+			role, err := roleArg(c)
+			if err != nil {
+				return err
+			}
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			if err := cl.Restart(role); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "shogun: restarting %s\n", role)
+			return nil
+		},
+	}
+}
+
+func stopCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "stop",
+		Usage: "stop the running supervisor gracefully (every role, then the supervisor)",
+		Flags: []cli.Flag{workspaceFlag, &cli.DurationFlag{Name: "wait", Usage: "wait this long for it to be gone (0: do not wait)", Value: time.Minute}},
+		Action: func(c *cli.Context) error {
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			if err := cl.Stop(); err != nil {
+				return err
+			}
+			ws, err := workspaceDir(c)
+			if err != nil {
+				return err
+			}
+			lock := filepath.Join(ws, "runtime", "state", "shogun.lock")
+			deadline := time.Now().Add(c.Duration("wait"))
+			for time.Now().Before(deadline) {
+				if supervisor.Owner(lock) == 0 {
+					fmt.Fprintln(c.App.ErrWriter, "shogun: stopped")
+					return nil
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if c.Duration("wait") > 0 {
+				return fmt.Errorf("the supervisor is still stopping after %s", c.Duration("wait"))
+			}
+			fmt.Fprintln(c.App.ErrWriter, "shogun: stopping")
+			return nil
+		},
+	}
+}

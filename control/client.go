@@ -1,0 +1,150 @@
+package control
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+)
+
+// ErrNoSupervisor means no supervisor answers on the workspace's socket.
+var ErrNoSupervisor = errors.New("no supervisor is running")
+
+// Client talks to the supervisor of a workspace.
+type Client struct {
+	path string
+	http *http.Client
+}
+
+// NewClient returns a client for the workspace's socket.
+func NewClient(workspace string) *Client {
+	path := SocketPath(workspace)
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
+	}
+	return &Client{path: path, http: &http.Client{Transport: &http.Transport{DialContext: dial}}}
+}
+
+func (c *Client) notRunning(err error) error {
+	why := "no socket at " + c.path
+	if _, serr := os.Stat(c.path); serr == nil {
+		why = "nothing answers on " + c.path
+	}
+	return fmt.Errorf("%w for this workspace (%s); start it with `shogun start`", ErrNoSupervisor, why)
+}
+
+// do sends a request and decodes a JSON answer into out.
+func (c *Client) do(method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, "http://shogun"+path, rd)
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return c.notRunning(err)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		var e ErrorReply
+		if json.NewDecoder(resp.Body).Decode(&e) == nil && e.Error != "" {
+			return errors.New(e.Error)
+		}
+		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
+	}
+	if out == nil {
+		return nil
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// Status returns the supervisor's status.
+func (c *Client) Status() (StatusReply, error) {
+	var r StatusReply
+	return r, c.do(http.MethodGet, "/v1/status", nil, &r)
+}
+
+// Screen returns a role's current screen.
+func (c *Client) Screen(role string) (ScreenReply, error) {
+	var r ScreenReply
+	return r, c.do(http.MethodGet, "/v1/roles/"+url.PathEscape(role)+"/screen", nil, &r)
+}
+
+// Type types text into a role by the typing rules.
+func (c *Client) Type(role, text string, submit bool) (TypeReply, error) {
+	var r TypeReply
+	return r, c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/type", TypeRequest{Text: text, Submit: submit}, &r)
+}
+
+// Restart restarts a role's program.
+func (c *Client) Restart(role string) error {
+	return c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/restart", nil, nil)
+}
+
+// Stop asks the supervisor to stop every role and exit.
+func (c *Client) Stop() error { return c.do(http.MethodPost, "/v1/stop", nil, nil) }
+
+// Stream is an attach connection: read frames from R, write frames to W.
+type Stream struct {
+	Conn net.Conn
+	R    *bufio.Reader
+}
+
+// Attach opens an attach stream to a role.
+func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, error) {
+	conn, err := net.DialTimeout("unix", c.path, 3*time.Second)
+	if err != nil {
+		return nil, c.notRunning(err)
+	}
+	q := url.Values{"cols": {strconv.Itoa(cols)}, "rows": {strconv.Itoa(rows)}}
+	if readOnly {
+		q.Set("read_only", "1")
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://shogun/v1/roles/"+url.PathEscape(role)+"/attach?"+q.Encode(), nil)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", upgradeName)
+	if err := req.Write(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("attach %s: %w", role, err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		defer conn.Close()
+		var e ErrorReply
+		if json.NewDecoder(resp.Body).Decode(&e) == nil && e.Error != "" {
+			return nil, errors.New(e.Error)
+		}
+		return nil, fmt.Errorf("attach %s: %s", role, resp.Status)
+	}
+	return &Stream{Conn: conn, R: br}, nil
+}

@@ -1,0 +1,262 @@
+// Package control is the supervisor's local API: HTTP+JSON on the Unix
+// domain socket runtime/state/shogun.sock (AF_UNIX works on Windows 10 and
+// later too), and the attach stream over the same socket. The CLI's status,
+// screen, type, restart, stop and attach commands are its clients; the
+// endpoints are documented in docs/api.md for other tools.
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+// Team is what the API serves: *team.Team implements it.
+type Team interface {
+	Supervisor() *supervisor.Supervisor
+	Queue() *queue.Queue
+	RunID() string
+}
+
+// Server serves the API of one running supervisor.
+type Server struct {
+	team  Team
+	path  string
+	stop  func()
+	log   zerolog.Logger
+	srv   *http.Server
+	ln    net.Listener
+	start time.Time
+}
+
+// SocketPath is where a workspace's API listens.
+func SocketPath(workspace string) string {
+	return filepath.Join(workspace, "runtime", "state", "shogun.sock")
+}
+
+// Listen creates the socket, owner-only, replacing one left by a supervisor
+// that was killed (the workspace lock guarantees no other supervisor owns
+// it). stop is called for POST /v1/stop.
+func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server, error) {
+	path := SocketPath(workspace)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		if c, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("control socket %s: another process is listening on it", path)
+		}
+		log.Info().Str("path", path).Msg("removing a stale control socket left by a killed supervisor")
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale control socket: %w", err)
+		}
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	s := &Server{team: t, path: path, stop: stop, log: log, ln: ln, start: time.Now()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/status", s.status)
+	mux.HandleFunc("GET /v1/roles/{id}/screen", s.screen)
+	mux.HandleFunc("POST /v1/roles/{id}/type", s.typeText)
+	mux.HandleFunc("POST /v1/roles/{id}/restart", s.restart)
+	mux.HandleFunc("GET /v1/roles/{id}/attach", s.attach)
+	mux.HandleFunc("POST /v1/stop", s.stopAll)
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	return s, nil
+}
+
+// Serve answers requests until ctx ends, then closes the socket and removes it.
+func (s *Server) Serve(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.srv.Serve(s.ln) }()
+	select {
+	case err := <-done:
+		os.Remove(s.path)
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.srv.Shutdown(shut)
+	_ = s.srv.Close() // hijacked attach streams end here
+	<-done
+	if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove control socket: %w", err)
+	}
+	return nil
+}
+
+// StatusReply is GET /v1/status.
+type StatusReply struct {
+	Pid       int            `json:"pid"`
+	RunID     string         `json:"run_id"`
+	UptimeS   float64        `json:"uptime_s"`
+	Roles     []RoleReply    `json:"roles"`
+	Tasks     map[string]int `json:"tasks"`
+	Attention []string       `json:"attention"`
+}
+
+// RoleReply is one role in StatusReply.
+type RoleReply struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	State       string  `json:"state"`
+	Pid         int     `json:"pid,omitempty"`
+	UptimeS     float64 `json:"uptime_s"`
+	Restarts    int     `json:"restarts"`
+	TaskID      string  `json:"task_id,omitempty"`
+	TaskTitle   string  `json:"task_title,omitempty"`
+	TaskStatus  string  `json:"task_status,omitempty"`
+	QueueDepth  int     `json:"queue_depth"`
+	SinceOutput float64 `json:"since_output_s"`
+	LastError   string  `json:"last_error,omitempty"`
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	snap, err := s.team.Queue().Snapshot()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(), Tasks: snap.Tasks, Attention: snap.Attention}
+	byID := map[string]queue.RoleStatus{}
+	for _, rs := range snap.Roles {
+		byID[rs.ID] = rs
+	}
+	now := time.Now()
+	for _, role := range s.team.Supervisor().Roles() {
+		st := role.Status()
+		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError}
+		if !st.Started.IsZero() {
+			rr.UptimeS = now.Sub(st.Started).Seconds()
+		}
+		if !st.LastOutput.IsZero() {
+			rr.SinceOutput = now.Sub(st.LastOutput).Seconds()
+		}
+		if q, ok := byID[st.ID]; ok {
+			rr.QueueDepth = q.QueueDepth
+			if q.Task != nil {
+				rr.TaskID, rr.TaskTitle, rr.TaskStatus = q.Task.ID, q.Task.Title, q.Task.Status
+			}
+		}
+		out.Roles = append(out.Roles, rr)
+	}
+	reply(w, out)
+}
+
+// ScreenReply is GET /v1/roles/{id}/screen.
+type ScreenReply struct {
+	Text      string   `json:"text"`
+	Lines     []string `json:"lines"`
+	CursorRow int      `json:"cursor_row"`
+	CursorCol int      `json:"cursor_col"`
+	State     string   `json:"state"`
+}
+
+func (s *Server) role(w http.ResponseWriter, r *http.Request) (*supervisor.Role, bool) {
+	id := r.PathValue("id")
+	role, ok := s.team.Supervisor().Role(id)
+	if !ok {
+		fail(w, http.StatusNotFound, fmt.Errorf("no role %q is running in this supervisor", id))
+	}
+	return role, ok
+}
+
+func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
+	role, ok := s.role(w, r)
+	if !ok {
+		return
+	}
+	sess := role.Session()
+	if sess == nil {
+		fail(w, http.StatusConflict, fmt.Errorf("role %s: %w (state %s)", role.ID(), supervisor.ErrNotRunning, role.State()))
+		return
+	}
+	scr := sess.Screen()
+	reply(w, ScreenReply{Text: scr.Text(), Lines: scr.Lines, CursorRow: scr.CursorRow, CursorCol: scr.CursorCol, State: string(role.State())})
+}
+
+// TypeRequest is the body of POST /v1/roles/{id}/type.
+type TypeRequest struct {
+	Text   string `json:"text"`
+	Submit bool   `json:"submit"`
+}
+
+// TypeReply is its answer.
+type TypeReply struct {
+	Submits   int  `json:"submits"`
+	Confirmed bool `json:"confirmed"`
+}
+
+func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
+	role, ok := s.role(w, r)
+	if !ok {
+		return
+	}
+	var req TypeRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
+		fail(w, http.StatusBadRequest, fmt.Errorf("type: %w", err))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
+	defer cancel()
+	d, err := role.Type(ctx, req.Text, supervisor.TypeOptions{NoSubmit: !req.Submit})
+	if err != nil {
+		code := http.StatusConflict
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("role %s did not become ready to type into within 60 s (state %s)", role.ID(), role.State())
+		}
+		fail(w, code, err)
+		return
+	}
+	reply(w, TypeReply{Submits: d.Attempts, Confirmed: d.Confirmed || !req.Submit})
+}
+
+func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
+	role, ok := s.role(w, r)
+	if !ok {
+		return
+	}
+	role.Restart()
+	reply(w, map[string]string{"role": role.ID(), "result": "restarting"})
+}
+
+func (s *Server) stopAll(w http.ResponseWriter, r *http.Request) {
+	reply(w, map[string]string{"result": "stopping"})
+	go s.stop()
+}
+
+// ErrorReply is the body of every non-2xx answer.
+type ErrorReply struct {
+	Error string `json:"error"`
+}
+
+func fail(w http.ResponseWriter, code int, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(ErrorReply{Error: err.Error()})
+}
+
+func reply(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,111 @@
+package supervisor
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shogun-dev/shogun/ptyhost"
+)
+
+// ErrNotRunning is returned when a role has no program to attach to or type into.
+var ErrNotRunning = errors.New("the role's program is not running")
+
+// ErrWriterAttached is returned when a second person asks to type into a role.
+var ErrWriterAttached = errors.New("someone is already attached to type into this role; attach with --read-only")
+
+// Attachment is a person's terminal connected to a role: it receives the
+// role's output and, unless read-only, types into it and sets its size.
+type Attachment struct {
+	r        *Role
+	sess     *ptyhost.Session
+	sub      *ptyhost.Subscription
+	readOnly bool
+	// Output delivers the role's output; it is closed when the program
+	// exits or the attachment is dropped for not keeping up.
+	Output <-chan []byte
+	// Paint draws the screen as it was when the attachment began.
+	Paint []byte
+}
+
+// Attach connects a person's terminal of the given size to the role. Only
+// one attachment at a time may type; a typing attachment makes the role's
+// terminal the person's size and lets the person's terminal answer the
+// program's queries, until it ends.
+func (r *Role) Attach(readOnly bool, cols, rows int) (*Attachment, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sess := r.session
+	if sess == nil {
+		return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, ErrNotRunning)
+	}
+	if !readOnly {
+		if r.writer != nil {
+			return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, ErrWriterAttached)
+		}
+		if cols > 0 && rows > 0 {
+			if err := sess.Resize(cols, rows); err != nil {
+				return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, err)
+			}
+		}
+		sess.AnswerQueries(false)
+	}
+	a := &Attachment{r: r, sess: sess, readOnly: readOnly}
+	a.sub = sess.Subscribe(1024)
+	a.Output = a.sub.C
+	a.Paint = sess.Paint()
+	if !readOnly {
+		r.writer = a
+	}
+	r.log.Info().Bool("read_only", readOnly).Msg("a person attached")
+	return a, nil
+}
+
+// Input types what the person typed. It counts as human input, which holds
+// automatic typing back for a while.
+func (a *Attachment) Input(p []byte) error {
+	if a.readOnly {
+		return errors.New("read-only attachment")
+	}
+	a.r.NoteHumanInput(time.Now())
+	_, err := a.sess.Write(p)
+	return err
+}
+
+// Resize follows the person's terminal size.
+func (a *Attachment) Resize(cols, rows int) error {
+	if a.readOnly {
+		return nil
+	}
+	return a.sess.Resize(cols, rows)
+}
+
+// Dropped reports whether the attachment ended because the person's
+// terminal did not keep up with the output.
+func (a *Attachment) Dropped() bool { return a.sub.Dropped() }
+
+// Close detaches. A typing attachment gives the role its configured size
+// back and lets the screen model answer queries again.
+func (a *Attachment) Close() {
+	a.sub.Close()
+	if a.readOnly {
+		return
+	}
+	a.r.mu.Lock()
+	if a.r.writer == a {
+		a.r.writer = nil
+	}
+	a.r.mu.Unlock()
+	_ = a.sess.Resize(a.r.cfg.Terminal.Cols, a.r.cfg.Terminal.Rows)
+	a.sess.AnswerQueries(true)
+	a.r.log.Info().Msg("the person detached")
+}
+
+// Restart stops the role's program, whatever the restart policy says, and
+// starts it again at once. A fatal or stopped role starts again too.
+func (r *Role) Restart() {
+	select {
+	case r.restartReq <- struct{}{}:
+	default: // a restart is already pending
+	}
+}
