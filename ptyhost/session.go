@@ -75,6 +75,7 @@ func newSession(proc Process, opts Options) *Session {
 		log:        opts.Log,
 		started:    time.Now(),
 		outDone:    make(chan struct{}),
+		screenSig:  make(chan struct{}, 1),
 		screenHook: opts.screenHook,
 	}
 	s.lastOutput.Store(s.started.UnixNano())
