@@ -109,6 +109,9 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		// Input and resizes from the person, until the client goes away.
 		defer wg.Done()
 		defer conn.Close()
+		// The person left: end the output side too, even if the role is
+		// silent, so the role gets its own size back at once.
+		defer a.Close()
 		in := bufio.NewReader(brw.Reader)
 		for {
 			kind, p, err := ReadFrame(in)

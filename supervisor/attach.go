@@ -3,6 +3,7 @@ package supervisor
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/shogun-dev/shogun/ptyhost"
@@ -21,6 +22,7 @@ type Attachment struct {
 	sess     *ptyhost.Session
 	sub      *ptyhost.Subscription
 	readOnly bool
+	once     sync.Once
 	// Output delivers the role's output; it is closed when the program
 	// exits or the attachment is dropped for not keeping up.
 	Output <-chan []byte
@@ -86,7 +88,9 @@ func (a *Attachment) Dropped() bool { return a.sub.Dropped() }
 
 // Close detaches. A typing attachment gives the role its configured size
 // back and lets the screen model answer queries again.
-func (a *Attachment) Close() {
+func (a *Attachment) Close() { a.once.Do(a.close) }
+
+func (a *Attachment) close() {
 	a.sub.Close()
 	if a.readOnly {
 		return

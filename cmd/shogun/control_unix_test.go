@@ -1,0 +1,366 @@
+//go:build !windows
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/shoguntest"
+)
+
+// teamWorkspace is a workspace with the given roles.yaml entries.
+func teamWorkspace(t *testing.T, entries ...string) string {
+	t.Helper()
+	ws := t.TempDir()
+	shogun(t, "init", ws)
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte("roles:\n"+strings.Join(entries, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func simEntry(id string, args ...string) string {
+	q := []string{`"agent-sim"`}
+	for _, a := range args {
+		q = append(q, fmt.Sprintf("%q", a))
+	}
+	return fmt.Sprintf(`  - id: %s
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: [%s]}
+    cli: generic
+    ready_pattern: "› "
+    busy_pattern: "esc to interrupt"
+    submit_delay: 80ms
+    stop: {keys: "/exit\r", timeout: 5s}
+`, id, strings.Join(q, ", "))
+}
+
+func shEntry(id, script, extra string) string {
+	return fmt.Sprintf(`  - id: %s
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", %q]}
+    stop: {keys: "", timeout: 2s}
+%s`, id, script, extra)
+}
+
+func waitStatus(t *testing.T, ws string, what string, cond func(control.StatusReply) bool) control.StatusReply {
+	t.Helper()
+	var last control.StatusReply
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _, code := shogun(t, "status", "--json", "-w", ws)
+		if code == 0 && json.Unmarshal([]byte(out), &last) == nil && cond(last) {
+			return last
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; last status: %+v", what, last.Roles)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func stateOf(st control.StatusReply, id string) string {
+	for _, r := range st.Roles {
+		if r.ID == id {
+			return r.State
+		}
+	}
+	return ""
+}
+
+func TestStatusShowsEveryState(t *testing.T) {
+	ws := teamWorkspace(t,
+		simEntry("idle"),
+		shEntry("worker", "sleep 2.5; while :; do echo tick; sleep 0.2; done", ""),
+		shEntry("crashy", "exit 1", "    restart: {policy: on-failure, max_restarts: 50, window: 10m}\n"),
+		shEntry("broken", "exit 1", "    restart: {policy: on-failure, max_restarts: 0, window: 10m}\n"),
+	)
+	if _, _, code := shogun(t, "status", "-w", ws); code != 3 {
+		t.Fatalf("status without a supervisor: exit %d, want 3", code)
+	}
+	cmd, _ := startBackground(t, ws)
+	st := waitStatus(t, ws, "ready, busy, backoff and fatal at once", func(s control.StatusReply) bool {
+		return stateOf(s, "idle") == "ready" && stateOf(s, "worker") == "busy" &&
+			stateOf(s, "crashy") == "backoff" && stateOf(s, "broken") == "fatal"
+	})
+	if st.Pid != cmd.Process.Pid || st.RunID == "" {
+		t.Errorf("status pid %d run %q, want pid %d", st.Pid, st.RunID, cmd.Process.Pid)
+	}
+	for _, r := range st.Roles {
+		if r.ID == "crashy" && r.Restarts < 1 {
+			t.Errorf("crashy restarts = %d", r.Restarts)
+		}
+		if r.ID == "idle" && (r.Pid == 0 || r.UptimeS <= 0) {
+			t.Errorf("idle role = %+v", r)
+		}
+	}
+	out, _, _ := shogun(t, "status", "-w", ws)
+	for _, want := range []string{"ROLE", "idle", "fatal", "supervisor pid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status table lacks %q:\n%s", want, out)
+		}
+	}
+	if _, errOut, code := shogun(t, "stop", "-w", ws); code != 0 {
+		t.Fatalf("stop: %s", errOut)
+	}
+	_ = cmd.Wait()
+	if _, _, code := shogun(t, "status", "-w", ws); code != 3 {
+		t.Errorf("status after stop: exit %d, want 3", code)
+	}
+}
+
+func TestScreenTypeAndUnknownRole(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	ws := teamWorkspace(t, simEntry("ashigaru1", "--record", rec))
+	startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+	shoguntest.WaitFor(t, "the startup prompt", 15*time.Second, func() bool { return len(shoguntest.Records(t, rec)) == 1 })
+	if _, errOut, code := shogun(t, "type", "ashigaru1", "paste burst safe", "--submit", "-w", ws); code != 0 {
+		t.Fatalf("type --submit: %s", errOut)
+	}
+	recs := shoguntest.Records(t, rec)
+	if len(recs) != 2 || recs[1].Line != "paste burst safe" {
+		t.Fatalf("agent received %+v, want one submitted line %q", recs, "paste burst safe")
+	}
+	out, _, code := shogun(t, "screen", "ashigaru1", "-w", ws)
+	if code != 0 || !strings.Contains(out, "Understood: paste burst safe") || !strings.Contains(out, "? for shortcuts") {
+		t.Errorf("screen (exit %d):\n%s", code, out)
+	}
+	if _, errOut, code := shogun(t, "screen", "nobody", "-w", ws); code == 0 || !strings.Contains(errOut, `no role "nobody"`) {
+		t.Errorf("screen of an unknown role: exit %d, %q", code, errOut)
+	}
+}
+
+// attachClient runs `shogun attach` in a real PTY of the given size.
+type attachClient struct {
+	cmd *exec.Cmd
+	pty *os.File
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func attach(t *testing.T, ws, role string, cols, rows int, read bool, extra ...string) *attachClient {
+	t.Helper()
+	args := append([]string{"attach", role, "-w", ws}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &attachClient{cmd: cmd, pty: f}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		f.Close()
+	})
+	if read {
+		go func() {
+			buf := make([]byte, 4096)
+			for {
+				n, err := f.Read(buf)
+				a.mu.Lock()
+				a.out.Write(buf[:n])
+				a.mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	return a
+}
+
+func (a *attachClient) seen(s string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return strings.Contains(a.out.String(), s)
+}
+
+func (a *attachClient) wait(t *testing.T) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- a.cmd.Wait() }()
+	select {
+	case <-done:
+		return a.cmd.ProcessState.ExitCode()
+	case <-time.After(20 * time.Second):
+		t.Fatal("attach did not exit")
+		return -1
+	}
+}
+
+func TestAttachTypesShowsResizesAndDetaches(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	// The role prints its terminal size whenever it changes.
+	sizer := shEntry("sizer", `trap 'stty size' WINCH; stty size; while :; do sleep 0.05; done`, "    terminal: {cols: 120, rows: 40}\n")
+	ws := teamWorkspace(t, simEntry("ashigaru1", "--record", rec), sizer)
+	startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool {
+		return stateOf(s, "ashigaru1") == "ready" && stateOf(s, "sizer") == "ready"
+	})
+	shoguntest.WaitFor(t, "the startup prompt", 15*time.Second, func() bool { return len(shoguntest.Records(t, rec)) == 1 })
+
+	a := attach(t, ws, "ashigaru1", 100, 30, true)
+	shoguntest.WaitFor(t, "the painted screen", 10*time.Second, func() bool { return a.seen("? for shortcuts") })
+	watcher := attach(t, ws, "ashigaru1", 80, 24, true, "--read-only")
+	shoguntest.WaitFor(t, "the read-only painted screen", 10*time.Second, func() bool { return watcher.seen("? for shortcuts") })
+
+	// A person types, pauses, and presses Enter on its own.
+	if _, err := a.pty.Write([]byte("hello from a person")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := a.pty.Write([]byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the agent's answer on both terminals", 10*time.Second, func() bool {
+		return a.seen("Understood: hello from a person") && watcher.seen("Understood: hello from a person")
+	})
+	if recs := shoguntest.Records(t, rec); recs[len(recs)-1].Line != "hello from a person" {
+		t.Errorf("agent received %+v", recs)
+	}
+	// A second typing attachment is refused.
+	_, errOut, code := shogun(t, "attach", "ashigaru1", "-w", ws)
+	if code == 0 || !strings.Contains(errOut, "already attached") && !strings.Contains(errOut, "needs a terminal") {
+		t.Errorf("second attach: exit %d, %q", code, errOut)
+	}
+	if _, err := a.pty.Write([]byte{0x1d}); err != nil { // Ctrl-]
+		t.Fatal(err)
+	}
+	if code := a.wait(t); code != 0 {
+		t.Errorf("detach exit code %d, want 0", code)
+	}
+	if _, err := watcher.pty.Write([]byte{0x1d}); err != nil {
+		t.Fatal(err)
+	}
+	watcher.wait(t)
+
+	// Resize follows the person's terminal and is undone after detach.
+	logPath := filepath.Join(ws, "runtime", "logs", "sizer.log")
+	s := attach(t, ws, "sizer", 90, 25, true)
+	shoguntest.WaitFor(t, "the role to take the person's size", 10*time.Second, func() bool { return s.seen("25 90") })
+	if err := pty.Setsize(s.pty, &pty.Winsize{Cols: 100, Rows: 33}); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the role to follow a resize", 10*time.Second, func() bool { return s.seen("33 100") })
+	if _, err := s.pty.Write([]byte{0x1d}); err != nil {
+		t.Fatal(err)
+	}
+	s.wait(t)
+	shoguntest.WaitFor(t, "the configured size back", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(logPath)
+		i := bytes.LastIndex(b, []byte("33 100"))
+		return i >= 0 && bytes.Contains(b[i:], []byte("40 120"))
+	})
+}
+
+// A person whose terminal stops reading is dropped; the role never waits.
+func TestStalledAttachIsDroppedWithoutStallingTheRole(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("noisy", "--flood", "2000000"))
+	startBackground(t, ws)
+	waitStatus(t, ws, "running", func(s control.StatusReply) bool { return s.Roles[0].Pid > 0 })
+	stuck := attach(t, ws, "noisy", 80, 24, false, "--read-only") // nobody reads its terminal
+	logPath := filepath.Join(ws, "runtime", "logs", "noisy.log")
+	size := func() int64 {
+		fi, err := os.Stat(logPath)
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	time.Sleep(6 * time.Second) // well past the 3 s write deadline
+	before := size()
+	time.Sleep(time.Second)
+	if after := size(); after <= before {
+		t.Fatalf("the role's output stopped while a client was stuck (%d → %d bytes)", before, after)
+	}
+	if _, _, code := shogun(t, "status", "-w", ws); code != 0 {
+		t.Fatalf("status does not answer while a client is stuck")
+	}
+	// Now read what the stuck client got: it was told why it was dropped.
+	go func() { _, _ = io_Copy(stuck) }()
+	if code := stuck.wait(t); code != 0 {
+		t.Errorf("dropped client exit %d", code)
+	}
+	if !stuck.seen("did not keep up") && !stuck.seen("closed the connection") {
+		t.Errorf("dropped client was not told why")
+	}
+}
+
+// io_Copy drains a client's terminal into its buffer.
+func io_Copy(a *attachClient) (int, error) {
+	buf := make([]byte, 64<<10)
+	total := 0
+	for {
+		n, err := a.pty.Read(buf)
+		a.mu.Lock()
+		a.out.Write(buf[:n])
+		a.mu.Unlock()
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+func TestLogsFollowAcrossRotation(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("noisy", "--flood", "400000"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	b, _ := os.ReadFile(settings)
+	b = bytes.Replace(b, []byte("max_size_mb: 20"), []byte("max_size_mb: 1"), 1)
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	shoguntest.WaitFor(t, "the role's log", 15*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(ws, "runtime", "logs", "noisy.log"))
+		return err == nil
+	})
+	logs := exec.Command(bin, "logs", "noisy", "-f", "--raw", "-n", "1", "-w", ws)
+	var out syncBuffer
+	logs.Stdout = &out
+	if err := logs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the log to rotate and the follower to carry on", 40*time.Second, func() bool {
+		rotated, _ := filepath.Glob(filepath.Join(ws, "runtime", "logs", "noisy-*.log"))
+		return len(rotated) > 0 && len(out.String()) > 1500<<10
+	})
+	_ = logs.Process.Signal(syscall.SIGINT)
+	_ = logs.Wait()
+}
+
+// After kill -9 the socket is left behind; the next start replaces it.
+func TestStaleSocketAfterKill9(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	cmd, _ := startBackground(t, ws)
+	waitStatus(t, ws, "up", func(s control.StatusReply) bool { return len(s.Roles) == 1 })
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_, _ = cmd.Process.Wait()
+	sock := control.SocketPath(ws)
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("expected a stale socket after kill -9: %v", err)
+	}
+	if _, _, code := shogun(t, "status", "-w", ws); code != 3 {
+		t.Errorf("status against a stale socket: exit %d, want 3", code)
+	}
+	next, errOut := startBackground(t, ws)
+	st := waitStatus(t, ws, "the new supervisor", func(s control.StatusReply) bool { return len(s.Roles) == 1 })
+	if st.Pid != next.Process.Pid {
+		t.Errorf("status answered by pid %d, want %d\n%s", st.Pid, next.Process.Pid, errOut)
+	}
+}
