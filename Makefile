@@ -1,5 +1,6 @@
 # shogun — build, test, demo, bench. Every target works on a fresh Debian
-# machine with Go 1.26; nothing else is needed.
+# machine with Go 1.26; `make test` also needs Node.js and npm for the
+# PowerShell syntax check (.ci/run installs them when missing).
 
 GO       ?= go
 BIN      := bin/shogun
@@ -25,8 +26,8 @@ lint:
 	GOOS=windows GOARCH=arm64 $(GO) build $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 
-## test: lint, then the whole suite with the race detector
-test: lint test-only
+## test: lint, the script checks, then the whole suite with the race detector
+test: lint check-scripts test-only
 
 test-only:
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
@@ -48,3 +49,18 @@ cross:
 
 clean:
 	rm -rf bin dist
+
+## check-scripts: scripts/start.ps1 and terminal.ps1 parse (tree-sitter PowerShell grammar
+## from npm, run by Node.js), scripts/start.sh passes sh -n (and shellcheck if installed)
+.PHONY: check-scripts
+check-scripts:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+		{ echo "check-scripts: needs Node.js 18+ and npm (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	@if [ ! -f tools/psparse/node_modules/.package-lock.json ] || \
+		[ tools/psparse/package-lock.json -nt tools/psparse/node_modules/.package-lock.json ]; then \
+		echo "cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts"; \
+		cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts; fi
+	node tools/psparse/check.js scripts/*.ps1
+	sh -n scripts/start.sh
+	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/start.sh"; shellcheck scripts/start.sh; \
+	else echo "shellcheck not installed: skipped (sh -n passed)"; fi

@@ -111,10 +111,13 @@ type Preset struct {
 }
 
 // The prompts are shared by every preset: they speak to the agent, not to
-// the CLI, and the role file carries the details.
+// the CLI, and the role file carries the details. The startup prompt does not
+// name the task file: a program restarted while a finished task's file is
+// still in place must not take that task up again on its own; the nudge says
+// when there is work.
 const (
 	defaultStartupPrompt = "Read {prompt_path} and follow it from now on. You are {name} (role id: {id}) in a shogun team. " +
-		"Your task file is {task_file} and your report goes to {report_file}. Wait until you are told to read your task file."
+		"Do not look for work yet: wait until you are told to read your task file."
 	defaultNudge  = "Read {task_file} and carry out the task. Write your report to {report_file}."
 	defaultNotify = "Report from {role} on '{title}': read {report_path}"
 )

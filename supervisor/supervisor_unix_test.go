@@ -10,9 +10,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shogun-dev/shogun/shoguntest"
 )
 
 func TestRoleRunsInATerminalOfItsSize(t *testing.T) {
@@ -217,10 +218,7 @@ func TestCrashedAgentIsRestartedAndPromptedAgain(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+func alive(pid int) bool { return shoguntest.Alive(pid) }
 
 // A role whose program ignores SIGTERM and has a grandchild ignoring SIGTERM
 // and SIGHUP is gone, whole group included, once the stop returns; and the

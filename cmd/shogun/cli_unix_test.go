@@ -200,10 +200,7 @@ func waitFile(t *testing.T, path string, within time.Duration) []byte {
 	}
 }
 
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+func alive(pid int) bool { return shoguntest.Alive(pid) }
 
 func waitGone(t *testing.T, pid int, within time.Duration) {
 	t.Helper()
