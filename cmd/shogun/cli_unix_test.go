@@ -202,6 +202,17 @@ func waitFile(t *testing.T, path string, within time.Duration) []byte {
 
 func alive(pid int) bool { return shoguntest.Alive(pid) }
 
+func waitGoneOK(pid int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
 func waitGone(t *testing.T, pid int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
@@ -264,6 +275,12 @@ func TestKill9ThenStartCleansUpLeftovers(t *testing.T) {
 	cmd, _ := startBackground(t, ws)
 	var shell, grandchild int
 	fmt.Sscan(string(waitFile(t, pidFile, 10*time.Second)), &shell, &grandchild)
+	// Kill only once the pid ledger lists the role's program.
+	ledger := filepath.Join(ws, "runtime", "state", "pids.json")
+	shoguntest.WaitFor(t, "the pid ledger", 10*time.Second, func() bool {
+		b, _ := os.ReadFile(ledger)
+		return bytes.Contains(b, []byte(fmt.Sprintf(`"pid": %d`, shell)))
+	})
 
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -279,7 +296,10 @@ func TestKill9ThenStartCleansUpLeftovers(t *testing.T) {
 	}
 	os.Remove(pidFile)
 	next, errOut := startBackground(t, ws)
-	waitGone(t, grandchild, 10*time.Second)
+	if !waitGoneOK(grandchild, 10*time.Second) {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", grandchild))
+		t.Fatalf("leftover grandchild %d still alive (%s); supervisor said:\n%s", grandchild, stat, errOut)
+	}
 	var shell2, grand2 int
 	fmt.Sscan(string(waitFile(t, pidFile, 10*time.Second)), &shell2, &grand2)
 	if shell2 == shell {
