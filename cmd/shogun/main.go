@@ -111,6 +111,21 @@ func flagsFirst(app *cli.App, args []string) []string {
 	if cmd == nil {
 		return args
 	}
+	// A command with subcommands (shogun skills scan …): the same one level down.
+	for len(cmd.Subcommands) > 0 {
+		j := i + 1
+		for j < len(args) && strings.HasPrefix(args[j], "-") {
+			j++
+		}
+		if j >= len(args) {
+			return args
+		}
+		sub := cmd.Command(args[j])
+		if sub == nil {
+			return args
+		}
+		i, cmd = j, sub
+	}
 	var flags, rest []string
 	tail := args[i+1:]
 	for j := 0; j < len(tail); j++ {
