@@ -276,6 +276,9 @@ func (q *Queue) processReport(c claim) {
 	lg.Str("role", task.Role).Str("task_id", task.ID).Str("status", rep.Status).Str("summary", rep.Summary).Msg("report received")
 	q.event(task.Role, "report", task.ID, rep.Status+": "+rep.Summary)
 	q.kick(task.Role)
+	if q.onReport != nil {
+		q.onReport(task)
+	}
 	if task.From != "" {
 		q.notifySender(task, archived)
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	Logger zerolog.Logger
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
+	// OnReport, when set, is called after a report has closed its task
+	// (the skills scan hangs on it). It must not block.
+	OnReport func(store.Task)
 }
 
 // Queue runs a workspace's file protocol: it watches the queue folders,
@@ -63,10 +66,11 @@ type Queue struct {
 	limits Limits
 	dirs   dirs
 
-	workers map[string]*worker
-	changed chan struct{} // dashboard refresh requests
-	mu      sync.Mutex
-	recent  []attention // files rejected during this run, for the dashboard
+	workers  map[string]*worker
+	changed  chan struct{} // dashboard refresh requests
+	onReport func(store.Task)
+	mu       sync.Mutex
+	recent   []attention // files rejected during this run, for the dashboard
 }
 
 // dirs are the queue folders of a workspace.
@@ -98,8 +102,9 @@ func New(opts Options) (*Queue, error) {
 			archive:  filepath.Join(ws, filepath.FromSlash(config.ArchiveDir)),
 			failed:   filepath.Join(ws, filepath.FromSlash(config.FailedDir)),
 		},
-		workers: map[string]*worker{},
-		changed: make(chan struct{}, 1),
+		workers:  map[string]*worker{},
+		changed:  make(chan struct{}, 1),
+		onReport: opts.OnReport,
 	}
 	if q.now == nil {
 		q.now = time.Now

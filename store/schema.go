@@ -157,11 +157,43 @@ CREATE TABLE skills (
   created_at TEXT NOT NULL
 );
 `,
+	// 2: skill review. A candidate remembers the group it was mined from
+	// (kind and key, so a re-scan updates it instead of adding another),
+	// how many tasks backed it when it was rejected (it comes back only when
+	// its group has grown enough), and whether a person edited it (a re-scan
+	// then keeps the text). Every status change is a row in skill_decisions.
+	// An exported file is one skills row per target and path.
+	`
+ALTER TABLE skill_candidates ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE skill_candidates ADD COLUMN group_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE skill_candidates ADD COLUMN rejected_size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE skill_candidates ADD COLUMN edited_at TEXT;
+CREATE UNIQUE INDEX skill_candidates_name ON skill_candidates(name);
+CREATE INDEX skill_candidates_status ON skill_candidates(status, name);
+
+CREATE TABLE skill_decisions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  candidate_id TEXT NOT NULL REFERENCES skill_candidates(id),
+  name TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  from_status TEXT NOT NULL,
+  to_status TEXT NOT NULL,
+  by TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL
+);
+CREATE INDEX skill_decisions_candidate ON skill_decisions(candidate_id, id);
+
+ALTER TABLE skills ADD COLUMN candidate_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE skills ADD COLUMN layout TEXT NOT NULL DEFAULT '';
+ALTER TABLE skills ADD COLUMN sha256 TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX skills_target_path ON skills(target, path);
+`,
 }
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 )
@@ -44,6 +45,9 @@ type Team struct {
 	q   *queue.Queue
 	run store.Run
 	log zerolog.Logger
+
+	skills     skills.ScanOptions
+	scanWanted chan struct{} // a report arrived; scan when skills are enabled
 }
 
 // Open opens the history, records a new run and prepares the roles and the
@@ -98,9 +102,46 @@ func (t *Team) open(opts Options) error {
 			return err
 		}
 	}
-	t.q, err = queue.New(queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger})
+	t.scanWanted = make(chan struct{}, 1)
+	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger}
+	if cfg.Settings.Skills.Enabled {
+		t.skills = skills.OptionsFrom(cfg.Settings.Skills)
+		qopts.OnReport = func(store.Task) {
+			select {
+			case t.scanWanted <- struct{}{}:
+			default:
+			}
+		}
+	}
+	t.q, err = queue.New(qopts)
 	return err
 }
+
+// scanSkills mines the history for skill candidates after reports arrive
+// (skills.enabled), at most once per scanEvery, until ctx ends.
+func (t *Team) scanSkills(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.scanWanted:
+		}
+		res, err := skills.Scan(t.st, t.skills)
+		if err != nil {
+			t.log.Warn().Err(err).Msg("skills scan")
+		} else if res.New+res.Reopened > 0 {
+			t.log.Info().Int("new", res.New).Int("reopened", res.Reopened).Int("tasks", res.Tasks).Msg("skill candidates found; review them with `shogun skills review`")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(scanEvery):
+		}
+	}
+}
+
+// scanEvery spaces automatic skills scans: a burst of reports costs one scan.
+const scanEvery = 5 * time.Second
 
 // onEvent records a supervisor event in the history and refreshes the
 // dashboard. It may run before the queue exists (events at start-up).
@@ -125,10 +166,14 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 func (t *Team) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	var qErr error
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		qErr = t.q.Run(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		t.scanSkills(ctx)
 	}()
 	err := errors.Join(t.sup.Run(ctx), func() error { wg.Wait(); return qErr }())
 	status := "stopped"

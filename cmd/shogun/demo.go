@@ -16,6 +16,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
@@ -162,9 +163,27 @@ func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready 
 					return fmt.Errorf("demo: task %s ended %s", task.ID, task.Status)
 				}
 			}
-			return nil
+			return demoSkills(w, ws, t)
 		}
 	}
+}
+
+// demoSkills mines the finished tasks for skill candidates, as the
+// supervisor does after reports, and shows what it found.
+func demoSkills(w io.Writer, ws string, t *team.Team) error {
+	res, err := skills.Scan(t.Store(), skills.ScanOptions{})
+	if err != nil {
+		return fmt.Errorf("demo: skills scan: %w", err)
+	}
+	if len(res.Candidates) == 0 {
+		return errors.New("demo: the skills scan found no candidate in the demo's repeated tasks")
+	}
+	fmt.Fprintf(w, "shogun demo: skills scan over %d finished tasks found %d candidate(s):\n", res.Tasks, len(res.Candidates))
+	for _, c := range res.Candidates {
+		fmt.Fprintf(w, "  %-28s %d tasks  %s\n", c.Name, c.Tasks, short(c.Description, 70))
+	}
+	fmt.Fprintf(w, "shogun demo: review them with: shogun skills review --workspace %s\n", ws)
+	return nil
 }
 
 func allClosed(tasks []store.Task) bool {

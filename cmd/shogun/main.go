@@ -81,6 +81,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			logsCommand(),
 			typeCommand(),
 			restartCommand(),
+			skillsCommand(),
 			demoCommand(),
 			agentSimCommand(),
 		},

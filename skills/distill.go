@@ -1,0 +1,582 @@
+package skills
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// sampleSize bounds the tasks a candidate's text is distilled from: the
+// latest ones of its group. Fifty show what recurs; more only cost time.
+const sampleSize = 50
+
+// Limits on each section of a distilled body, so it stays readable.
+const (
+	maxSteps    = 10
+	maxFiles    = 12
+	maxPitfalls = 8
+	maxSources  = 20
+	maxExamples = 3
+)
+
+// content is what a group gives its candidate.
+type content struct {
+	name        string // wanted name, before it is made unique
+	heading     string
+	description string
+	body        string
+}
+
+// distill writes a candidate from its group, by counting, never by
+// asking a model: the goal from the most typical task, the steps and file
+// paths that recur across the tasks' bodies and reports, the pitfalls from
+// failed and blocked reports and from warnings in any report, and the
+// source tasks. The same group always gives the same text.
+func distill(h *history, g *group) content {
+	members := sample(g.members)
+	tasks := make([]*mtask, len(members))
+	for i, m := range members {
+		tasks[i] = h.tasks[m]
+	}
+	rep := representative(tasks)
+	examples := exampleTitles(tasks)
+	d := &distiller{h: h, g: g, tasks: tasks, rep: rep, examples: examples, minCount: max(2, (len(tasks)+4)/5)}
+	d.nameAndHeading()
+	d.describe()
+	d.writeBody()
+	for _, t := range tasks {
+		h.doneWithSample(t)
+	}
+	return d.c
+}
+
+// sample is the part of a group its text is distilled from: its latest
+// tasks.
+func sample(members []int) []int {
+	if len(members) > sampleSize {
+		return members[len(members)-sampleSize:]
+	}
+	return members
+}
+
+type distiller struct {
+	h        *history
+	g        *group
+	tasks    []*mtask // the sample, in arrival order
+	rep      *mtask
+	examples []string
+	minCount int // tasks a step or file must appear in to count as recurring
+	c        content
+}
+
+// representative is the sample's most typical task: the one whose tokens
+// are most shared with the others (the earliest on a tie).
+func representative(tasks []*mtask) *mtask {
+	count := map[int32]int{}
+	for _, t := range tasks {
+		for _, tok := range t.set {
+			count[tok]++
+		}
+	}
+	best, bestScore := tasks[0], -1.0
+	for _, t := range tasks {
+		if len(t.set) == 0 {
+			continue
+		}
+		s := 0
+		for _, tok := range t.set {
+			s += count[tok]
+		}
+		if score := float64(s) / float64(len(t.set)); score > bestScore {
+			best, bestScore = t, score
+		}
+	}
+	return best
+}
+
+// exampleTitles are the sample's distinct titles, most frequent first,
+// then latest first.
+func exampleTitles(tasks []*mtask) []string {
+	count := map[string]int{}
+	last := map[string]int{}
+	for i, t := range tasks {
+		title := oneLine(t.Title)
+		count[title]++
+		last[title] = i
+	}
+	out := make([]string, 0, len(count))
+	for title := range count {
+		out = append(out, title)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if count[a] != count[b] {
+			return count[a] > count[b]
+		}
+		if last[a] != last[b] {
+			return last[a] > last[b]
+		}
+		return a < b
+	})
+	return out
+}
+
+func (d *distiller) nameAndHeading() {
+	switch d.g.kind {
+	case KindProposed:
+		d.c.name = Slug(d.g.proposed)
+		h := d.g.proposed
+		if !strings.ContainsRune(h, ' ') {
+			h = strings.NewReplacer("-", " ", "_", " ").Replace(h)
+		}
+		d.c.heading = upperFirst(clip(oneLine(h), 80))
+	case KindTag:
+		d.c.name = Slug(d.g.tag)
+		d.c.heading = upperFirst(d.g.tag) + " tasks"
+	default:
+		common := d.commonTitleTokens()
+		d.c.heading = upperFirst(clip(titlePhrase(d.headingTitle(), common), 80))
+		d.c.name = nameFrom(d.c.heading)
+	}
+	if d.c.name == "" {
+		d.c.name = "skill-" + shortHash(d.g.key)
+	}
+	if d.c.heading == "" {
+		d.c.heading = d.c.name
+	}
+}
+
+// headingTitle is the title a heading is cut from: the sample's most
+// frequent wording, the earliest on a tie, so that it stays put as the
+// group grows.
+func (d *distiller) headingTitle() string {
+	count := map[string]int{}
+	best, bestN := "", 0
+	for _, t := range d.tasks {
+		title := oneLine(t.Title)
+		count[title]++
+		if count[title] > bestN {
+			best, bestN = title, count[title]
+		}
+	}
+	return best
+}
+
+// commonTitleTokens are the title tokens found in most of the sample's
+// titles (all of them, for two).
+func (d *distiller) commonTitleTokens() map[string]bool {
+	count := map[string]int{}
+	for _, t := range d.tasks {
+		for _, tok := range t.titleToks {
+			count[tok]++
+		}
+	}
+	common := map[string]bool{}
+	for tok, n := range count {
+		if 2*n > len(d.tasks) {
+			common[tok] = true
+		}
+	}
+	return common
+}
+
+// titlePhrase is the part of title from its first to its last common word,
+// as written ("Add a React form for signup" with add, react, form common:
+// "Add a React form"), stopping before a bracket or colon that opens an
+// aside. With no common word it is the whole title.
+func titlePhrase(title string, common map[string]bool) string {
+	title = oneLine(title)
+	ws := splitWords(title)
+	first, last := -1, -1
+	for i, w := range ws {
+		if common[fold(w.text)] {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	p := title
+	if first >= 0 {
+		p = title[ws[first].start:ws[last].end]
+	}
+	if i := strings.IndexAny(p, "([{:;—–"); i > 0 {
+		p = p[:i]
+	}
+	if i := strings.Index(p, " - "); i > 0 {
+		p = p[:i]
+	}
+	return strings.TrimRight(strings.TrimSpace(p), ".,!?")
+}
+
+// nameFrom makes a name of a heading's meaningful words, at most six.
+func nameFrom(heading string) string {
+	var parts []string
+	for _, w := range splitWords(heading) {
+		if fold(w.text) == "" {
+			continue
+		}
+		parts = append(parts, strings.ToLower(w.text))
+		if len(parts) == 6 {
+			break
+		}
+	}
+	return Slug(strings.Join(parts, "-"))
+}
+
+func (d *distiller) describe() {
+	n := len(d.g.members)
+	var b strings.Builder
+	switch d.g.kind {
+	case KindProposed:
+		b.WriteString(oneLine(d.g.proposedDoc))
+		if !strings.Contains(strings.ToLower(b.String()), "when") {
+			fmt.Fprintf(&b, " Use when a task is like %s.", quoted(d.examples, 1))
+		}
+	case KindTag:
+		fmt.Fprintf(&b, "Recurring work tagged \"%s\": steps, files and pitfalls distilled from %d past tasks. Use when a task is tagged %s or is like %s.",
+			d.g.tag, n, d.g.tag, quoted(d.examples, 1))
+	default:
+		fmt.Fprintf(&b, "%s: steps, files and pitfalls distilled from %d past tasks%s. Use when a task is like %s.",
+			d.c.heading, n, d.byRoles(), quoted(d.examples, 2))
+	}
+	d.c.description = clip(oneLine(b.String()), MaxDescriptionLength)
+}
+
+// byRoles names the roles that did the group's tasks, when they are few.
+func (d *distiller) byRoles() string {
+	roles := d.roles()
+	if len(roles) == 0 || len(roles) > 3 {
+		return ""
+	}
+	return " by " + joinAnd(roles)
+}
+
+func (d *distiller) roles() []string {
+	seen := map[string]bool{}
+	var roles []string
+	for _, m := range d.g.members {
+		r := d.h.tasks[m].Role
+		if !seen[r] {
+			seen[r] = true
+			roles = append(roles, r)
+		}
+	}
+	sort.Strings(roles)
+	return roles
+}
+
+// quoted puts up to n examples in double quotes (theirs become single),
+// joined with "or".
+func quoted(examples []string, n int) string {
+	var q []string
+	for _, e := range examples {
+		if len(q) == n {
+			break
+		}
+		q = append(q, `"`+strings.ReplaceAll(clip(e, 100), `"`, "'")+`"`)
+	}
+	if len(q) == 0 {
+		return "the source tasks below"
+	}
+	return strings.Join(q, " or ")
+}
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+func (d *distiller) writeBody() {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", d.c.heading)
+	d.intro(&b)
+	d.goal(&b)
+	fs := d.fragments()
+	d.steps(&b, recurring(fs.steps, d.minCount))
+	d.outcomes(&b, recurring(fs.outcomes, d.minCount))
+	d.files(&b)
+	d.pitfalls(&b, fs.warnings)
+	d.sources(&b)
+	d.c.body = strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func (d *distiller) intro(b *strings.Builder) {
+	n := len(d.g.members)
+	statuses := map[string]int{}
+	for _, m := range d.g.members {
+		statuses[d.h.tasks[m].Status]++
+	}
+	var parts []string
+	for _, s := range []string{store.StatusDone, store.StatusFailed, store.StatusBlocked} {
+		if statuses[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", statuses[s], s))
+		}
+	}
+	from := fmt.Sprintf("%d finished tasks", n)
+	if n == 1 {
+		from = "1 finished task"
+	}
+	if len(d.tasks) < n {
+		from = fmt.Sprintf("the latest %d of %d finished tasks", len(d.tasks), n)
+	}
+	roles := d.roles()
+	by := ""
+	switch {
+	case len(roles) == 1:
+		by = " by " + roles[0]
+	case len(roles) <= 4:
+		by = " by " + joinAnd(roles)
+	default:
+		by = fmt.Sprintf(" by %d roles", len(roles))
+	}
+	first, last := d.h.tasks[d.g.members[0]], d.h.tasks[d.g.members[n-1]]
+	span := dateOf(first.FinishedAt)
+	if l := dateOf(last.FinishedAt); l != span {
+		span += " to " + l
+	}
+	fmt.Fprintf(b, "Distilled by `shogun skills scan` from %s (%s)%s, %s: what those tasks had in common, not a verified procedure.\n\n",
+		from, strings.Join(parts, ", "), by, span)
+}
+
+// dateOf is a date as the body shows it: UTC, so every machine writes the
+// same text.
+func dateOf(t time.Time) string {
+	if t.IsZero() {
+		return "undated"
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+func (d *distiller) goal(b *strings.Builder) {
+	b.WriteString("## Goal\n\n")
+	switch d.g.kind {
+	case KindProposed:
+		fmt.Fprintf(b, "%s, as an agent proposed it in a report. ", d.c.heading)
+	case KindTag:
+		fmt.Fprintf(b, "Work tagged `%s`. ", d.g.tag)
+	default:
+		fmt.Fprintf(b, "%s. ", d.c.heading)
+	}
+	fmt.Fprintf(b, "A typical request (%s, %s):\n\n", d.rep.ID, d.rep.Role)
+	fmt.Fprintf(b, "> %s\n", oneLine(d.rep.Title))
+	lines := 0
+	for _, f := range d.h.cut(d.rep).bodyFrags {
+		if lines == 4 {
+			b.WriteString(">\n> …\n")
+			break
+		}
+		if lines == 0 {
+			b.WriteString(">\n")
+		}
+		fmt.Fprintf(b, "> %s\n", f.text)
+		lines++
+	}
+	if len(d.examples) > 1 {
+		b.WriteString("\nOther requests like it:\n\n")
+		for _, e := range d.examples[:min(len(d.examples), maxExamples+1)] {
+			if e == oneLine(d.rep.Title) {
+				continue
+			}
+			fmt.Fprintf(b, "- %s\n", clip(e, 120))
+		}
+	}
+	b.WriteString("\n")
+}
+
+func (d *distiller) of(n int) string {
+	return fmt.Sprintf("%d of %d tasks", n, len(d.tasks))
+}
+
+func (d *distiller) steps(b *strings.Builder, steps []*fragStat) {
+	b.WriteString("## Steps that recurred\n\n")
+	if len(steps) == 0 {
+		fmt.Fprintf(b, "No step of the requests recurred in %d or more of the tasks. The most typical one, %s, asked:\n\n", d.minCount, d.rep.ID)
+		n := 0
+		for _, f := range d.h.cut(d.rep).bodyFrags {
+			if n == maxSteps {
+				break
+			}
+			n++
+			fmt.Fprintf(b, "%d. %s\n", n, f.text)
+		}
+		if n == 0 {
+			b.WriteString("(its request gives no steps beyond the title)\n")
+		}
+		b.WriteString("\n")
+		return
+	}
+	for i, s := range steps {
+		if i == maxSteps {
+			break
+		}
+		fmt.Fprintf(b, "%d. %s (%s)\n", i+1, s.text(), d.of(len(s.tasks)))
+	}
+	b.WriteString("\n")
+}
+
+// outcomes lists what the reports recorded again and again: the checks
+// and results the work usually ends with.
+func (d *distiller) outcomes(b *strings.Builder, outcomes []*fragStat) {
+	if len(outcomes) == 0 {
+		return
+	}
+	b.WriteString("## What the reports recorded\n\n")
+	for i, s := range outcomes {
+		if i == maxSteps {
+			break
+		}
+		fmt.Fprintf(b, "- %s (%s)\n", s.text(), d.of(len(s.tasks)))
+	}
+	b.WriteString("\n")
+}
+
+func (d *distiller) files(b *strings.Builder) {
+	count := map[string]int{}
+	var order []string
+	for _, t := range d.tasks {
+		for _, p := range d.h.cut(t).filePaths {
+			if count[p] == 0 {
+				order = append(order, p)
+			}
+			count[p]++
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	var rec []string
+	for _, p := range order {
+		if count[p] >= d.minCount {
+			rec = append(rec, p)
+		}
+	}
+	b.WriteString("## Files\n\n")
+	if len(rec) == 0 {
+		b.WriteString("No file came up in more than one task; these did once:\n\n")
+		for i := len(order) - 1; i >= 0 && len(order)-i <= 8; i-- {
+			fmt.Fprintf(b, "- `%s`\n", order[i])
+		}
+		b.WriteString("\n")
+		return
+	}
+	sort.SliceStable(rec, func(i, j int) bool {
+		if count[rec[i]] != count[rec[j]] {
+			return count[rec[i]] > count[rec[j]]
+		}
+		return rec[i] < rec[j]
+	})
+	for i, p := range rec {
+		if i == maxFiles {
+			fmt.Fprintf(b, "- … and %d more\n", len(rec)-maxFiles)
+			break
+		}
+		fmt.Fprintf(b, "- `%s` (%s)\n", p, d.of(count[p]))
+	}
+	b.WriteString("\n")
+}
+
+// pitfalls lists the warnings found in the tasks and reports, most
+// frequent first, then the failed and blocked tasks whose reports gave no
+// warning, latest first.
+func (d *distiller) pitfalls(b *strings.Builder, warnings []*fragStat) {
+	var lines []string
+	failedIn := func(s *fragStat) int {
+		n := 0
+		for _, ti := range s.tasks {
+			if d.tasks[ti].Status != store.StatusDone {
+				n++
+			}
+		}
+		return n
+	}
+	sortStable(warnings, func(x, y *fragStat) bool {
+		if len(x.tasks) != len(y.tasks) {
+			return len(x.tasks) > len(y.tasks)
+		}
+		return failedIn(x) > failedIn(y)
+	})
+	warned := map[int]bool{}
+	for _, w := range warnings {
+		for _, ti := range w.tasks {
+			warned[ti] = true
+		}
+		if len(lines) == maxPitfalls {
+			continue
+		}
+		line := w.text()
+		n, failed := len(w.tasks), failedIn(w)
+		switch {
+		case failed > 0:
+			line += fmt.Sprintf(" (%s, %d failed or blocked)", d.of(n), failed)
+		case n > 1:
+			line += fmt.Sprintf(" (%s)", d.of(n))
+		}
+		lines = append(lines, line)
+	}
+	seen := map[string]bool{}
+	for i := len(d.tasks) - 1; i >= 0 && len(lines) < maxPitfalls; i-- {
+		t := d.tasks[i]
+		if t.Status == store.StatusDone || warned[i] {
+			continue
+		}
+		summary := stripStatus(oneLine(t.Summary))
+		key := t.Status + ":" + normTitle(summary)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		line := fmt.Sprintf("%s %s: %s", t.ID, t.Status, clip(summary, 160))
+		for _, f := range d.h.cut(t).detailFrags {
+			if normTitle(f.text) != normTitle(summary) {
+				line += " — " + clip(f.text, 160)
+				break
+			}
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("## Pitfalls\n\n")
+	for _, l := range lines {
+		fmt.Fprintf(b, "- %s\n", l)
+	}
+	b.WriteString("\n")
+}
+
+// stripStatus removes a leading "Done:", "Failed:" or "Blocked:" from a
+// report summary, which agents often write and the status already says.
+func stripStatus(s string) string {
+	for _, p := range []string{"done:", "failed:", "blocked:"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			return strings.TrimSpace(s[len(p):])
+		}
+	}
+	return s
+}
+
+func (d *distiller) sources(b *strings.Builder) {
+	b.WriteString("## Source tasks\n\n")
+	ms := d.g.members
+	from := max(0, len(ms)-maxSources)
+	for _, m := range ms[from:] {
+		t := d.h.tasks[m]
+		fmt.Fprintf(b, "- `%s` (%s, %s, %s) %s", t.ID, t.Role, dateOf(t.FinishedAt), t.Status, clip(oneLine(t.Title), 100))
+		if s := stripStatus(oneLine(t.Summary)); s != "" && normTitle(s) != t.norm {
+			fmt.Fprintf(b, " — report: %s", clip(s, 140))
+		}
+		b.WriteString("\n")
+	}
+	if from > 0 {
+		fmt.Fprintf(b, "- … and %d earlier tasks (`shogun skills list --json` lists every id)\n", from)
+	}
+}
