@@ -21,71 +21,15 @@ import (
 )
 
 func skillsCommand() *cli.Command {
-	subs := []*cli.Command{skillsScanCommand(), skillsListCommand(), skillsReviewCommand(), skillsExportCommand()}
 	return &cli.Command{
 		Name:  "skills",
 		Usage: "turn repeated work from the history into agent skills: scan, list, review, export",
 		Description: "scan finds repeated work among finished tasks and proposes skill candidates; review lets you\n" +
 			"approve, reject or edit them; export writes approved ones as Agent Skills Markdown for\n" +
 			"Codex, Copilot and Claude.",
-		Subcommands: subs,
-		Flags:       hiddenCopies(subs),
+		Subcommands: []*cli.Command{skillsScanCommand(), skillsListCommand(), skillsReviewCommand(), skillsExportCommand()},
 	}
 }
-
-// hiddenCopies declares the subcommands' flags, hidden, on their parent
-// too. flagsFirst (main.go) moves every flag after a command's name to
-// just after it, which for `skills scan --json` is before "scan"; the
-// parent then parses them, and the subcommands read each flag where it was
-// given (given). Once flagsFirst leaves subcommands' flags in place, this
-// is harmless.
-func hiddenCopies(subs []*cli.Command) []cli.Flag {
-	var out []cli.Flag
-	seen := map[string]bool{}
-	for _, sub := range subs {
-		for _, f := range sub.Flags {
-			name := f.Names()[0]
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			switch f := f.(type) {
-			case *cli.StringFlag:
-				out = append(out, &cli.StringFlag{Name: name, Aliases: f.Aliases, Hidden: true})
-			case *cli.BoolFlag:
-				out = append(out, &cli.BoolFlag{Name: name, Aliases: f.Aliases, Hidden: true})
-			case *cli.IntFlag:
-				out = append(out, &cli.IntFlag{Name: name, Aliases: f.Aliases, Hidden: true})
-			case *cli.Float64Flag:
-				out = append(out, &cli.Float64Flag{Name: name, Aliases: f.Aliases, Hidden: true})
-			case *cli.StringSliceFlag:
-				out = append(out, &cli.StringSliceFlag{Name: name, Aliases: f.Aliases, Hidden: true})
-			}
-		}
-	}
-	return out
-}
-
-// skillFlags reads a skills subcommand's flags in the context where each
-// was given: the subcommand's, or its parent's (see hiddenCopies); the
-// subcommand's default when neither.
-type skillFlags struct{ c *cli.Context }
-
-func (f skillFlags) given(name string) *cli.Context {
-	for _, x := range f.c.Lineage() {
-		if x.IsSet(name) {
-			return x
-		}
-	}
-	return f.c
-}
-
-func (f skillFlags) IsSet(name string) bool           { return f.given(name).IsSet(name) }
-func (f skillFlags) Bool(name string) bool            { return f.given(name).Bool(name) }
-func (f skillFlags) Int(name string) int              { return f.given(name).Int(name) }
-func (f skillFlags) Float64(name string) float64      { return f.given(name).Float64(name) }
-func (f skillFlags) String(name string) string        { return f.given(name).String(name) }
-func (f skillFlags) StringSlice(name string) []string { return f.given(name).StringSlice(name) }
 
 // openHistory loads the workspace's configuration and opens its history,
 // which must exist: skills come from tasks the supervisor has recorded.
@@ -124,26 +68,25 @@ func skillsScanCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},
 		Action: func(c *cli.Context) error {
-			f := skillFlags{c}
 			ws, cfg, st, err := openHistory(c)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			opts := skills.OptionsFrom(cfg.Settings.Skills)
-			if f.IsSet("threshold") {
-				if f.Int("threshold") < 1 {
-					return fmt.Errorf("--threshold %d: want 1 or more", f.Int("threshold"))
+			if c.IsSet("threshold") {
+				if c.Int("threshold") < 1 {
+					return fmt.Errorf("--threshold %d: want 1 or more", c.Int("threshold"))
 				}
-				opts.Threshold = f.Int("threshold")
+				opts.Threshold = c.Int("threshold")
 			}
-			if f.IsSet("similarity") {
-				if s := f.Float64("similarity"); s <= 0 || s > 1 {
+			if c.IsSet("similarity") {
+				if s := c.Float64("similarity"); s <= 0 || s > 1 {
 					return fmt.Errorf("--similarity %v: want a number in (0, 1]", s)
 				}
-				opts.Similarity = f.Float64("similarity")
+				opts.Similarity = c.Float64("similarity")
 			}
-			opts.ReopenGrowth = f.Float64("reopen-growth")
+			opts.ReopenGrowth = c.Float64("reopen-growth")
 			if opts.ReopenGrowth <= 1 {
 				return fmt.Errorf("--reopen-growth %v: want more than 1", opts.ReopenGrowth)
 			}
@@ -154,7 +97,7 @@ func skillsScanCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if f.Bool("json") {
+			if c.Bool("json") {
 				return printJSON(c.App.Writer, res)
 			}
 			printScanResult(c.App.Writer, res, workspaceHint(ws))
@@ -249,8 +192,7 @@ func skillsListCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON, with each candidate's body and source task ids"},
 		},
 		Action: func(c *cli.Context) error {
-			f := skillFlags{c}
-			status := f.String("status")
+			status := c.String("status")
 			if status != "" && !contains(store.SkillStatuses, status) {
 				return fmt.Errorf("--status %q: want one of %s", status, strings.Join(store.SkillStatuses, ", "))
 			}
@@ -264,7 +206,7 @@ func skillsListCommand() *cli.Command {
 				return err
 			}
 			w := c.App.Writer
-			if f.Bool("json") {
+			if c.Bool("json") {
 				out := make([]skillListEntry, 0, len(cands))
 				for _, cd := range cands {
 					out = append(out, skillListEntry{Name: cd.Name, Status: cd.Status, Tasks: len(cd.SourceTaskIDs), Kind: cd.Kind,
@@ -306,8 +248,7 @@ func skillsReviewCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "reject", Usage: "reject the candidate `NAME` (repeatable)"},
 		},
 		Action: func(c *cli.Context) error {
-			f := skillFlags{c}
-			approve, reject := splitList(f.StringSlice("approve")), splitList(f.StringSlice("reject"))
+			approve, reject := splitList(c.StringSlice("approve")), splitList(c.StringSlice("reject"))
 			interactive := len(approve) == 0 && len(reject) == 0
 			in := int(os.Stdin.Fd())
 			if interactive && !term.IsTerminal(in) {
@@ -389,13 +330,12 @@ func skillsExportCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},
 		Action: func(c *cli.Context) error {
-			f := skillFlags{c}
 			ws, cfg, st, err := openHistory(c)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			out := f.String("out")
+			out := c.String("out")
 			if out != "" && !filepath.IsAbs(out) {
 				// Relative to where the user is, as any path argument.
 				if out, err = filepath.Abs(out); err != nil {
@@ -403,13 +343,13 @@ func skillsExportCommand() *cli.Command {
 				}
 			}
 			res, err := skills.Export(st, skills.ExportOptions{
-				Targets: splitList(f.StringSlice("target")), Layout: f.String("layout"), Out: out, Workspace: ws,
+				Targets: splitList(c.StringSlice("target")), Layout: c.String("layout"), Out: out, Workspace: ws,
 				CodexPath: cfg.Settings.Skills.CodexPath, CopilotPath: cfg.Settings.Skills.CopilotPath,
-				Names: splitList(f.StringSlice("name")),
+				Names: splitList(c.StringSlice("name")),
 			})
 			w := c.App.Writer
 			if errors.Is(err, skills.ErrNothingToExport) {
-				if f.Bool("json") {
+				if c.Bool("json") {
 					return printJSON(w, skills.ExportResult{Files: []skills.ExportedFile{}})
 				}
 				fmt.Fprintln(w, "No approved skills to export: approve candidates first with shogun skills review.")
@@ -418,7 +358,7 @@ func skillsExportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if f.Bool("json") {
+			if c.Bool("json") {
 				return printJSON(w, res)
 			}
 			written, names := 0, map[string]bool{}
