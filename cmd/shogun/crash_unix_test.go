@@ -85,7 +85,13 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %d of %d tasks, not all closed\n%s", 3*time.Minute, len(tasks), total, errOut)
+			var open []string
+			for _, tk := range tasks {
+				if !store.Closed(tk.Status) {
+					open = append(open, fmt.Sprintf("%s(%s %s attempts=%d)", tk.ID, tk.Role, tk.Status, tk.Attempts))
+				}
+			}
+			t.Fatalf("after %v: %d of %d tasks, not closed: %v\n%s", 3*time.Minute, len(tasks), total, open, lastLines(errOut.String(), 40))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -134,6 +140,14 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
 	if claimed, _ := os.ReadDir(filepath.Join(cmds, ".claimed")); len(claimed) != 0 {
 		t.Errorf("%d command files still claimed", len(claimed))
 	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func readTasks(t *testing.T, db string) []store.Task {
