@@ -177,12 +177,23 @@ func (r *Role) setState(s State, reason string) {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+	// Ready ⇄ busy flips many times per task: keep them out of the info
+	// log (and, in team, out of the history) so they cost next to nothing.
 	ev := r.log.Info()
-	if s == Fatal || s == Attention {
+	switch {
+	case s == Fatal || s == Attention:
 		ev = r.log.Warn()
+	case routineFlip(old, s):
+		ev = r.log.Debug()
 	}
 	ev.Str("from", string(old)).Str("state", string(s)).Str("reason", reason).Msg("state " + string(s))
-	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventState, State: s, Message: reason})
+	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventState, State: s, Message: reason, Routine: routineFlip(old, s)})
+}
+
+// routineFlip reports whether a state change is the everyday back and forth
+// of a working program between ready and busy.
+func routineFlip(from, to State) bool {
+	return (from == Ready && to == Busy) || (from == Busy && to == Ready)
 }
 
 // run is the role's life: start, watch, restart, until ctx ends.

@@ -42,6 +42,9 @@ type Event struct {
 	Kind    EventKind
 	State   State
 	Message string
+	// Routine marks a ready ⇄ busy flip: it happens several times per task
+	// and is not worth a row in the history.
+	Routine bool
 }
 
 // Options configure a Supervisor. Zero durations take the defaults shown.
@@ -65,7 +68,7 @@ type Options struct {
 	Backoff RestartBackoff
 	// StableAfter resets the backoff after this much running (default 30 s).
 	StableAfter time.Duration
-	// Settle is how long output must pause before a ready pattern counts (default 150 ms).
+	// Settle is how long output must pause before a ready pattern counts (default 50 ms).
 	Settle time.Duration
 	// VerifyTimeout bounds each wait for a submit to be confirmed (default 3 s).
 	VerifyTimeout time.Duration
@@ -121,7 +124,7 @@ func New(opts Options) (*Supervisor, error) {
 		spawned:       map[int]bool{},
 		backoff:       opts.Backoff,
 		stableAfter:   orDuration(opts.StableAfter, 30*time.Second),
-		settle:        orDuration(opts.Settle, 150*time.Millisecond),
+		settle:        orDuration(opts.Settle, 50*time.Millisecond),
 		verifyTimeout: orDuration(opts.VerifyTimeout, 3*time.Second),
 		humanQuiet:    orDuration(opts.HumanQuiet, 5*time.Second),
 		treeGrace:     orDuration(opts.TreeGrace, 2*time.Second),

@@ -153,8 +153,10 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 	if e.Kind == supervisor.EventState {
 		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
 	}
-	if err := t.st.AddEvent(store.Event{At: e.Time, RunID: t.run.ID, Role: e.Role, Kind: string(e.Kind), Message: msg}); err != nil {
-		t.log.Warn().Err(err).Msg("record event")
+	if !e.Routine {
+		if err := t.st.AddEvent(store.Event{At: e.Time, RunID: t.run.ID, Role: e.Role, Kind: string(e.Kind), Message: msg}); err != nil {
+			t.log.Warn().Err(err).Msg("record event")
+		}
 	}
 	if q := t.q; q != nil {
 		q.Touch()

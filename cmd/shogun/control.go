@@ -24,6 +24,16 @@ func client(c *cli.Context) (*control.Client, error) {
 	return control.NewClient(ws), nil
 }
 
+// roleClient is the ROLE argument and the control client of a command.
+func roleClient(c *cli.Context) (string, *control.Client, error) {
+	role, err := roleArg(c)
+	if err != nil {
+		return "", nil, err
+	}
+	cl, err := client(c)
+	return role, cl, err
+}
+
 // roleArg is the one ROLE argument of a command.
 func roleArg(c *cli.Context) (string, error) {
 	if c.NArg() < 1 {
@@ -104,11 +114,7 @@ func screenCommand() *cli.Command {
 		ArgsUsage: "ROLE",
 		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (lines and cursor)"}},
 		Action: func(c *cli.Context) error {
-			role, err := roleArg(c)
-			if err != nil {
-				return err
-			}
-			cl, err := client(c)
+			role, cl, err := roleClient(c)
 			if err != nil {
 				return err
 			}
@@ -159,11 +165,7 @@ func restartCommand() *cli.Command {
 		ArgsUsage: "ROLE",
 		Flags:     []cli.Flag{workspaceFlag},
 		Action: func(c *cli.Context) error {
-			role, err := roleArg(c)
-			if err != nil {
-				return err
-			}
-			cl, err := client(c)
+			role, cl, err := roleClient(c)
 			if err != nil {
 				return err
 			}
