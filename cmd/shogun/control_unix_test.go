@@ -291,9 +291,17 @@ func TestStalledAttachIsDroppedWithoutStallingTheRole(t *testing.T) {
 		t.Fatalf("status does not answer while a client is stuck")
 	}
 	// Now read what the stuck client got: it was told why it was dropped.
-	go func() { _, _ = io_Copy(stuck) }()
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io_Copy(stuck)
+	}()
 	if code := stuck.wait(t); code != 0 {
 		t.Errorf("dropped client exit %d", code)
+	}
+	select { // its last words are read once its terminal reports the end
+	case <-drained:
+	case <-time.After(5 * time.Second):
 	}
 	// It says why it ended: the supervisor's reason when that could still
 	// reach it, else that the connection was closed.
