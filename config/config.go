@@ -197,7 +197,7 @@ func loadRoles(workspace string, lookup func(string) (string, bool), defaultComm
 		return nil
 	}
 	if root.Kind != yaml.MappingNode {
-		d.errorf(root, "expected a mapping with a \"roles\" list at the top, got %s", describe(root))
+		d.errorf(root, "expected a mapping with a \"roles\" list at the top, got %s", DescribeNode(root))
 		return nil
 	}
 	m := d.mapping(root, "", "roles file")
@@ -207,7 +207,7 @@ func loadRoles(workspace string, lookup func(string) (string, bool), defaultComm
 		return nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		d.errorf(list, "\"roles\" must be a list of roles, got %s", describe(list))
+		d.errorf(list, "\"roles\" must be a list of roles, got %s", DescribeNode(list))
 		return nil
 	}
 	if len(list.Content) == 0 {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -89,8 +90,11 @@ func isNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
-// describe names what a node holds, for "must be X, got Y" messages.
-func describe(n *yaml.Node) string {
+// DescribeNode names what a YAML node holds, for "must be X, got Y"
+// messages: "a list", "string \"yes\"", "number 3". The queue's file formats
+// use it too, so every strict decoder words its errors alike.
+func DescribeNode(n *yaml.Node) string {
+	n = resolve(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -98,10 +102,10 @@ func describe(n *yaml.Node) string {
 		return "a list"
 	case yaml.ScalarNode:
 		v := n.Value
-		if len(v) > 40 {
-			v = v[:37] + "..."
+		if utf8.RuneCountInString(v) > 40 {
+			v = string([]rune(v)[:37]) + "..."
 		}
-		switch n.ShortTag() {
+		switch tag := n.ShortTag(); tag {
 		case "!!null":
 			return "null"
 		case "!!bool":
@@ -111,7 +115,7 @@ func describe(n *yaml.Node) string {
 		case "!!str":
 			return fmt.Sprintf("string %q", v)
 		default:
-			return fmt.Sprintf("%s %q", n.ShortTag(), v)
+			return fmt.Sprintf("%s %q", tag, v)
 		}
 	}
 	return "an unsupported value"
@@ -136,7 +140,7 @@ type mapping struct {
 func (d *decoder) mapping(n *yaml.Node, key, where string) *mapping {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "%q must be a mapping, got %s", key, describe(n))
+		d.errorf(n, "%q must be a mapping, got %s", key, DescribeNode(n))
 		return nil
 	}
 	m := &mapping{d: d, node: n, where: where, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
@@ -156,7 +160,7 @@ func (m *mapping) collect(n *yaml.Node, depth int) {
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			m.d.errorf(k, "keys must be plain strings, got %s", describe(k))
+			m.d.errorf(k, "keys must be plain strings, got %s", DescribeNode(k))
 			continue
 		}
 		if first, dup := own[k.Value]; dup && depth == 0 {
@@ -184,11 +188,11 @@ func (m *mapping) collect(n *yaml.Node, depth int) {
 				if item = resolve(item); item.Kind == yaml.MappingNode {
 					m.collect(item, depth+1)
 				} else {
-					m.d.errorf(item, "\"<<\" must merge mappings, got %s", describe(item))
+					m.d.errorf(item, "\"<<\" must merge mappings, got %s", DescribeNode(item))
 				}
 			}
 		default:
-			m.d.errorf(v, "\"<<\" must merge a mapping, got %s", describe(v))
+			m.d.errorf(v, "\"<<\" must merge a mapping, got %s", DescribeNode(v))
 		}
 	}
 }
@@ -294,7 +298,7 @@ func editDistance(a, b string) int {
 // the strings a person would expect.
 func (d *decoder) str(n *yaml.Node, key string) (string, bool) {
 	if n.Kind != yaml.ScalarNode {
-		d.errorf(n, "%q must be a string, got %s", key, describe(n))
+		d.errorf(n, "%q must be a string, got %s", key, DescribeNode(n))
 		return "", false
 	}
 	return n.Value, true
@@ -302,7 +306,7 @@ func (d *decoder) str(n *yaml.Node, key string) (string, bool) {
 
 func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		d.errorf(n, "%q must be a boolean (true or false), got %s", key, describe(n))
+		d.errorf(n, "%q must be a boolean (true or false), got %s", key, DescribeNode(n))
 		return false, false
 	}
 	return strings.EqualFold(n.Value, "true"), true
@@ -311,7 +315,7 @@ func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 // integer reads an integer and checks it lies in [lo, hi].
 func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64) (int64, bool) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		d.errorf(n, "%q must be an integer, got %s", key, describe(n))
+		d.errorf(n, "%q must be an integer, got %s", key, DescribeNode(n))
 		return 0, false
 	}
 	v, err := strconv.ParseInt(n.Value, 0, 64)
@@ -326,7 +330,7 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64) (int64, bool) 
 func (d *decoder) fraction(n *yaml.Node, key string) (float64, bool) {
 	tag := n.ShortTag()
 	if n.Kind != yaml.ScalarNode || tag != "!!float" && tag != "!!int" {
-		d.errorf(n, "%q must be a number, got %s", key, describe(n))
+		d.errorf(n, "%q must be a number, got %s", key, DescribeNode(n))
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(n.Value, 64)
@@ -350,7 +354,7 @@ func (d *decoder) duration(n *yaml.Node, key string, allowZero bool) (time.Durat
 			return 0, false
 		}
 	default:
-		d.errorf(n, "%q must be a duration with a unit, such as \"300ms\", got %s", key, describe(n))
+		d.errorf(n, "%q must be a duration with a unit, such as \"300ms\", got %s", key, DescribeNode(n))
 		return 0, false
 	}
 	switch {
@@ -368,7 +372,7 @@ func (d *decoder) duration(n *yaml.Node, key string, allowZero bool) (time.Durat
 // for the bad ones, so callers can still check the good ones by index.
 func (d *decoder) strList(n *yaml.Node, key string) ([]string, bool) {
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, "%q must be a list of strings, got %s", key, describe(n))
+		d.errorf(n, "%q must be a list of strings, got %s", key, DescribeNode(n))
 		return nil, false
 	}
 	out := make([]string, len(n.Content))
@@ -376,7 +380,7 @@ func (d *decoder) strList(n *yaml.Node, key string) ([]string, bool) {
 	for i, item := range n.Content {
 		item = resolve(item)
 		if item.Kind != yaml.ScalarNode || isNull(item) {
-			d.errorf(item, "%q items must be strings, got %s", key, describe(item))
+			d.errorf(item, "%q items must be strings, got %s", key, DescribeNode(item))
 			ok = false
 			continue
 		}

@@ -32,7 +32,7 @@ type roleDecoder struct {
 func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		rd.errorf(n, "each role must be a mapping, got %s", describe(n))
+		rd.errorf(n, "each role must be a mapping, got %s", DescribeNode(n))
 		return Role{}, false
 	}
 	m := rd.mapping(n, "", "role")
@@ -270,7 +270,7 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 					continue
 				}
 				if isNull(val) || val.Kind != yaml.ScalarNode {
-					d.errorf(val, "env %q must be a string, got %s", name, describe(val))
+					d.errorf(val, "env %q must be a string, got %s", name, DescribeNode(val))
 					continue
 				}
 				c.Env[name], _ = d.expand(val, "env "+name, val.Value, lookup)

@@ -141,7 +141,7 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		return
 	}
 	if root.Kind != yaml.MappingNode {
-		d.errorf(root, "expected a mapping of settings at the top, got %s", describe(root))
+		d.errorf(root, "expected a mapping of settings at the top, got %s", DescribeNode(root))
 		return
 	}
 	m := d.mapping(root, "", "settings")

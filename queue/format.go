@@ -524,7 +524,7 @@ func DecodeCommands(name string, data []byte, limits Limits) ([]Command, error) 
 	}
 	d := newFormatDecoder(name, "")
 	if root.Kind != yaml.MappingNode {
-		return nil, d.errAt(root, `a command file must be a mapping (one command, or a list under "commands:"), got %s`, describeNode(root))
+		return nil, d.errAt(root, `a command file must be a mapping (one command, or a list under "commands:"), got %s`, config.DescribeNode(root))
 	}
 	fields, err := d.mapping(root, "")
 	if err != nil {
@@ -549,7 +549,7 @@ func DecodeCommands(name string, data []byte, limits Limits) ([]Command, error) 
 		}
 	}
 	if items.Kind != yaml.SequenceNode {
-		return nil, d.errAt(items, `"commands" must be a list of commands, got %s`, describeNode(items))
+		return nil, d.errAt(items, `"commands" must be a list of commands, got %s`, config.DescribeNode(items))
 	}
 	if len(items.Content) == 0 {
 		return nil, d.errAt(items, `"commands" is an empty list`)
@@ -560,7 +560,7 @@ func DecodeCommands(name string, data []byte, limits Limits) ([]Command, error) 
 		item = resolveAlias(item)
 		d := newFormatDecoder(name, fmt.Sprintf("commands[%d]: ", i))
 		if item.Kind != yaml.MappingNode {
-			return nil, d.errAt(item, "a command must be a mapping, got %s", describeNode(item))
+			return nil, d.errAt(item, "a command must be a mapping, got %s", config.DescribeNode(item))
 		}
 		fields, err := d.mapping(item, "")
 		if err != nil {
@@ -588,7 +588,7 @@ func DecodeReport(name string, data []byte, limits Limits) (Report, error) {
 	}
 	d := newFormatDecoder(name, "")
 	if root.Kind != yaml.MappingNode {
-		return Report{}, d.errAt(root, "a report must be a mapping, got %s", describeNode(root))
+		return Report{}, d.errAt(root, "a report must be a mapping, got %s", config.DescribeNode(root))
 	}
 	fields, err := d.mapping(root, "")
 	if err != nil {
@@ -773,35 +773,6 @@ func isNullNode(n *yaml.Node) bool {
 	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
-// describeNode names what a node holds, for "must be X, got Y" messages.
-func describeNode(n *yaml.Node) string {
-	n = resolveAlias(n)
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		v := n.Value
-		if utf8.RuneCountInString(v) > 40 {
-			v = string([]rune(v)[:37]) + "..."
-		}
-		switch tag := n.ShortTag(); tag {
-		case "!!null":
-			return "null"
-		case "!!bool":
-			return "boolean " + v
-		case "!!int", "!!float":
-			return "number " + v
-		case "!!str":
-			return fmt.Sprintf("string %q", v)
-		default:
-			return fmt.Sprintf("%s %q", tag, v)
-		}
-	}
-	return "an unsupported value"
-}
-
 // formatDecoder decodes one command or report from a checked tree and
 // remembers where each field was, so that problems found afterwards on the
 // decoded struct point at the right line.
@@ -881,7 +852,7 @@ func (d *formatDecoder) collect(n *yaml.Node, path string, out *[]yamlField, tak
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			return d.errAt(k, "keys must be strings, got %s", describeNode(k))
+			return d.errAt(k, "keys must be strings, got %s", config.DescribeNode(k))
 		}
 		if first, dup := own[k.Value]; dup {
 			return d.errAt(k, "duplicate key %q (first at line %d)", k.Value, first.Line)
@@ -908,14 +879,14 @@ func (d *formatDecoder) collect(n *yaml.Node, path string, out *[]yamlField, tak
 			for _, item := range v.Content {
 				item = resolveAlias(item)
 				if item.Kind != yaml.MappingNode {
-					return d.errAt(item, `"<<" must merge mappings, got %s`, describeNode(item))
+					return d.errAt(item, `"<<" must merge mappings, got %s`, config.DescribeNode(item))
 				}
 				if err := d.collect(item, path, out, taken); err != nil {
 					return err
 				}
 			}
 		default:
-			return d.errAt(v, `"<<" must merge a mapping, got %s`, describeNode(v))
+			return d.errAt(v, `"<<" must merge a mapping, got %s`, config.DescribeNode(v))
 		}
 	}
 	return nil
@@ -964,7 +935,7 @@ func (d *formatDecoder) skillCandidate(f yamlField) (*SkillCandidate, error) {
 		return nil, nil
 	}
 	if f.val.Kind != yaml.MappingNode {
-		return nil, d.errAt(f.val, `%q must be a mapping with "name" and "description", got %s`, f.path, describeNode(f.val))
+		return nil, d.errAt(f.val, `%q must be a mapping with "name" and "description", got %s`, f.path, config.DescribeNode(f.val))
 	}
 	fields, err := d.mapping(f.val, f.path)
 	if err != nil {
@@ -1001,7 +972,7 @@ func (d *formatDecoder) text(f yamlField) (string, error) {
 			return n.Value, nil
 		}
 	}
-	return "", d.errAt(n, "%q must be a string, got %s", f.path, describeNode(n))
+	return "", d.errAt(n, "%q must be a string, got %s", f.path, config.DescribeNode(n))
 }
 
 // word reads an enumerated field, which must be one of choices written as a
@@ -1018,7 +989,7 @@ func (d *formatDecoder) word(f yamlField, choices []string) (string, error) {
 			}
 		}
 	}
-	return "", d.errAt(n, "%q must be one of %s; got %s", f.path, strings.Join(choices, ", "), describeNode(n))
+	return "", d.errAt(n, "%q must be one of %s; got %s", f.path, strings.Join(choices, ", "), config.DescribeNode(n))
 }
 
 func (d *formatDecoder) textList(f yamlField) ([]string, error) {
@@ -1027,7 +998,7 @@ func (d *formatDecoder) textList(f yamlField) ([]string, error) {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.errAt(n, "%q must be a list of strings, got %s", f.path, describeNode(n))
+		return nil, d.errAt(n, "%q must be a list of strings, got %s", f.path, config.DescribeNode(n))
 	}
 	out := make([]string, 0, len(n.Content))
 	for i, item := range n.Content {
