@@ -118,10 +118,6 @@ func Start(c Command) (Process, error) {
 // that leftovers are killed at the next start without killing a stranger.
 func Identity(pid int) (string, error) { return identity(pid) }
 
-// KillTree kills the process tree that was started as pid: the process group
-// led by pid on Unix, the process and its descendants on Windows.
-func KillTree(pid int) error { return killTree(pid) }
-
 // KillLeftovers kills what is left of a tree that a previous supervisor
 // started as pid with the given Identity, when no Process value exists any
 // more (the supervisor was killed with -9). The leader itself may be gone
