@@ -170,3 +170,14 @@ func (s *screenModel) close() {
 	}
 	s.replies.Wait()
 }
+
+// ReplayScreen feeds raw terminal output through the same screen model a
+// running role has and returns the screen it leaves. Recorded captures of
+// real programs are replayed through it, so fixtures are read exactly as a
+// live role's screen would be. Queries in raw are answered into nothing.
+func ReplayScreen(raw []byte, cols, rows int) ScreenSnapshot {
+	s := newScreenModel(cols, rows, io.Discard)
+	defer s.close()
+	s.write(raw)
+	return s.snapshot()
+}
