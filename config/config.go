@@ -109,6 +109,8 @@ type Role struct {
 	SubmitDelay time.Duration
 	// ClearInput is sent before a nudge; "" sends nothing.
 	ClearInput string
+	// InputMarker starts the composer's first row; see roles.Preset.
+	InputMarker string
 	// ReadyPattern, BusyPattern and AttentionPattern are matched against
 	// the screen text; nil means the role has no such pattern.
 	ReadyPattern, BusyPattern, AttentionPattern *regexp.Regexp

@@ -121,6 +121,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	r.Terminal = p.Terminal
 	r.StartupPrompt, r.Nudge, r.Notify = p.StartupPrompt, p.Nudge, p.Notify
 	r.Submit, r.SubmitDelay, r.ClearInput = p.Submit, p.SubmitDelay, p.ClearInput
+	r.InputMarker = p.InputMarker
 	r.ReadyQuiet, r.Restart, r.Stop = p.ReadyQuiet, p.Restart, p.Stop
 	r.ReadyPattern = regexp.MustCompile(p.ReadyPattern)
 	r.BusyPattern = regexp.MustCompile(p.BusyPattern)
@@ -151,6 +152,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 		{"notify", &r.Notify, false},
 		{"submit", &r.Submit, true},
 		{"clear_input", &r.ClearInput, false},
+		{"input_marker", &r.InputMarker, false},
 	} {
 		if v := m.take(f.key); v != nil {
 			if s, ok := rd.str(v, f.key); ok {

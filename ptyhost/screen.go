@@ -34,19 +34,71 @@ func (s ScreenSnapshot) Text() string {
 	return strings.Join(s.Lines[:end], "\n")
 }
 
-// InputText returns the text where the cursor is: its row, preceded by the
-// rows above it that are filled to the right edge, since a long input line
-// wraps onto them. White space is removed, as a program may wrap or indent
-// the input differently from how it was typed.
-func (s ScreenSnapshot) InputText() string {
+// maxComposerRows bounds how far above the cursor a composer's first row is
+// looked for: a composer taller than this is a screen, not an input box.
+const maxComposerRows = 24
+
+// InputArea returns the text of the program's input area, white space
+// removed, as a program may wrap or indent typed text differently from how
+// it was typed. The input area is the composer: the rows from the nearest row
+// at or above the cursor that starts with marker (the prompt mark, after any
+// indent and box border) down to the cursor's row, however many lines the
+// composer has grown to, without the marker itself. Text moved above the
+// composer on submit (a transcript) is outside it. marked reports whether
+// such a row was found.
+//
+// Without a marker, or when no row above the cursor starts with it, the area
+// is the cursor's row and the rows above it that are filled to the right
+// edge (a long line wraps onto them); when the cursor's row is blank, as it
+// is after a newline in an unmarked composer, the non-blank rows just above
+// it belong to the area too.
+func (s ScreenSnapshot) InputArea(marker string) (text string, marked bool) {
 	if s.CursorRow < 0 || s.CursorRow >= len(s.Lines) {
-		return ""
+		return "", false
+	}
+	var b strings.Builder
+	if first, rest, ok := s.markerRow(marker); ok {
+		b.WriteString(rest)
+		for _, row := range s.Lines[first+1 : s.CursorRow+1] {
+			b.WriteString(stripBorder(row))
+		}
+		return strings.Join(strings.Fields(b.String()), ""), true
 	}
 	first := s.CursorRow
 	for first > 0 && first > s.CursorRow-8 && utf8.RuneCountInString(s.Lines[first-1]) >= s.Cols-2 {
 		first--
 	}
-	return strings.Join(strings.Fields(strings.Join(s.Lines[first:s.CursorRow+1], "")), "")
+	if strings.TrimSpace(stripBorder(s.Lines[s.CursorRow])) == "" {
+		for first > 0 && first > s.CursorRow-8 && strings.TrimSpace(stripBorder(s.Lines[first-1])) != "" {
+			first--
+		}
+	}
+	for _, row := range s.Lines[first : s.CursorRow+1] {
+		b.WriteString(stripBorder(row))
+	}
+	return strings.Join(strings.Fields(b.String()), ""), false
+}
+
+// markerRow finds the composer's first row: the nearest row at or above the
+// cursor whose text, after indent and box border, starts with marker. rest
+// is that row after the marker.
+func (s ScreenSnapshot) markerRow(marker string) (row int, rest string, ok bool) {
+	if marker == "" {
+		return 0, "", false
+	}
+	for i := s.CursorRow; i >= 0 && i > s.CursorRow-maxComposerRows; i-- {
+		line := strings.TrimLeft(stripBorder(s.Lines[i]), " ")
+		if strings.HasPrefix(line, marker) {
+			return i, line[len(marker):], true
+		}
+	}
+	return 0, "", false
+}
+
+// stripBorder drops the vertical box-drawing borders a composer box puts at
+// the ends of its rows, so they never count as typed text.
+func stripBorder(row string) string {
+	return strings.Trim(row, " │┃║|")
 }
 
 // CursorLine returns the row the cursor is on.

@@ -245,21 +245,29 @@ func TestSessionResize(t *testing.T) {
 	}
 }
 
-func TestInputTextFollowsWrappedInput(t *testing.T) {
+func TestInputAreaIsTheComposer(t *testing.T) {
 	cases := []struct {
-		name string
-		snap ScreenSnapshot
-		want string
+		name   string
+		marker string
+		snap   ScreenSnapshot
+		want   string
 	}{
-		{"one line", ScreenSnapshot{Lines: []string{"hello", "› read the file"}, CursorRow: 1, Cols: 40}, "›readthefile"},
-		{"wrapped onto the cursor row", ScreenSnapshot{Lines: []string{"history", "› read the task file and rep", "  ort."}, CursorRow: 2, Cols: 28}, "›readthetaskfileandreport."},
-		{"short row above is not input", ScreenSnapshot{Lines: []string{"Understood: hi", "› "}, CursorRow: 1, Cols: 40}, "›"},
-		{"cursor outside the screen", ScreenSnapshot{Lines: []string{"x"}, CursorRow: 5, Cols: 40}, ""},
+		{"one line", "", ScreenSnapshot{Lines: []string{"hello", "› read the file"}, CursorRow: 1, Cols: 40}, "›readthefile"},
+		{"wrapped onto the cursor row", "", ScreenSnapshot{Lines: []string{"history", "› read the task file and rep", "  ort."}, CursorRow: 2, Cols: 28}, "›readthetaskfileandreport."},
+		{"short row above is not input", "", ScreenSnapshot{Lines: []string{"Understood: hi", "› "}, CursorRow: 1, Cols: 40}, "›"},
+		{"cursor outside the screen", "", ScreenSnapshot{Lines: []string{"x"}, CursorRow: 5, Cols: 40}, ""},
+		{"unmarked newline: blank cursor row takes the rows above", "", ScreenSnapshot{Lines: []string{"", "› read the file", "  "}, CursorRow: 2, Cols: 40}, "›readthefile"},
+		{"marker: composer grown by a newline", "›", ScreenSnapshot{Lines: []string{"Understood: hi", "", "› read the file", "", ""}, CursorRow: 3, Cols: 40}, "readthefile"},
+		{"marker: boxed composer of three rows", "❯", ScreenSnapshot{Lines: []string{"────", "│ ❯ read the task │", "│   file and      │", "│   report        │", "────", "? for shortcuts"}, CursorRow: 3, Cols: 40}, "readthetaskfileandreport"},
+		{"marker: submitted text in the transcript is outside", "›", ScreenSnapshot{Lines: []string{"› read the file", "", "• Working", "", "› "}, CursorRow: 4, Cols: 40}, ""},
+		{"marker: a dialog's selection above is outside", "❯", ScreenSnapshot{Lines: []string{"❯ 1. Yes", "  2. No", "", "❯ hello"}, CursorRow: 3, Cols: 40}, "hello"},
+		{"marker missing: falls back to the cursor row", "❯", ScreenSnapshot{Lines: []string{"output", "$ ls"}, CursorRow: 1, Cols: 40}, "$ls"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.snap.InputText(); got != c.want {
-				t.Errorf("InputText = %q, want %q", got, c.want)
+			got, marked := c.snap.InputArea(c.marker)
+			if got != c.want || marked != (c.marker != "" && !strings.HasPrefix(c.name, "marker missing")) {
+				t.Errorf("InputArea(%q) = %q, %v; want %q", c.marker, got, marked, c.want)
 			}
 		})
 	}

@@ -91,6 +91,12 @@ type Preset struct {
 	// ClearInput is sent before a nudge to drop whatever a person left in
 	// the input line; empty sends nothing.
 	ClearInput string
+	// InputMarker is the prompt mark that starts the composer's first row
+	// (after any box border). The rows from it down to the cursor are the
+	// input area: text still there after a submit was taken as a newline,
+	// not submitted. Empty means the input area is the cursor's row and the
+	// rows it wraps from.
+	InputMarker string
 	// ReadyPattern is a regular expression over the screen text meaning
 	// "idle, ready for input"; empty means readiness comes from ReadyQuiet.
 	ReadyPattern string
@@ -149,6 +155,7 @@ var presets = func() map[string]Preset {
 		`|allow codex to work in this folder|sign in with chatgpt|provide your own api key` +
 		`|would you like to (run the following command|make the following edits)` +
 		`|press enter to (confirm|continue)`
+	codex.InputMarker = "›"
 	codex.Stop.Keys = "/quit\r"
 
 	claude := base
@@ -158,6 +165,7 @@ var presets = func() map[string]Preset {
 	claude.AttentionPattern = `(?i)do you trust the files in this folder|select login method|choose the text style` +
 		`|do you want to use this api key|detected a custom api key|do you want to proceed\?` +
 		`|do you want to (make this edit|create|allow)|press enter to continue`
+	claude.InputMarker = "❯"
 	claude.Stop.Keys = "/exit\r"
 
 	copilot := base

@@ -23,22 +23,27 @@ func TestClassify(t *testing.T) {
 		screen    string
 		quiet     time.Duration
 		everReady bool
+		noOutput  bool
 		want      State
 	}{
-		{"prompt shown and settled", withPattern, "› ", time.Second, false, Ready},
-		{"prompt shown but output still arriving", withPattern, "› ", 10 * time.Millisecond, false, Starting},
-		{"working after being ready", withPattern, "Working… (esc to interrupt)\n› ", time.Minute, true, Busy},
-		{"busy pattern before first ready", withPattern, "esc to interrupt", time.Minute, false, Starting},
-		{"trust dialog wins over everything", withPattern, "Do you trust the files?\n› esc to interrupt", 0, true, Attention},
-		{"no prompt yet but quiet long enough", withPattern, "loading", 3 * time.Second, false, Ready},
-		{"no prompt and not quiet long enough", withPattern, "loading", time.Second, false, ""},
-		{"quiet role: fresh output after ready is busy", quietOnly, "x", 500 * time.Millisecond, true, Busy},
-		{"quiet role: one quiet second, not yet ready", quietOnly, "x", 1500 * time.Millisecond, true, ""},
-		{"quiet role: ready after ready_quiet", quietOnly, "x", 2 * time.Second, true, Ready},
+		{"prompt shown and settled", withPattern, "› ", time.Second, false, false, Ready},
+		{"prompt shown but output still arriving", withPattern, "› ", 10 * time.Millisecond, false, false, Starting},
+		{"working after being ready", withPattern, "Working… (esc to interrupt)\n› ", time.Minute, true, false, Busy},
+		{"busy pattern before first ready", withPattern, "esc to interrupt", time.Minute, false, false, Starting},
+		{"busy pattern beside the prompt is not ready", withPattern, "Waiting (esc to interrupt)\n› ", time.Minute, true, false, Busy},
+		{"trust dialog wins over everything", withPattern, "Do you trust the files?\n› esc to interrupt", 0, true, false, Attention},
+		{"trust dialog with a prompt-like cursor", withPattern, "Do you trust the files?\n› 1. Yes", time.Minute, false, false, Attention},
+		{"no prompt yet, however long it is quiet", withPattern, "loading", time.Hour, false, false, ""},
+		{"no prompt after work: stays as it was", withPattern, "thinking", time.Hour, true, false, ""},
+		{"no prompt and not quiet long enough", withPattern, "loading", time.Second, false, false, ""},
+		{"quiet role: fresh output after ready is busy", quietOnly, "x", 500 * time.Millisecond, true, false, Busy},
+		{"quiet role: one quiet second, not yet ready", quietOnly, "x", 1500 * time.Millisecond, true, false, ""},
+		{"quiet role: ready after ready_quiet", quietOnly, "x", 2 * time.Second, true, false, Ready},
+		{"quiet role: never ready before the first output", quietOnly, "", time.Hour, false, true, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, settle)
+			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, !c.noOutput, settle)
 			if got != c.want {
 				t.Errorf("classify = %q, want %q", got, c.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,9 @@ type Role struct {
 	settled    bool          // the startup prompt of this program was typed, or failed, or there is none
 	changed    chan struct{} // closed and replaced on every state change
 
+	learnedDelay time.Duration // a longer submit delay the program turned out to need
+	lastLine     string        // the last line the previous program showed
+
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
 	typing     sync.Mutex
@@ -55,7 +59,13 @@ type Status struct {
 	LastOutput time.Time
 	LastExit   string
 	LastError  string
-	Prompted   bool // the startup prompt of the current program was delivered
+	// LastLine is the last line the previous program showed before it
+	// exited: why a program that cannot start keeps exiting.
+	LastLine string
+	Prompted bool // the startup prompt of the current program was delivered
+	// SubmitDelay is the pause between text and submit in effect: the
+	// configured one, or longer once a submit became a newline.
+	SubmitDelay time.Duration
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -84,6 +94,7 @@ func (r *Role) Status() Status {
 	st := Status{
 		ID: r.cfg.ID, Name: r.cfg.Name, State: r.state, Since: r.since,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
+		LastLine: r.lastLine, SubmitDelay: max(r.cfg.SubmitDelay, r.learnedDelay),
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -236,6 +247,9 @@ func (r *Role) run(ctx context.Context) {
 		if n := window.add(time.Now()); n > r.cfg.Restart.MaxRestarts {
 			r.mu.Lock()
 			r.lastError = fmt.Sprintf("%d restarts within %s", n, r.cfg.Restart.Window)
+			if r.lastLine != "" {
+				r.lastError += "; last output: " + r.lastLine
+			}
 			r.mu.Unlock()
 			r.setState(Fatal, fmt.Sprintf("restarted more than %d times within %s", r.cfg.Restart.MaxRestarts, r.cfg.Restart.Window))
 			if !r.waitRestart(ctx) {
@@ -346,9 +360,11 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	watchers.Wait()
 	r.reapTree(sess, exited)
 
+	last := lastLine(sess, cmd.Cols, cmd.Rows)
 	r.mu.Lock()
 	r.session = nil
 	r.lastExit = &exit
+	r.lastLine = last
 	r.mu.Unlock()
 	if err := r.sup.ledger.Remove(r.cfg.ID); err != nil {
 		r.log.Warn().Err(err).Msg("pid ledger")
@@ -358,17 +374,22 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 }
 
 // stop asks the program to quit: the stop keys first, SIGTERM to the tree at
-// half the stop timeout, SIGKILL at the full timeout.
+// half the stop timeout, SIGKILL at the full timeout. A program whose screen
+// asks for a person gets no keys: they would answer its dialog, and CLIs
+// save such answers. It goes straight to the signals.
 func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
 	timeout := r.cfg.Stop.Timeout
 	if keys := r.cfg.Stop.Keys; keys != "" && timeout > 0 {
-		r.sendKeys(sess, keys)
-		select {
-		case <-exited:
-			return
-		case <-time.After(timeout / 2):
+		if err := r.sendKeys(sess, keys); err != nil {
+			r.log.Info().Err(err).Msg("stop keys not sent")
+		} else {
+			select {
+			case <-exited:
+				return
+			case <-time.After(timeout / 2):
+			}
+			timeout -= timeout / 2
 		}
-		timeout -= timeout / 2
 	}
 	r.log.Info().Msg("terminating process tree")
 	_ = sess.Terminate()
@@ -381,16 +402,38 @@ func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
 }
 
 // sendKeys types stop keys; a trailing submit key goes as its own write
-// after the submit delay, as typing rules require.
-func (r *Role) sendKeys(sess *ptyhost.Session, keys string) {
+// after the submit delay, as typing rules require. Each write is checked
+// first, like every automatic key: nothing goes into a dialog.
+func (r *Role) sendKeys(sess *ptyhost.Session, keys string) error {
+	r.mu.Lock()
+	gen := r.generation
+	r.mu.Unlock()
+	k := keyWriter{r: r, sess: sess, gen: gen}
 	sub := r.cfg.Submit
 	if sub != "" && len(keys) > len(sub) && keys[len(keys)-len(sub):] == sub {
-		_, _ = sess.Write([]byte(keys[:len(keys)-len(sub)]))
-		time.Sleep(min(r.cfg.SubmitDelay, time.Second))
-		_, _ = sess.Write([]byte(sub))
-		return
+		if err := k.write(keys[:len(keys)-len(sub)]); err != nil {
+			return err
+		}
+		time.Sleep(min(r.submitDelay(), time.Second))
+		return k.write(sub)
 	}
-	_, _ = sess.Write([]byte(keys))
+	return k.write(keys)
+}
+
+// lastLine is the last non-blank line a finished program left on its
+// screen, replayed from the end of its output.
+func lastLine(sess *ptyhost.Session, cols, rows int) string {
+	out := sess.Scrollback()
+	if len(out) > 16<<10 {
+		out = out[len(out)-16<<10:]
+	}
+	lines := ptyhost.ReplayScreen(out, cols, rows).Lines
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // reapTree makes sure nothing of the program is left: once the child has
@@ -451,7 +494,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		}
 		quiet := time.Since(sess.LastOutput())
 		wake.Reset(nextCheck(r.cfg, quiet, r.sup.settle))
-		next, why := classify(r.cfg, sig, quiet, everReady, r.sup.settle)
+		next, why := classify(r.cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
 		if next == "" && r.State() == Attention {
 			next, why = pick(everReady, Busy, Starting), "attention cleared"
 		}
@@ -485,16 +528,19 @@ func match(cfg config.Role, text string) signals {
 
 // classify derives a running role's state from what its screen shows and how
 // long its output has been quiet. everReady says whether this program was
-// ready before: until then it is starting, whatever it prints. An empty State
-// means "no change" (quiet, but the ready signal has not shown yet).
+// ready before: until then it is starting, whatever it prints; hasOutput
+// whether it printed anything yet. An empty State means "no change" (quiet,
+// but the ready signal has not shown yet).
 //
-// Ready is the ready pattern on screen, or output quiet for ready_quiet.
-// Recent output means busy. For a role with a ready pattern, "recent" is the
-// short settle time: the pattern and the busy pattern say the rest, and a
-// full second of silence after every echo would slow delivery down for no
-// gain. A role without one has only silence to go by: a second of it ends
-// busy.
-func classify(cfg config.Role, sig signals, quiet time.Duration, everReady bool, settle time.Duration) (State, string) {
+// A dialog (attention) wins over everything, then the busy pattern, then
+// recent output. A role with a ready pattern is ready only when that pattern
+// shows: silence proves nothing about a program that draws its prompt, and a
+// program still loading is often silent. For such a role "recent" output is
+// the short settle time: the patterns say the rest, and a full second of
+// silence after every echo would slow delivery down for no gain. A role
+// without one has only silence to go by: a second of it ends busy, and
+// ready_quiet of it, once the program has drawn something, means ready.
+func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration) (State, string) {
 	recent := time.Second
 	if cfg.ReadyPattern != nil {
 		recent = settle
@@ -507,9 +553,11 @@ func classify(cfg config.Role, sig signals, quiet time.Duration, everReady bool,
 		return working, "busy pattern on screen"
 	case quiet < recent:
 		return working, "output"
-	case sig.ready:
-		return Ready, "ready pattern on screen"
-	case quiet >= cfg.ReadyQuiet:
+	case cfg.ReadyPattern != nil:
+		if sig.ready {
+			return Ready, "ready pattern on screen"
+		}
+	case hasOutput && quiet >= cfg.ReadyQuiet:
 		return Ready, "quiet for " + cfg.ReadyQuiet.String()
 	}
 	return "", ""

@@ -6,18 +6,29 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/ptyhost"
 )
 
 // ErrUndelivered means the text was typed but the program never showed that
-// it took it: no busy pattern, and the text stayed in the input line after
-// every submit attempt.
+// it took it: no busy pattern, and the text stayed in the input area (or
+// never showed there and nothing changed) after every submit attempt.
 var ErrUndelivered = errors.New("submit not confirmed by the screen")
+
+// ErrUnsafeText means the text holds characters that must never be typed
+// into an agent: control characters other than newlines (an escape could end
+// a bracketed paste, a Ctrl-C clear the composer, a carriage return submit
+// half a line), C1 controls, line or paragraph separators, or bytes that are
+// not UTF-8.
+var ErrUnsafeText = errors.New("text holds characters that are never typed")
+
+// errAttention stops a write because the screen asks for a person.
+var errAttention = errors.New("the screen asks for a person")
 
 // TypeOptions tune one Type call.
 type TypeOptions struct {
-	// NoSubmit types the text and leaves it in the input line.
+	// NoSubmit types the text and leaves it in the input area.
 	NoSubmit bool
 }
 
@@ -27,11 +38,35 @@ type Delivery struct {
 	Attempts int
 	// Confirmed is true when the screen showed the program took the text.
 	Confirmed bool
+	// SubmitDelay is the pause between the text and the submit key that the
+	// role uses after this delivery (it grows when a submit became a newline).
+	SubmitDelay time.Duration
 }
 
-// maxSubmitRetries is how often the submit key is sent again when the first
-// one is not confirmed.
-const maxSubmitRetries = 3
+// submitPauses are the growing waits before the submit key is sent again,
+// after a submit that became a newline or showed nothing: a program that
+// takes a fast Enter for part of a paste takes a later one as a submit.
+var submitPauses = []time.Duration{300 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond, 2400 * time.Millisecond}
+
+// maxSubmitDelay caps what a role learns from slow submits.
+const maxSubmitDelay = 5 * time.Second
+
+// CheckTypable reports whether text may be typed into an agent. Everything
+// typed is built from validated values; this is the last gate, so that no
+// value can smuggle keys past it.
+func CheckTypable(text string) error {
+	for i, r := range text {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			return fmt.Errorf("%w: byte %#x at %d is not UTF-8", ErrUnsafeText, text[i], i)
+		case r == '\n':
+		case r == '\r' && strings.HasPrefix(text[i:], "\r\n"):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029':
+			return fmt.Errorf("%w: control character %U at %d", ErrUnsafeText, r, i)
+		}
+	}
+	return nil
+}
 
 // Type types text into the role the way a careful person would, because AI
 // TUIs treat a fast burst of characters as a paste in which "\r" is a
@@ -42,66 +77,199 @@ const maxSubmitRetries = 3
 //  2. send clear_input;
 //  3. send the text, as a bracketed paste if it has several lines and the
 //     program enabled bracketed paste;
-//  4. wait submit_delay;
+//  4. wait the submit delay;
 //  5. send the submit key as its own write;
-//  6. verify: the busy pattern shows, or the text has left the input line;
-//     if not, send the submit key again, up to three more times.
+//  6. verify: the busy pattern shows, or the text has left the input area
+//     (the composer, however many rows it has grown to). Text still in the
+//     composer means the submit became a newline: wait longer (growing
+//     pauses) and submit again, clearing and typing again first if the
+//     composer holds text that is not ours. A role whose submit needed a
+//     longer pause keeps it for later deliveries.
 //
-// Every prompt, nudge and notify goes through here. An unconfirmed delivery
-// returns ErrUndelivered; the caller records it, nothing is dropped silently.
+// Nothing is written while the screen asks for a person: the check is made
+// right before every write, and a dialog that appears midway pauses the
+// delivery until it is answered, after which it starts again from step 1.
+//
+// Every prompt, nudge and notify goes through here. Text with control
+// characters is refused with ErrUnsafeText; an unconfirmed delivery returns
+// ErrUndelivered; the caller records it, nothing is dropped silently.
 func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Delivery, error) {
+	if err := CheckTypable(text); err != nil {
+		return Delivery{}, fmt.Errorf("type into %s: %w", r.cfg.ID, err)
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	r.typing.Lock()
 	defer r.typing.Unlock()
 	var d Delivery
-	sess, gen, err := r.waitIdle(ctx)
-	if err != nil {
-		return d, err
-	}
-	if r.cfg.ClearInput != "" {
-		if _, err := sess.Write([]byte(r.cfg.ClearInput)); err != nil {
+	for {
+		sess, gen, err := r.waitIdle(ctx)
+		if err != nil {
 			return d, err
 		}
-	}
-	payload := text
-	if strings.ContainsAny(text, "\r\n") && sess.BracketedPaste() {
-		payload = "\x1b[200~" + text + "\x1b[201~"
-	}
-	if _, err := sess.Write([]byte(payload)); err != nil {
-		return d, err
-	}
-	if opts.NoSubmit {
-		return d, nil
-	}
-	probe := echoProbe{snippet: inputTail(text)}
-	// Watch the echo during the pause, and wait for it a little longer if
-	// it has not shown yet: only a text seen on the input line can later be
-	// seen to leave it, and a fast program may take the text and clear the
-	// line between two looks after the submit.
-	r.observe(ctx, sess, &probe, r.cfg.SubmitDelay, watchOnly)
-	if !probe.seen {
-		r.observe(ctx, sess, &probe, echoWait, watchEcho)
-	}
-	for d.Attempts <= maxSubmitRetries {
-		if err := r.sameProgram(gen); err != nil {
+		err = r.typeOnce(ctx, sess, gen, text, opts, &d)
+		if !errors.Is(err, errAttention) {
+			d.SubmitDelay = r.submitDelay()
 			return d, err
 		}
-		if _, err := sess.Write([]byte(r.cfg.Submit)); err != nil {
-			return d, err
-		}
-		d.Attempts++
-		if r.observe(ctx, sess, &probe, r.sup.verifyTimeout, watchSubmit) {
-			d.Confirmed = true
-			return d, nil
-		}
-		if ctx.Err() != nil {
+		r.log.Info().Msg("typing paused: the screen asks for a person")
+		// Let the watcher see the dialog too, so waitIdle waits for it to go.
+		select {
+		case <-r.Changed():
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
 			return d, ctx.Err()
 		}
 	}
-	line := sess.Screen().CursorLine()
-	if !probe.seen {
-		return d, fmt.Errorf("%w: the text never showed on the input line (cursor line %q)", ErrUndelivered, line)
+}
+
+// typeOnce runs steps 2 to 6 once on one program.
+func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, text string, opts TypeOptions, d *Delivery) error {
+	k := keyWriter{r: r, sess: sess, gen: gen}
+	marker := r.cfg.InputMarker
+	if err := k.write(r.cfg.ClearInput); err != nil {
+		return err
 	}
-	return d, fmt.Errorf("%w: the text stayed on the input line (%q)", ErrUndelivered, line)
+	// What the empty composer looks like, once the clear has been drawn.
+	time.Sleep(min(r.submitDelay(), 20*time.Millisecond))
+	baseline, _ := sess.Screen().InputArea(marker)
+	payload := text
+	if strings.Contains(text, "\n") && sess.BracketedPaste() {
+		payload = "\x1b[200~" + text + "\x1b[201~"
+	}
+	if err := k.write(payload); err != nil {
+		return err
+	}
+	if opts.NoSubmit {
+		return nil
+	}
+	p := probe{snippet: inputTail(text), marker: marker, baseline: baseline}
+	// Watch the echo during the pause, and wait for it a little longer if
+	// it has not shown yet: only a text seen in the input area can later be
+	// seen to leave it.
+	r.observe(ctx, sess, &p, ptyhost.ScreenSnapshot{}, r.submitDelay(), watchEcho|watchWhole)
+	if !p.seen {
+		r.observe(ctx, sess, &p, ptyhost.ScreenSnapshot{}, echoWait, watchEcho)
+	}
+	sawNewline := false
+	for try := 0; ; try++ {
+		before := sess.Screen()
+		if err := k.write(r.cfg.Submit); err != nil {
+			return err
+		}
+		d.Attempts++
+		got := r.observe(ctx, sess, &p, before, r.sup.verifyTimeout, watchSubmit)
+		if got == submitted {
+			d.Confirmed = true
+			if sawNewline {
+				r.learnSubmitDelay(k.gap)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if try >= len(submitPauses) {
+			return r.undelivered(sess, &p)
+		}
+		sawNewline = sawNewline || got == newline
+		// Give the program a longer pause, watching for a late confirmation:
+		// sending Enter to a program that did take the text would submit
+		// whatever is in its composer next.
+		if r.observe(ctx, sess, &p, before, submitPauses[try], watchSubmit|watchWhole) == submitted {
+			d.Confirmed = true
+			return nil
+		}
+		if p.foreign(sess.Screen()) {
+			// The composer holds text that is not ours: start it over.
+			if err := k.write(r.cfg.ClearInput); err != nil {
+				return err
+			}
+			if err := k.write(payload); err != nil {
+				return err
+			}
+			time.Sleep(r.submitDelay())
+		}
+	}
+}
+
+// undelivered says why the last submit was not confirmed.
+func (r *Role) undelivered(sess *ptyhost.Session, p *probe) error {
+	area, _ := sess.Screen().InputArea(p.marker)
+	if !p.seen {
+		return fmt.Errorf("%w: the text never showed in the input area and the program showed no sign of taking it (input area %q)", ErrUndelivered, area)
+	}
+	return fmt.Errorf("%w: the text stayed in the input area (%q)", ErrUndelivered, area)
+}
+
+// submitDelay is the pause the role uses between text and submit now.
+func (r *Role) submitDelay() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(r.cfg.SubmitDelay, r.learnedDelay)
+}
+
+// learnSubmitDelay keeps a longer pause after a submit needed one: the
+// program's paste window is longer than submit_delay says.
+func (r *Role) learnSubmitDelay(gap time.Duration) {
+	gap = min(gap.Round(10*time.Millisecond)+10*time.Millisecond, maxSubmitDelay)
+	r.mu.Lock()
+	old := max(r.cfg.SubmitDelay, r.learnedDelay)
+	if gap > old {
+		r.learnedDelay = gap
+	}
+	r.mu.Unlock()
+	if gap > old {
+		r.log.Info().Dur("was", old).Dur("submit_delay", gap).Msg("a submit became a newline: the role keeps a longer submit delay")
+	}
+}
+
+// keyWriter writes automatic keys into one program, checking right before
+// every write that the program is the same and that its screen does not ask
+// for a person.
+type keyWriter struct {
+	r    *Role
+	sess *ptyhost.Session
+	gen  int
+	prev time.Time     // when the previous write went out
+	gap  time.Duration // the pause before the latest write
+}
+
+func (k *keyWriter) write(s string) error {
+	if s == "" {
+		return nil
+	}
+	if err := k.r.mayWrite(k.sess, k.gen); err != nil {
+		return err
+	}
+	now := time.Now()
+	if !k.prev.IsZero() {
+		k.gap = now.Sub(k.prev)
+	}
+	k.prev = now
+	_, err := k.sess.Write([]byte(s))
+	return err
+}
+
+// mayWrite reports whether automatic keys may go to sess now: it is still
+// the role's program, and neither the role's state nor the screen as it is
+// this moment asks for a person.
+func (r *Role) mayWrite(sess *ptyhost.Session, gen int) error {
+	r.mu.Lock()
+	same := r.session == sess && r.generation == gen
+	state := r.state
+	r.mu.Unlock()
+	if !same {
+		return errRestarted
+	}
+	if state == Attention || r.asksForPerson(sess) {
+		return errAttention
+	}
+	return nil
+}
+
+// asksForPerson matches the attention pattern against the screen as it is.
+func (r *Role) asksForPerson(sess *ptyhost.Session) bool {
+	return r.cfg.AttentionPattern != nil && r.cfg.AttentionPattern.MatchString(sess.Screen().Text())
 }
 
 // waitIdle waits until the role can be typed into and returns its session.
@@ -127,69 +295,114 @@ func (r *Role) waitIdle(ctx context.Context) (*ptyhost.Session, int, error) {
 	}
 }
 
-func (r *Role) sameProgram(gen int) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.generation != gen || r.session == nil {
-		return errRestarted
-	}
-	return nil
-}
-
-// echoWait is how long Type waits for the text to show on the input line
+// echoWait is how long Type waits for the text to show in the input area
 // before it submits anyway.
 const echoWait = 250 * time.Millisecond
 
-// echoProbe follows the typed text on the input line.
-type echoProbe struct {
-	snippet string
-	seen    bool // the text was seen on the cursor's line
+// probe follows the typed text in the input area.
+type probe struct {
+	snippet  string // the end of the text, white space removed
+	marker   string // the role's input marker
+	baseline string // the input area, empty, before the text was typed
+	seen     bool   // the text was seen in the input area
 }
 
-// What observe waits for.
+func (p *probe) in(area string) bool { return p.snippet != "" && strings.Contains(area, p.snippet) }
+
+// emptied reports whether the input area is back to how it was before the
+// text was typed: an empty composer, as a submit leaves it.
+func (p *probe) emptied(area string, marked bool) bool {
+	return area == p.baseline || (marked && area == "")
+}
+
+// foreign reports whether the composer holds text that is neither ours nor
+// empty, after ours was seen there.
+func (p *probe) foreign(scr ptyhost.ScreenSnapshot) bool {
+	area, marked := scr.InputArea(p.marker)
+	return marked && p.seen && !p.in(area) && !p.emptied(area, marked)
+}
+
+// What observe waits for, and what it saw.
 type watchFor int
 
 const (
-	watchOnly   watchFor = iota // the whole time, noting the echo
-	watchEcho                   // the text to show on the input line
-	watchSubmit                 // the busy pattern, or the seen text to leave the line
+	watchEcho   watchFor = 1 << iota // the text to show in the input area
+	watchSubmit                      // a sign the submit was taken (or became a newline)
+	watchWhole                       // keep watching for the whole time, noting the echo
 )
 
-// observe polls the screen for up to d, noting when the text shows on the
-// input line, and returns true as soon as what it watches for happens.
-func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *echoProbe, d time.Duration, what watchFor) bool {
+type outcome int
+
+const (
+	nothing   outcome = iota
+	echoed            // the text showed in the input area
+	submitted         // the program took the text
+	newline           // the submit became a newline: the text is still in the composer, which changed
+)
+
+// confirmHold is how long a sign of a submit must hold before it counts: a
+// program that redraws its whole screen shows an empty one for a moment.
+const confirmHold = 30 * time.Millisecond
+
+// observe polls the screen for up to d, noting when the text shows in the
+// input area. With watchSubmit it compares with before, the screen just
+// before the submit key went out, and returns submitted once the busy
+// pattern shows, or the seen text has left the input area, or (for a text
+// never seen) the input area is back to empty and the screen changed; it
+// returns newline when the text is still in a composer whose cursor moved.
+// Without watchWhole it returns at the first of these.
+func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, before ptyhost.ScreenSnapshot, d time.Duration, what watchFor) outcome {
 	deadline := time.Now().Add(d)
+	var since time.Time // when the current sign of a submit first showed
+	result := nothing
 	for {
 		scr := sess.Screen()
-		onLine := p.snippet != "" && strings.Contains(scr.InputText(), p.snippet)
-		p.seen = p.seen || onLine
-		switch what {
-		case watchEcho:
-			if p.seen {
-				return true
+		area, marked := scr.InputArea(p.marker)
+		here := p.in(area)
+		if here && !p.seen {
+			p.seen = true
+			if what&watchEcho != 0 && what&watchWhole == 0 {
+				return echoed
 			}
-		case watchSubmit:
-			if r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(scr.Text()) {
-				return true
-			}
-			if p.seen && !onLine {
-				return true
+		}
+		if what&watchSubmit != 0 {
+			// Without a marked composer, the text leaving the cursor's rows
+			// is all there is to go by; with one, the composer must also be
+			// empty, as a submit leaves it.
+			text := scr.Text()
+			emptied := p.emptied(area, marked)
+			took := (r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(text)) ||
+				(p.seen && !here && (emptied || !marked)) ||
+				(!p.seen && emptied && text != before.Text())
+			switch {
+			case took && since.IsZero():
+				since = time.Now()
+			case took && time.Since(since) >= confirmHold:
+				return submitted
+			case !took:
+				since = time.Time{}
+				if here && (scr.CursorRow != before.CursorRow || scr.CursorCol != before.CursorCol) {
+					if what&watchWhole == 0 {
+						return newline
+					}
+					result = newline
+				}
 			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return false
+			return result
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			return result
 		case <-time.After(min(left, 10*time.Millisecond)):
 		}
 	}
 }
 
 // inputTail is the end of the text's last line without white space: what a
-// program's input line shows where the cursor is after the text was typed.
+// program's input area shows where the cursor is after the text was typed.
 func inputTail(text string) string {
 	lines := strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' })
 	if len(lines) == 0 {
