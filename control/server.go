@@ -129,6 +129,12 @@ type RoleReply struct {
 	QueueDepth  int     `json:"queue_depth"`
 	SinceOutput float64 `json:"since_output_s"`
 	LastError   string  `json:"last_error,omitempty"`
+	// LastLine is the last line the previous program showed before it
+	// exited: why a role that keeps exiting at start is fatal.
+	LastLine string `json:"last_line,omitempty"`
+	// SubmitDelayMS is the pause between text and submit in effect, which
+	// grows past the configured one when a submit became a newline.
+	SubmitDelayMS int64 `json:"submit_delay_ms"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -145,7 +151,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	for _, role := range s.team.Supervisor().Roles() {
 		st := role.Status()
-		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError}
+		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError,
+			LastLine: st.LastLine, SubmitDelayMS: st.SubmitDelay.Milliseconds()}
 		if !st.Started.IsZero() {
 			rr.UptimeS = now.Sub(st.Started).Seconds()
 		}

@@ -95,7 +95,7 @@ func TestDryRunPrintsPlan(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"configuration OK, 5 role(s)", "shogun", "karo", "ashigaru3", "codex", "claude --dangerously-skip-permissions"} {
+	for _, want := range []string{"configuration OK, 5 role(s)", "shogun", "karo", "ashigaru3", "codex", "claude"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)
 		}
