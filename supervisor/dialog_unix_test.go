@@ -1,0 +1,153 @@
+//go:build !windows
+
+package supervisor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dialogRole is a program that shows a first-run dialog and writes every
+// byte it is sent to a file, like a CLI that saves the answer it gets: the
+// file must stay empty unless a person typed.
+func dialogRole(id, got string) string {
+	return `
+  - id: ` + id + `
+    prompt_path: roles/` + id + `.md
+    command: {exec: /bin/sh, args: ["-c", "stty raw -echo; printf 'Quick safety check: Do you trust the files in this folder?\r\n❯ 1. Yes, I trust this folder\r\n  2. No, exit\r\n'; exec cat > '` + got + `'"]}
+    cli: generic
+    ready_pattern: "(?m)^› $"
+    attention_pattern: "Do you trust"
+    stop: {keys: "/exit\r", timeout: 2s}
+`
+}
+
+// Stopping a role whose screen asks for a person sends no keys: the trailing
+// Enter of the stop keys would pick the dialog's default, and CLIs save it.
+func TestStopSendsNoKeysIntoADialog(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "answers")
+	ws := workspace(t, "roles:"+dialogRole("trusting", got))
+	r := start(t, ws, nil)
+	r.waitState(t, "trusting", Attention, 15*time.Second)
+	began := time.Now()
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Fatalf("the dialog received %q on stop", b)
+	}
+	// Straight to the signals: no wait for keys that were never sent.
+	if took := time.Since(began); took > 1900*time.Millisecond {
+		t.Errorf("stop took %v: it waited for stop keys it did not send", took)
+	}
+}
+
+// A requested restart of a role in a dialog goes through the same stop:
+// nothing is typed into the dialog, and the program starts again.
+func TestRestartSendsNoKeysIntoADialog(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "answers")
+	ws := workspace(t, "roles:"+dialogRole("trusting", got))
+	r := start(t, ws, nil)
+	role := r.role(t, "trusting")
+	r.waitState(t, "trusting", Attention, 15*time.Second)
+	first := role.Status().Pid
+	role.Restart()
+	waitFor(t, "a new program in the dialog", 15*time.Second, func() bool {
+		st := role.Status()
+		return st.State == Attention && st.Pid != 0 && st.Pid != first
+	})
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Fatalf("the dialog received %q on restart", b)
+	}
+}
+
+// Typing by hand through the typing procedure (as `shogun type` does) waits
+// while the dialog shows, and nothing reaches it.
+func TestTypeWaitsOutADialog(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "answers")
+	ws := workspace(t, "roles:"+dialogRole("trusting", got))
+	r := start(t, ws, nil)
+	r.waitState(t, "trusting", Attention, 15*time.Second)
+	ctx, cancel := contextWithTimeout(t, 1500*time.Millisecond)
+	defer cancel()
+	if _, err := r.role(t, "trusting").Type(ctx, "hello", TypeOptions{}); err == nil {
+		t.Fatal("Type returned without error while the dialog showed")
+	}
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Fatalf("the dialog received %q", b)
+	}
+}
+
+// A role with a ready pattern is never ready on silence alone, however long
+// the program is quiet: a CLI still loading is often silent, and the
+// startup prompt typed then is lost.
+func TestReadyOnlyWhenThePatternShows(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "typed")
+	ws := workspace(t, `
+roles:
+  - id: loading
+    prompt_path: roles/loading.md
+    command: {exec: /bin/sh, args: ["-c", "stty raw -echo; printf 'Loading configuration'; exec cat > '`+got+`'"]}
+    cli: generic
+    ready_pattern: "(?m)^› $"
+    ready_quiet: 100ms
+`)
+	r := start(t, ws, nil)
+	waitFor(t, "the loading screen", 10*time.Second, func() bool {
+		s := r.role(t, "loading").Session()
+		return s != nil && strings.Contains(s.Screen().Text(), "Loading")
+	})
+	time.Sleep(time.Second)
+	if s := r.role(t, "loading").State(); s != Starting {
+		t.Errorf("state after 1 s of silence = %s, want starting", s)
+	}
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Errorf("typed into a program that never showed its prompt: %q", b)
+	}
+}
+
+// A role without a ready pattern is not ready before its program drew
+// anything, however long it is quiet.
+func TestNotReadyBeforeTheFirstOutput(t *testing.T) {
+	ws := workspace(t, `
+roles:
+  - id: silent
+    prompt_path: roles/silent.md
+    command: {exec: /bin/sh, args: ["-c", "sleep 1.5; printf 'ok> '; exec sleep 60"]}
+    cli: generic
+    ready_quiet: 200ms
+`)
+	r := start(t, ws, nil)
+	time.Sleep(time.Second)
+	if s := r.role(t, "silent").State(); s != Starting {
+		t.Fatalf("state before the first output = %s, want starting", s)
+	}
+	r.waitState(t, "silent", Ready, 10*time.Second)
+}
+
+// A program that exits at start shows why: its last line is in the status
+// and in the fatal reason.
+func TestFatalReasonIsTheLastOutputLine(t *testing.T) {
+	ws := workspace(t, `
+roles:
+  - id: rootless
+    prompt_path: roles/rootless.md
+    command: {exec: /bin/sh, args: ["-c", "echo 'Welcome'; echo '--dangerously-skip-permissions cannot be used with root/sudo privileges'; exit 1"]}
+    restart: {policy: on-failure, max_restarts: 1, window: 1m}
+`)
+	r := start(t, ws, func(o *Options) { o.Backoff = RestartBackoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond} })
+	r.waitState(t, "rootless", Fatal, 20*time.Second)
+	st := r.role(t, "rootless").Status()
+	want := "--dangerously-skip-permissions cannot be used with root/sudo privileges"
+	if st.LastLine != want || !strings.Contains(st.LastError, want) {
+		t.Errorf("status last line %q, last error %q; want both to name %q", st.LastLine, st.LastError, want)
+	}
+}
+
+func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(t.Context(), d)
+}
