@@ -22,12 +22,13 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, skills or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills or go")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
 	samples := flag.Int("latency-samples", 1000, "samples in the latency measurement")
 	ingestN := flag.Int("ingest-files", 10000, "files in the ingest measurement")
 	roundN := flag.Int("roundtrip-tasks", 2000, "tasks in the round-trip measurement")
 	skillsN := flag.Int("skills-tasks", 100000, "finished tasks in the skills scan measurement")
+	typingN := flag.Int("typing-tasks", 500, "tasks in the typing-truth measurement")
 	flag.Parse()
 	if *asProbe {
 		if err := probe(); err != nil {
@@ -78,6 +79,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: round trip of %d tasks over 8 instant agents …\n", *roundN)
 		if err := measureRoundTrip(r, bin, 8, *roundN); err != nil {
 			fatal(fmt.Errorf("round trip: %w", err))
+		}
+	}
+	if want("typing") {
+		fmt.Fprintf(os.Stderr, "bench: %d deliveries under random paste windows …\n", *typingN)
+		if err := measureTyping(r, bin, 10, *typingN, 8); err != nil {
+			fatal(fmt.Errorf("typing: %w", err))
 		}
 	}
 	if want("skills") {

@@ -338,8 +338,16 @@ func (s *Store) MarkDelivery(taskID string, confirmed bool, submits int, at time
 		}
 		switch {
 		case Closed(cur.Status):
-			t = cur
-			return nil
+			// A fast agent may report before its nudge is confirmed: the
+			// task stays closed, but what the delivery took is kept.
+			if confirmed {
+				if _, err := tx.Exec(`UPDATE tasks SET submits = submits + ?, delivered_at = COALESCE(delivered_at, ?) WHERE id = ?`,
+					submits, formatTime(at), taskID); err != nil {
+					return err
+				}
+			}
+			t, err = loadTask(tx, taskID)
+			return err
 		case cur.Status == StatusQueued:
 			return fmt.Errorf("%w: %s is queued", ErrNotAssigned, taskID)
 		}

@@ -224,12 +224,12 @@ func TestTaskLifecycle(t *testing.T) {
 	}
 
 	// The report arrives before the delivery is confirmed: the late
-	// confirmation leaves the closed task alone.
+	// confirmation leaves the closed task closed, counting its submit.
 	if _, _, err := s.AcceptReport(report(task.ID, "reports/a.yaml", StatusDone, at(6))); err != nil {
 		t.Fatal(err)
 	}
 	late, err := s.MarkDelivery(task.ID, true, 1, at(7))
-	if err != nil || late.Status != StatusDone || late.Submits != 3 {
+	if err != nil || late.Status != StatusDone || late.Submits != 4 {
 		t.Fatalf("MarkDelivery after the report = %+v, %v", late, err)
 	}
 	if _, err := s.Assign(task.ID, at(8)); !errors.Is(err, ErrTaskClosed) {
