@@ -224,6 +224,10 @@ func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("type: %w", err))
 		return
 	}
+	if err := supervisor.CheckTypable(req.Text); err != nil {
+		fail(w, http.StatusBadRequest, fmt.Errorf("type: %w", err))
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
 	defer cancel()
 	d, err := role.Type(ctx, req.Text, supervisor.TypeOptions{NoSubmit: !req.Submit})

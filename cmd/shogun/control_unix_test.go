@@ -135,6 +135,15 @@ func TestScreenTypeAndUnknownRole(t *testing.T) {
 	if len(recs) != 2 || recs[1].Line != "paste burst safe" {
 		t.Fatalf("agent received %+v, want one submitted line %q", recs, "paste burst safe")
 	}
+	// Keys smuggled in the text (end the paste, Ctrl-C, submit) are refused
+	// whole: the agent receives nothing of them.
+	if _, errOut, code := shogun(t, "type", "ashigaru1", "zz\r\x1b[201~\x03EVIL\r", "--submit", "-w", ws); code == 0 || !strings.Contains(errOut, "control character") {
+		t.Errorf("type with control characters: exit %d, %q; want a refusal naming the control character", code, errOut)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if recs := shoguntest.Records(t, rec); len(recs) != 2 {
+		t.Fatalf("agent received %+v after a refused type", recs[2:])
+	}
 	out, _, code := shogun(t, "screen", "ashigaru1", "-w", ws)
 	if code != 0 || !strings.Contains(out, "Understood: paste burst safe") || !strings.Contains(out, "? for shortcuts") {
 		t.Errorf("screen (exit %d):\n%s", code, out)
