@@ -1,0 +1,164 @@
+//go:build !windows
+
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/shoguntest"
+)
+
+// kinds keeps the records of the given kinds.
+func kinds(recs []shoguntest.Record, want ...string) []shoguntest.Record {
+	var out []shoguntest.Record
+	for _, r := range recs {
+		for _, k := range want {
+			if r.Kind == k {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// Each shape of program a real CLI takes: the typing procedure confirms a
+// delivery only when the agent really submitted the text (its own record
+// says so), exactly once, whatever the program's screen does with it.
+func TestTypingConfirmsOnlyRealSubmits(t *testing.T) {
+	cases := []struct {
+		name   string
+		marker string
+		args   []string
+		// minSubmits is the least number of submit keys the shape needs.
+		minSubmits int
+		// learns: the role keeps a submit delay longer than the paste window.
+		learns time.Duration
+	}{
+		{"paste window longer than submit_delay", "›", []string{"--paste-window", "400ms"}, 2, 400 * time.Millisecond},
+		{"composer that grows a line (rules)", "❯", []string{"--composer", "rules", "--paste-window", "400ms"}, 2, 400 * time.Millisecond},
+		{"boxed composer that grows a line", "❯", []string{"--composer", "box", "--paste-window", "400ms"}, 2, 400 * time.Millisecond},
+		{"program that echoes nothing", "›", []string{"--echo", "none"}, 1, 0},
+		{"program that echoes nothing, with a paste window", "›", []string{"--echo", "none", "--paste-window", "400ms"}, 1, 0},
+		{"program that redraws the whole screen on every key", "›", []string{"--redraw", "full", "--paste-window", "400ms"}, 2, 400 * time.Millisecond},
+		{"program that moves the text into a transcript", "›", []string{"--transcript"}, 1, 0},
+		{"transcript and a paste window", "›", []string{"--transcript", "--paste-window", "400ms"}, 2, 400 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rec := filepath.Join(t.TempDir(), "received.jsonl")
+			args := append([]string{"--record", rec, "--work-time", "200ms"}, c.args...)
+			ws := workspace(t, "roles:"+simRole("agent", "    startup_prompt: \"\"\n    input_marker: \""+c.marker+"\"\n", args...))
+			r := start(t, ws, nil)
+			r.waitState(t, "agent", Ready, 15*time.Second)
+			role := r.role(t, "agent")
+			text := "Read the file notes.txt and say what it holds."
+			d, err := role.Type(t.Context(), text, TypeOptions{})
+			if err != nil || !d.Confirmed {
+				t.Fatalf("type: %+v, %v; screen:\n%s", d, err, role.Session().Screen().Text())
+			}
+			if d.Attempts < c.minSubmits {
+				t.Errorf("confirmed after %d submit(s), want at least %d for this shape", d.Attempts, c.minSubmits)
+			}
+			shoguntest.WaitFor(t, "the agent's record of the submit", 5*time.Second, func() bool {
+				return len(kinds(shoguntest.Records(t, rec), "submit")) > 0
+			})
+			time.Sleep(300 * time.Millisecond) // a second, wrong submit would show by now
+			subs := kinds(shoguntest.Records(t, rec), "submit")
+			if len(subs) != 1 || strings.TrimSpace(subs[0].Line) != text {
+				t.Fatalf("agent's submits = %+v, want exactly one of %q", subs, text)
+			}
+			if c.learns > 0 {
+				if got := role.Status().SubmitDelay; got <= c.learns {
+					t.Errorf("submit delay after a newline = %v, want more than the %v paste window", got, c.learns)
+				}
+				// The learned delay makes the next delivery one submit.
+				d, err := role.Type(t.Context(), "And now the second file.", TypeOptions{})
+				if err != nil || d.Attempts != 1 {
+					t.Errorf("second delivery: %+v, %v; want one confirmed submit", d, err)
+				}
+			}
+		})
+	}
+}
+
+// A text that stays in the composer after every submit is undelivered,
+// never delivered: the agent's record has no submit of it.
+func TestTextStuckInTheComposerIsUndelivered(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "received.jsonl")
+	// A paste window longer than every pause: each Enter becomes a newline.
+	ws := workspace(t, "roles:"+simRole("agent", "    startup_prompt: \"\"\n    input_marker: \"›\"\n", "--record", rec, "--paste-window", "10s"))
+	r := start(t, ws, func(o *Options) { o.VerifyTimeout = 300 * time.Millisecond })
+	r.waitState(t, "agent", Ready, 15*time.Second)
+	d, err := r.role(t, "agent").Type(t.Context(), "this never gets through", TypeOptions{})
+	if err == nil || d.Confirmed {
+		t.Fatalf("type into a composer that never submits: %+v, %v; want undelivered", d, err)
+	}
+	if !strings.Contains(err.Error(), "stayed in the input area") {
+		t.Errorf("error %q does not say the text stayed in the input area", err)
+	}
+	if subs := kinds(shoguntest.Records(t, rec), "submit"); len(subs) != 0 {
+		t.Fatalf("agent submitted %+v", subs)
+	}
+	if nl := kinds(shoguntest.Records(t, rec), "newline"); len(nl) != d.Attempts {
+		t.Errorf("agent saw %d newlines for %d submit keys", len(nl), d.Attempts)
+	}
+}
+
+// A dialog that appears between a submit that became a newline and the
+// next try gets no key: the delivery waits until a person answered it,
+// then the text arrives once.
+func TestDialogBetweenSubmitRetriesGetsNoKey(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "received.jsonl")
+	ws := workspace(t, "roles:"+simRole("agent", "    startup_prompt: \"\"\n    input_marker: \"›\"\n    attention_pattern: \"Do you want to proceed\"\n",
+		"--record", rec, "--paste-window", "400ms", "--dialog-after", "1200ms"))
+	r := start(t, ws, nil)
+	r.waitState(t, "agent", Ready, 15*time.Second)
+	role := r.role(t, "agent")
+	// Hold the prompt back until just before the dialog, so the first
+	// submit becomes a newline and the dialog shows while typing retries.
+	time.Sleep(900 * time.Millisecond)
+	type result struct {
+		d   Delivery
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := role.Type(t.Context(), "read the task file", TypeOptions{})
+		done <- result{d, err}
+	}()
+	r.waitState(t, "agent", Attention, 10*time.Second)
+	time.Sleep(time.Second) // retries would have gone out by now
+	if got := kinds(shoguntest.Records(t, rec), "dialog"); len(got) != 0 {
+		t.Fatalf("the dialog was answered by the supervisor: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".agentsim-choices.json")); err == nil {
+		t.Fatal("the agent saved a dialog choice nobody made")
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("Type returned while the dialog showed: %+v, %v", res.d, res.err)
+	default:
+	}
+	// A person answers; the delivery goes on and the text arrives once.
+	if _, err := role.Session().Write([]byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Type did not finish after the dialog was answered")
+	}
+	if res.err != nil || !res.d.Confirmed {
+		t.Fatalf("type after the dialog: %+v, %v", res.d, res.err)
+	}
+	if subs := kinds(shoguntest.Records(t, rec), "submit"); len(subs) != 1 || !strings.Contains(subs[0].Line, "read the task file") {
+		t.Fatalf("agent's submits = %+v, want the text once", subs)
+	}
+}
