@@ -270,7 +270,7 @@ func TestHistoryHidesEscapeSequences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	newScreen(f).update(pane{}, "Understood: a\x1b[2Jb\nc")
+	newScreen(f, false).update(pane{}, "Understood: a\x1b[2Jb\nc")
 	got, err := os.ReadFile(f.Name())
 	if err != nil {
 		t.Fatal(err)
