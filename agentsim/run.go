@@ -512,8 +512,11 @@ func (a *agent) submit(at time.Time) {
 		return
 	}
 	a.handleLine(line)
-	// Out of quota from now on; the line that spent it is still answered.
-	a.limited = a.opts.LimitScreen
+	if a.opts.LimitScreen && !a.limited {
+		// Out of quota from now on; the line that spent it is still answered.
+		a.limited = true
+		a.dirty = true
+	}
 }
 
 // transcript is line as the history shows a user's message: every line of
