@@ -124,7 +124,7 @@ var dialogs = map[string]dialogSpec{
 		hint:    " Enter to confirm · Esc to cancel",
 	},
 	DialogPermission: {
-		text: func(dir string) []string {
+		text: func(string) []string {
 			return []string{
 				rule,
 				" Bash command",

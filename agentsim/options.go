@@ -186,11 +186,16 @@ type Options struct {
 	Flood int
 
 	// RecordPath, if set, is a file to which the agent appends one JSON object
-	// per line ({"at": RFC 3339, "kind": …, "task_id": …, "line": …}) for
-	// every submitted line (kind "submit", line the text), every start of
-	// work on a task file (kind "task", line the task's title) and every
-	// report written (kind "report", line the report's path), so tests can see
-	// exactly what the agent received and how often it did each task.
+	// per line ({"at": RFC 3339, "kind": …, "task_id": …, "dialog": …,
+	// "line": …}) for every submitted line (kind "submit", line the exact
+	// text), every `\r` taken as a newline because it came within the paste
+	// window (kind "newline", line the composer's text before it; Ctrl-J and
+	// pasted newlines are not recorded), every dialog answer (kind "dialog",
+	// dialog its name, line the option's label), every start of work on a
+	// task file (kind "task", line the task's title) and every report written
+	// (kind "report", line the report's path), so tests can see exactly what
+	// the agent received, count submits against newlines, and how often it did
+	// each task.
 	RecordPath string
 
 	// Role names the agent in its reports. Empty means $SHOGUN_ROLE, which
