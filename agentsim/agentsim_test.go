@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,15 @@ func TestValidate(t *testing.T) {
 		{"negative crash time", Options{CrashAfter: -1}, false},
 		{"exit code too big", Options{ExitCode: 256}, false},
 		{"negative flood", Options{Flood: -1}, false},
+		{"every look", Options{Composer: ComposerBox, Echo: EchoNone, Redraw: RedrawFull, Transcript: true, BusyLine: "x", SilentWork: true}, true},
+		{"named defaults", Options{Composer: ComposerPlain, Echo: EchoFull, Redraw: RedrawInline}, true},
+		{"unknown composer", Options{Composer: "fancy"}, false},
+		{"unknown echo", Options{Echo: "some"}, false},
+		{"unknown redraw", Options{Redraw: "partial"}, false},
+		{"dialogs", Options{Dialogs: []string{DialogTrust, DialogAPIKey, DialogBypass, DialogPermission, DialogFolder}, DialogAfter: time.Second}, true},
+		{"unknown dialog", Options{Dialogs: []string{"login"}}, false},
+		{"negative dialog delay", Options{DialogAfter: -1}, false},
+		{"negative first paint delay", Options{FirstPaintDelay: -1}, false},
 	} {
 		err := tc.opts.Validate()
 		if (err == nil) != tc.ok {
@@ -97,7 +107,11 @@ func decode(d *keyDecoder, reads ...any) []string {
 		case keyEnter:
 			got = append(got, "ENTER")
 		case keyNewline:
-			got = append(got, "NL")
+			if k.burst {
+				got = append(got, "NL(burst)")
+			} else {
+				got = append(got, "NL")
+			}
 		case keyPaste:
 			got = append(got, "PASTE:"+k.text)
 		case keyBackspace:
@@ -110,6 +124,10 @@ func decode(d *keyDecoder, reads ...any) []string {
 			got = append(got, "EOF")
 		case keyEsc:
 			got = append(got, "ESC")
+		case keyUp:
+			got = append(got, "UP")
+		case keyDown:
+			got = append(got, "DOWN")
 		}
 	}
 	for _, r := range reads {
@@ -132,9 +150,9 @@ func TestKeyDecoder(t *testing.T) {
 		reads  []any // strings are reads, durations the time between them
 		want   []string
 	}{
-		{"text and CR in one read is a newline", window, []any{"ab\r"}, []string{"a", "b", "NL"}},
+		{"text and CR in one read is a newline", window, []any{"ab\r"}, []string{"a", "b", "NL(burst)"}},
 		{"CR after a pause submits", window, []any{"ab", 80 * time.Millisecond, "\r"}, []string{"a", "b", "ENTER"}},
-		{"CR just inside the window is a newline", window, []any{"a", 40 * time.Millisecond, "\r"}, []string{"a", "NL"}},
+		{"CR just inside the window is a newline", window, []any{"a", 40 * time.Millisecond, "\r"}, []string{"a", "NL(burst)"}},
 		{"first CR submits", window, []any{"\r"}, []string{"ENTER"}},
 		{"CR right after a submit submits again", window, []any{"\r\r"}, []string{"ENTER", "ENTER"}},
 		{"no window: every CR submits", 0, []any{"a\r"}, []string{"a", "ENTER"}},
@@ -144,8 +162,9 @@ func TestKeyDecoder(t *testing.T) {
 		{"bracketed paste split across reads", window,
 			[]any{"\x1b", time.Millisecond, "[20", time.Millisecond, "0~a\r", time.Millisecond, "b\x1b[2", time.Millisecond, "01~"},
 			[]string{"PASTE:a\nb"}},
-		{"CR right after a paste is a newline", window, []any{"\x1b[200~x\x1b[201~\r"}, []string{"PASTE:x", "NL"}},
-		{"cursor keys are dropped", window, []any{"\x1b[A\x1bOBz"}, []string{"z"}},
+		{"CR right after a paste is a newline", window, []any{"\x1b[200~x\x1b[201~\r"}, []string{"PASTE:x", "NL(burst)"}},
+		{"up and down are keys, other cursor keys are dropped", window, []any{"\x1b[A\x1bOB\x1b[C\x1bODz"}, []string{"UP", "DOWN", "z"}},
+		{"a long window", 600 * time.Millisecond, []any{"a", 500 * time.Millisecond, "\r", 700 * time.Millisecond, "\r"}, []string{"a", "NL(burst)", "ENTER"}},
 		{"lone escape", window, []any{"\x1b", 40 * time.Millisecond}, []string{"ESC"}},
 		{"escape then a late key", window, []any{"\x1b", 40 * time.Millisecond, "x"}, []string{"ESC", "x"}},
 		{"UTF-8 passes through", window, []any{"é"}, []string{"\xc3", "\xa9"}},
@@ -182,6 +201,30 @@ func TestLayout(t *testing.T) {
 	rows, _, _ = layout(pane{prompt: true, input: "a\x1b[2Jb\tc"}, 40, 10)
 	if strings.ContainsRune(rows[0], 0x1b) || strings.ContainsRune(rows[0], '\t') {
 		t.Errorf("control characters reached the terminal: %q", rows[0])
+	}
+
+	rows, row, col = layout(pane{prompt: true, style: ComposerBox, input: "hi\n" + strings.Repeat("z", 20), footer: "  ? for shortcuts"}, 20, 20)
+	want = []string{
+		"╭" + strings.Repeat("─", 17) + "╮",
+		"│ ❯ hi            │",
+		"│   " + strings.Repeat("z", 13) + " │",
+		"│   zzzzzzz       │",
+		"╰" + strings.Repeat("─", 17) + "╯",
+		"  ? for shortcuts",
+	}
+	if !reflect.DeepEqual(rows, want) || row != 3 || col != 11 {
+		t.Errorf("box composer: rows %q cursor %d,%d; want %q cursor 3,11", rows, row, col, want)
+	}
+
+	rows, row, col = layout(pane{header: []string{"busy"}, prompt: true, style: ComposerRules, input: "a\nb"}, 20, 20)
+	want = []string{"busy", strings.Repeat("─", 19), "❯ a", "  b", strings.Repeat("─", 19)}
+	if !reflect.DeepEqual(rows, want) || row != 3 || col != 3 {
+		t.Errorf("rules composer: rows %q cursor %d,%d; want %q cursor 3,3", rows, row, col, want)
+	}
+
+	rows, row, _ = layout(pane{prompt: true, style: ComposerBox, input: strings.Repeat("line\n", 100) + "last", footer: "f"}, 40, 10)
+	if len(rows) > 9 || !strings.Contains(rows[row], "  last") || !strings.Contains(rows[1], "more lines") || rows[len(rows)-1] != "f" {
+		t.Errorf("long input in a box in a 10-row terminal: rows %q cursor row %d", rows, row)
 	}
 
 	rows, _, _ = layout(pane{prompt: true, input: "日本語"}, 40, 10)
@@ -270,12 +313,86 @@ func TestHistoryHidesEscapeSequences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	newScreen(f).update(pane{}, "Understood: a\x1b[2Jb\nc")
+	newScreen(f, false).update(pane{}, "Understood: a\x1b[2Jb\nc")
 	got, err := os.ReadFile(f.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "Understood: a\uFFFD[2Jb\r\nc\r\n"; string(got) != want {
 		t.Errorf("history line written as %q, want %q", got, want)
+	}
+}
+
+func TestDialogKeys(t *testing.T) {
+	at := time.Unix(1_700_000_000, 0)
+	press := func(d *dialog, keys ...key) int {
+		for _, k := range keys {
+			k.at = at
+			if picked, _ := d.key(k); picked >= 0 {
+				return picked
+			}
+		}
+		return -1
+	}
+	char := func(b byte) key { return key{kind: keyChar, b: b} }
+	for _, tc := range []struct {
+		name   string
+		dialog string
+		keys   []key
+		want   int
+	}{
+		{"Enter picks the default", DialogAPIKey, []key{{kind: keyEnter}}, 1},
+		{"a newline is Enter too", DialogTrust, []key{{kind: keyNewline, burst: true}}, 0},
+		{"a digit picks its option", DialogPermission, []key{char('3')}, 2},
+		{"letters and a digit too big mean nothing", DialogTrust, []key{char('x'), char('3'), char('0')}, -1},
+		{"up wraps round", DialogTrust, []key{{kind: keyUp}, {kind: keyEnter}}, 1},
+		{"down then Enter", DialogPermission, []key{{kind: keyDown}, {kind: keyDown}, {kind: keyEnter}}, 2},
+		{"Escape cancels", DialogBypass, []key{{kind: keyDown}, {kind: keyEsc}}, 0},
+		{"Ctrl-C cancels", DialogTrust, []key{{kind: keyInterrupt}}, 1},
+		{"the folder dialog ignores arrows", DialogFolder, []key{{kind: keyDown}, {kind: keyEnter}}, 0},
+		{"the folder dialog ignores Escape", DialogFolder, []key{{kind: keyEsc}}, -1},
+	} {
+		if got := press(newDialog(tc.dialog), tc.keys...); got != tc.want {
+			t.Errorf("%s: picked %d, want %d", tc.name, got, tc.want)
+		}
+	}
+
+	d := newDialog(DialogTrust)
+	d.key(key{kind: keyDown})
+	lines := d.lines("/w")
+	if !slices.Contains(lines, "   1. Yes, I trust this folder") || !slices.Contains(lines, " ❯ 2. No, exit") || !slices.Contains(lines, " /w") {
+		t.Errorf("trust dialog with the second option highlighted: %q", lines)
+	}
+	if got := newDialog(DialogFolder).lines("/w"); !reflect.DeepEqual(got, []string{"Do you trust the files in this folder?", " 1. Yes, proceed", " 2. No"}) {
+		t.Errorf("folder dialog drawn as %q", got)
+	}
+}
+
+func TestSaveChoiceKeepsAForeignFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for i, c := range []Choice{{At: "1", Dialog: DialogTrust, Choice: "a"}, {At: "2", Dialog: DialogBypass, Choice: "b"}} {
+		if err := saveChoice(c); err != nil {
+			t.Fatalf("save choice %d: %v", i, err)
+		}
+	}
+	data, err := os.ReadFile(ChoicesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Choice
+	if err := json.Unmarshal(data, &got); err != nil || len(got) != 2 || got[1].Choice != "b" {
+		t.Fatalf("%s holds %s (%v), want both choices", ChoicesFile, data, err)
+	}
+
+	foreign := []byte("not: json\n")
+	if err := os.WriteFile(ChoicesFile, foreign, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveChoice(Choice{Dialog: DialogTrust, Choice: "c"}); err == nil || !strings.Contains(err.Error(), ChoicesFile) {
+		t.Errorf("saving over a file that is not a list of choices: err %v, want one naming the file", err)
+	}
+	if data, _ := os.ReadFile(ChoicesFile); string(data) != string(foreign) {
+		t.Errorf("the foreign file was changed to %q", data)
 	}
 }

@@ -19,6 +19,8 @@ const (
 	keyInterrupt                // Ctrl-C
 	keyEOF                      // Ctrl-D
 	keyEsc                      // Escape on its own, not the start of a sequence
+	keyUp                       // cursor up (dialogs move their selection)
+	keyDown                     // cursor down
 )
 
 // A key is one decoded piece of input with the time its bytes arrived.
@@ -26,7 +28,10 @@ type key struct {
 	kind keyKind
 	b    byte   // keyChar
 	text string // keyPaste
-	at   time.Time
+	// burst marks a keyNewline that was a `\r` inside the paste window, not
+	// Ctrl-J: the record counts those against submits.
+	burst bool
+	at    time.Time
 }
 
 // escWait is how long a lone ESC waits for the rest of an escape sequence.
@@ -107,11 +112,16 @@ func (d *keyDecoder) feedByte(b byte, at time.Time, emit func(key)) {
 		d.seq = append(d.seq, b)
 		if b >= 0x40 && b <= 0x7e {
 			d.state = stateGround
-			if bytes.Equal(d.seq, pasteStart) {
+			switch {
+			case bytes.Equal(d.seq, pasteStart):
 				d.state = statePaste
 				d.paste = d.paste[:0]
+			case string(d.seq) == "[A":
+				emit(key{kind: keyUp, at: at})
+			case string(d.seq) == "[B":
+				emit(key{kind: keyDown, at: at})
 			}
-			// Cursor keys, focus reports and the like are read and dropped.
+			// Other cursor keys, focus reports and the like are read and dropped.
 		} else if len(d.seq) > 64 {
 			d.state = stateGround
 		}
@@ -119,6 +129,12 @@ func (d *keyDecoder) feedByte(b byte, at time.Time, emit func(key)) {
 	case stateSS3:
 		d.lastAt = at
 		d.state = stateGround
+		switch b {
+		case 'A':
+			emit(key{kind: keyUp, at: at})
+		case 'B':
+			emit(key{kind: keyDown, at: at})
+		}
 		return
 	}
 
@@ -130,7 +146,7 @@ func (d *keyDecoder) feedByte(b byte, at time.Time, emit func(key)) {
 		d.escAt = at
 	case b == '\r':
 		if d.pasteWindow > 0 && !prev.IsZero() && at.Sub(prev) < d.pasteWindow {
-			emit(key{kind: keyNewline, at: at})
+			emit(key{kind: keyNewline, burst: true, at: at})
 			return
 		}
 		// A second `\r` right after a submit is another submit attempt, not

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,6 +19,59 @@ const (
 	DefaultWorkTime = time.Second
 	// DefaultExitCode is the status of a simulated crash.
 	DefaultExitCode = 1
+)
+
+// Composer styles (Options.Composer): how the input area is drawn.
+const (
+	// ComposerPlain is the default: a `› ` line, continuation lines indented
+	// two columns, the footer right below, as Codex draws it.
+	ComposerPlain = "plain"
+	// ComposerBox is a rounded box (`╭─╮`, `│ ❯ text │`, `╰─╯`) around the
+	// text, as Claude Code 1.x and Gemini CLI draw it: text after the cursor
+	// on the same row (the right border), and the box grows a row per line.
+	ComposerBox = "box"
+	// ComposerRules puts the text between two horizontal rules with a `❯ `
+	// marker, as Claude Code 2.1 draws it.
+	ComposerRules = "rules"
+)
+
+// Echo modes (Options.Echo).
+const (
+	// EchoFull shows what is typed in the composer (the default).
+	EchoFull = "full"
+	// EchoNone shows nothing of what is typed: the composer stays empty, yet
+	// `\r` still submits the text it holds.
+	EchoNone = "none"
+)
+
+// Redraw modes (Options.Redraw).
+const (
+	// RedrawInline redraws only the live pane at the bottom, in place (the
+	// default, like Codex's inline viewport).
+	RedrawInline = "inline"
+	// RedrawFull clears the screen (`ESC[H ESC[2J`) and paints every row on
+	// each change, as some Ink-based TUIs do.
+	RedrawFull = "full"
+)
+
+// Dialog names (Options.Dialogs).
+const (
+	// DialogTrust is Claude Code 2.1's "Quick safety check" folder trust
+	// dialog; its default (Enter) trusts, "2. No, exit" ends the agent.
+	DialogTrust = "trust"
+	// DialogAPIKey is "Do you want to use this API key?"; its default is
+	// "2. No (recommended)" and neither answer ends the agent.
+	DialogAPIKey = "api-key"
+	// DialogBypass is the Bypass Permissions warning: its default (Enter)
+	// is "1. No, exit", which ends the agent.
+	DialogBypass = "bypass"
+	// DialogPermission is a tool permission prompt, "Do you want to
+	// proceed?"; the default is "1. Yes" and no answer ends the agent.
+	DialogPermission = "permission"
+	// DialogFolder is the older "Do you trust the files in this folder?"
+	// list (what TrustPrompt shows): "1" or Enter trusts, "2" or Ctrl-C
+	// ends the agent.
+	DialogFolder = "folder"
 )
 
 // ErrNotTerminal is returned by Run when stdin is not a terminal: the real CLIs
@@ -50,8 +105,58 @@ type Options struct {
 
 	// TrustPrompt shows "Do you trust the files in this folder?" before the
 	// prompt and waits for "1" or Enter (a "2" ends the agent), so the
-	// supervisor's attention state can be tested.
+	// supervisor's attention state can be tested. It is DialogFolder shown
+	// before any of Dialogs.
 	TrustPrompt bool
+
+	// FirstPaintDelay keeps the agent entirely silent this long after it
+	// started: no output at all, not even the bracketed-paste switch, as a
+	// CLI whose runtime is still loading. Input typed meanwhile is kept, as
+	// with StartDelay, which follows it.
+	FirstPaintDelay time.Duration
+
+	// Dialogs are first-run dialogs (DialogTrust, DialogAPIKey, DialogBypass,
+	// DialogPermission, DialogFolder) shown one after the other before the
+	// prompt, each waiting for its answer. Every answer is recorded (kind
+	// "dialog") and saved to ChoicesFile in the working directory, so a test
+	// can tell whether anything answered. With DialogAfter they come later.
+	Dialogs []string
+
+	// DialogAfter shows Dialogs this long after the prompt first showed,
+	// over the composer (whose text is kept), as a permission prompt
+	// appears in the middle of a session. With no Dialogs it shows
+	// DialogPermission. Zero means the dialogs come before the prompt.
+	DialogAfter time.Duration
+
+	// Composer is how the input area is drawn: ComposerPlain (empty means
+	// so), ComposerBox or ComposerRules.
+	Composer string
+
+	// Echo is EchoFull (empty means so) or EchoNone.
+	Echo string
+
+	// Redraw is RedrawInline (empty means so) or RedrawFull.
+	Redraw string
+
+	// Transcript repeats each submitted line in the history above the
+	// composer (`› text` under the plain composer, `> text` under the
+	// others), as Codex and Claude Code show the user's messages, so the
+	// text is still on the screen after a submit, just not in the input area.
+	Transcript bool
+
+	// BusyLine replaces the busy indicator "• Working… (esc to interrupt) ·
+	// {elapsed}"; "{elapsed}" in it becomes the seconds worked ("3s").
+	BusyLine string
+
+	// SilentWork shows no busy indicator while working and writes nothing
+	// until the work ends: only the history line naming the task and, later,
+	// the report show that anything happened.
+	SilentWork bool
+
+	// LimitScreen makes the agent answer every submitted line after its
+	// first with a usage-limit screen ("You've hit your usage limit · resets
+	// 3:45pm") instead of working, as a CLI out of quota does.
+	LimitScreen bool
 
 	// CrashAfter ends the agent this long after it started, with ExitCode,
 	// whatever it is doing. Zero means never.
@@ -81,11 +186,16 @@ type Options struct {
 	Flood int
 
 	// RecordPath, if set, is a file to which the agent appends one JSON object
-	// per line ({"at": RFC 3339, "kind": …, "task_id": …, "line": …}) for
-	// every submitted line (kind "submit", line the text), every start of
-	// work on a task file (kind "task", line the task's title) and every
-	// report written (kind "report", line the report's path), so tests can see
-	// exactly what the agent received and how often it did each task.
+	// per line ({"at": RFC 3339, "kind": …, "task_id": …, "dialog": …,
+	// "line": …}) for every submitted line (kind "submit", line the exact
+	// text), every `\r` taken as a newline because it came within the paste
+	// window (kind "newline", line the composer's text before it; Ctrl-J and
+	// pasted newlines are not recorded), every dialog answer (kind "dialog",
+	// dialog its name, line the option's label), every start of work on a
+	// task file (kind "task", line the task's title) and every report written
+	// (kind "report", line the report's path), so tests can see exactly what
+	// the agent received, count submits against newlines, and how often it did
+	// each task.
 	RecordPath string
 
 	// Role names the agent in its reports. Empty means $SHOGUN_ROLE, which
@@ -112,6 +222,8 @@ func (o *Options) Validate() error {
 		{"work time", o.WorkTime},
 		{"start delay", o.StartDelay},
 		{"crash-after duration", o.CrashAfter},
+		{"first-paint delay", o.FirstPaintDelay},
+		{"dialog-after duration", o.DialogAfter},
 	} {
 		if d.v < 0 {
 			return fmt.Errorf("agent-sim: negative %s %v", d.name, d.v)
@@ -122,6 +234,23 @@ func (o *Options) Validate() error {
 	}
 	if o.Flood < 0 {
 		return fmt.Errorf("agent-sim: negative flood rate %d bytes/s", o.Flood)
+	}
+	for _, c := range []struct {
+		name, v string
+		allowed []string
+	}{
+		{"composer", o.Composer, []string{ComposerPlain, ComposerBox, ComposerRules}},
+		{"echo", o.Echo, []string{EchoFull, EchoNone}},
+		{"redraw", o.Redraw, []string{RedrawInline, RedrawFull}},
+	} {
+		if c.v != "" && !slices.Contains(c.allowed, c.v) {
+			return fmt.Errorf("agent-sim: unknown %s %q (want one of %s)", c.name, c.v, strings.Join(c.allowed, ", "))
+		}
+	}
+	for _, d := range o.Dialogs {
+		if _, ok := dialogs[d]; !ok {
+			return fmt.Errorf("agent-sim: unknown dialog %q (want one of %s)", d, strings.Join(DialogNames(), ", "))
+		}
 	}
 	seen := make(map[string]bool, len(o.Delegate))
 	for _, r := range o.Delegate {
@@ -152,6 +281,29 @@ func (o *Options) pasteWindow() time.Duration {
 		return 0
 	}
 	return o.PasteWindow
+}
+
+// startDialogs are the dialogs shown before the prompt, in order.
+func (o *Options) startDialogs() []string {
+	var names []string
+	if o.TrustPrompt {
+		names = append(names, DialogFolder)
+	}
+	if o.DialogAfter == 0 {
+		names = append(names, o.Dialogs...)
+	}
+	return names
+}
+
+// laterDialogs are the dialogs shown DialogAfter after the prompt.
+func (o *Options) laterDialogs() []string {
+	switch {
+	case o.DialogAfter == 0:
+		return nil
+	case len(o.Dialogs) == 0:
+		return []string{DialogPermission}
+	}
+	return o.Dialogs
 }
 
 func (o *Options) exitCode() int {

@@ -181,13 +181,17 @@ func (a *ptyAgent) records() []recordEntry {
 			a.t.Errorf("record entry %+v: time is not RFC 3339: %v", e, err)
 		}
 		switch e.Kind {
-		case recordSubmit:
-			if e.TaskID != "" {
-				a.t.Errorf("record entry %+v: a submit names a task", e)
+		case recordSubmit, recordNewline:
+			if e.TaskID != "" || e.Dialog != "" {
+				a.t.Errorf("record entry %+v: a %s names a task or a dialog", e, e.Kind)
 			}
 		case recordTask, recordReport:
-			if e.TaskID == "" || e.Line == "" {
-				a.t.Errorf("record entry %+v: want a task id and a line", e)
+			if e.TaskID == "" || e.Line == "" || e.Dialog != "" {
+				a.t.Errorf("record entry %+v: want a task id and a line, no dialog", e)
+			}
+		case recordDialog:
+			if e.Dialog == "" || e.Line == "" || e.TaskID != "" {
+				a.t.Errorf("record entry %+v: want a dialog and a line, no task", e)
 			}
 		default:
 			a.t.Errorf("record entry %+v: unknown kind", e)

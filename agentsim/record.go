@@ -28,21 +28,35 @@ func openRecorder(path string) (*recorder, error) {
 
 // Kinds of record entries.
 const (
-	recordSubmit = "submit" // Line is what was submitted
-	recordTask   = "task"   // Line is the title of a task the agent started
-	recordReport = "report" // Line is the path of a report the agent wrote
+	recordSubmit  = "submit"  // Line is what was submitted
+	recordNewline = "newline" // a `\r` in the paste window became a newline; Line is the text before it
+	recordTask    = "task"    // Line is the title of a task the agent started
+	recordReport  = "report"  // Line is the path of a report the agent wrote
+	recordDialog  = "dialog"  // Dialog names a dialog, Line the option picked
 )
 
 type recordEntry struct {
 	At     string `json:"at"`
 	Kind   string `json:"kind"`
 	TaskID string `json:"task_id,omitempty"`
+	Dialog string `json:"dialog,omitempty"`
 	Line   string `json:"line"`
 }
 
 // submit records a submitted line with the time its `\r` arrived.
 func (r *recorder) submit(at time.Time, line string) error {
 	return r.write(recordEntry{At: stamp(at), Kind: recordSubmit, Line: line})
+}
+
+// newline records a `\r` taken as a newline because it came within the paste
+// window, with the composer's text before it: a submit that did not happen.
+func (r *recorder) newline(at time.Time, before string) error {
+	return r.write(recordEntry{At: stamp(at), Kind: recordNewline, Line: before})
+}
+
+// dialog records the answer a dialog got, with the time its key arrived.
+func (r *recorder) dialog(at time.Time, name, label string) error {
+	return r.write(recordEntry{At: stamp(at), Kind: recordDialog, Dialog: name, Line: label})
 }
 
 // task records that the agent started working on t, each time it does.

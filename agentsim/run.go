@@ -23,11 +23,8 @@ const quitConfirm = time.Second
 // previewLen is how much of a submitted line the agent repeats back.
 const previewLen = 60
 
-var trustDialog = []string{
-	"Do you trust the files in this folder?",
-	" 1. Yes, proceed",
-	" 2. No",
-}
+// limitLine is what an agent out of quota (Options.LimitScreen) shows.
+const limitLine = "■ You've hit your usage limit · resets 3:45pm"
 
 // termSignals are what a supervisor or a closing terminal sends to end a program.
 var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt}
@@ -67,10 +64,12 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 	defer term.Restore(inFd, saved)
 	defer enableVT(out)()
 
+	dir, _ := os.Getwd()
 	a := &agent{
 		opts:     opts,
 		role:     role,
-		scr:      newScreen(out),
+		dir:      dir,
+		scr:      newScreen(out, opts.Redraw == RedrawFull),
 		rec:      rec,
 		handler:  handler,
 		keys:     keyDecoder{pasteWindow: opts.pasteWindow()},
@@ -112,9 +111,10 @@ func handlerFor(opts Options) (taskHandler, string, error) {
 type phase int
 
 const (
-	phaseStarting phase = iota // StartDelay: input is kept for later
-	phaseTrust                 // the trust dialog waits for an answer
-	phaseReady                 // the composer takes input
+	phaseSilent   phase = iota // FirstPaintDelay: no output, input is kept for later
+	phaseStarting              // StartDelay: input is kept for later
+	phaseDialog                // a dialog before the prompt waits for an answer
+	phaseReady                 // the composer takes input (unless a dialog covers it)
 	phaseHung                  // Hang: nothing is answered any more
 )
 
@@ -123,6 +123,7 @@ const (
 type agent struct {
 	opts    Options
 	role    string
+	dir     string // the working directory, as the banner and dialogs show it
 	scr     *screen
 	rec     *recorder
 	handler taskHandler
@@ -134,6 +135,15 @@ type agent struct {
 	quitAt      time.Time // when a Ctrl-C on an empty composer asked to confirm
 	dirty       bool      // the pane needs a redraw
 	inputClosed bool
+	pasteOn     bool // bracketed paste was switched on, so it is switched off at the end
+	limited     bool // LimitScreen: the quota is spent
+
+	// dialog is the one shown, over the composer when the phase is ready;
+	// dialogsLeft are to come after it.
+	dialog      *dialog
+	dialogsLeft []string
+	startTimer  *time.Timer // StartDelay
+	laterTimer  *time.Timer // DialogAfter, from the prompt's first showing
 
 	job     *job
 	queued  []string // lines submitted while busy, handled in order after it
@@ -189,22 +199,27 @@ func (a *agent) run(ctx context.Context, in *os.File) error {
 		}
 	}()
 
-	a.scr.control("\x1b[?2004h")
+	defer func() {
+		for _, t := range []*time.Timer{a.startTimer, a.laterTimer} {
+			if t != nil {
+				t.Stop()
+			}
+		}
+	}()
 	var crash <-chan time.Time
 	if a.opts.CrashAfter > 0 {
 		t := time.NewTimer(a.opts.CrashAfter)
 		defer t.Stop()
 		crash = t.C
 	}
-	var started <-chan time.Time
-	if a.opts.StartDelay > 0 {
-		a.phase = phaseStarting
-		a.draw()
-		t := time.NewTimer(a.opts.StartDelay)
+	var painted, started <-chan time.Time
+	if a.opts.FirstPaintDelay > 0 {
+		a.phase = phaseSilent
+		t := time.NewTimer(a.opts.FirstPaintDelay)
 		defer t.Stop()
-		started = t.C
+		painted = t.C
 	} else {
-		a.begin()
+		started = a.paint()
 	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
@@ -225,10 +240,20 @@ func (a *agent) run(ctx context.Context, in *os.File) error {
 				code = 128 + int(s)
 			}
 			a.stop(&ExitError{Code: code, Reason: "terminated by " + sig.String()})
+		case <-painted:
+			painted = nil
+			started = a.paint()
+			a.drain(q)
 		case <-started:
 			started = nil
 			a.begin()
 			a.drain(q)
+		case <-a.later():
+			a.laterTimer = nil
+			if a.phase == phaseReady {
+				a.dialogsLeft = a.opts.laterDialogs()
+				a.nextDialog()
+			}
 		case <-q.ready:
 			a.drain(q)
 		case <-escC:
@@ -237,7 +262,7 @@ func (a *agent) run(ctx context.Context, in *os.File) error {
 		case r := <-a.results:
 			a.finish(r)
 		case <-tick.C:
-			if a.job != nil {
+			if a.job != nil && !a.opts.SilentWork {
 				a.dirty = true // the elapsed time in the busy indicator
 			}
 		}
@@ -256,16 +281,62 @@ func (a *agent) run(ctx context.Context, in *os.File) error {
 	cancel()
 	a.wg.Wait()
 	a.scr.leave()
-	a.scr.control("\x1b[?2004l")
+	if a.pasteOn {
+		a.scr.control("\x1b[?2004l")
+	}
 	return a.exitErr
 }
 
-// begin ends the start-up: the trust dialog if asked for, else the prompt.
+// paint is the agent's first output: bracketed paste on, then `Starting…`
+// for the start delay, whose end it returns, or the first screen.
+func (a *agent) paint() (started <-chan time.Time) {
+	a.scr.control("\x1b[?2004h")
+	a.pasteOn = true
+	if a.opts.StartDelay > 0 {
+		a.phase = phaseStarting
+		a.draw()
+		a.startTimer = time.NewTimer(a.opts.StartDelay)
+		return a.startTimer.C
+	}
+	a.begin()
+	return nil
+}
+
+// later is when the dialogs of DialogAfter are due, nil when none are.
+func (a *agent) later() <-chan time.Time {
+	if a.laterTimer == nil {
+		return nil
+	}
+	return a.laterTimer.C
+}
+
+// begin ends the start-up: the dialogs asked for, then the prompt.
 func (a *agent) begin() {
-	if a.opts.TrustPrompt {
-		a.phase = phaseTrust
+	a.dialogsLeft = a.opts.startDialogs()
+	a.nextDialog()
+}
+
+// nextDialog shows the next dialog due, or goes back to the composer (or on
+// to it, at start-up) when none is left.
+func (a *agent) nextDialog() {
+	if len(a.dialogsLeft) > 0 {
+		a.dialog = newDialog(a.dialogsLeft[0])
+		a.dialogsLeft = a.dialogsLeft[1:]
+		if a.phase != phaseReady {
+			a.phase = phaseDialog
+		}
 		a.draw()
 		return
+	}
+	a.dialog = nil
+	if a.phase == phaseReady {
+		a.draw()
+		return
+	}
+	if a.phase == phaseDialog {
+		// Clear the dialog first: the supervisor leaves its attention state
+		// only when the screen stops showing it.
+		a.scr.setPane(pane{})
 	}
 	a.ready()
 }
@@ -273,10 +344,12 @@ func (a *agent) begin() {
 // ready shows the banner and the prompt, and starts the flood if asked for.
 func (a *agent) ready() {
 	a.phase = phaseReady
-	dir, _ := os.Getwd()
 	a.say("✻ agent-sim · a simulated AI coding CLI",
-		fmt.Sprintf("  role: %s · directory: %s", a.role, dir),
+		fmt.Sprintf("  role: %s · directory: %s", a.role, a.dir),
 		"")
+	if a.opts.DialogAfter > 0 {
+		a.laterTimer = time.NewTimer(a.opts.DialogAfter)
+	}
 	if a.opts.Flood > 0 {
 		a.wg.Add(1)
 		go func() {
@@ -288,7 +361,7 @@ func (a *agent) ready() {
 
 // drain handles the input read so far, unless the agent is still starting.
 func (a *agent) drain(q *inputQueue) {
-	if a.phase == phaseStarting {
+	if a.phase == phaseSilent || a.phase == phaseStarting {
 		return
 	}
 	chunks, err := q.take()
@@ -312,28 +385,56 @@ func (a *agent) handleKey(k key) {
 	if a.done {
 		return
 	}
-	switch a.phase {
-	case phaseTrust:
-		a.trustKey(k)
-	case phaseReady:
+	switch {
+	case a.dialog != nil:
+		a.dialogKey(k)
+	case a.phase == phaseReady:
 		a.composerKey(k)
 	}
 }
 
-func (a *agent) trustKey(k key) {
-	switch {
-	case k.kind == keyEnter || k.kind == keyNewline || k.kind == keyChar && k.b == '1':
-		// Clear the dialog first: the supervisor leaves its attention state
-		// only when the screen stops showing it.
-		a.scr.setPane(pane{})
-		a.ready()
-	case k.kind == keyChar && k.b == '2' || k.kind == keyInterrupt:
-		a.scr.update(pane{}, "Not trusted. Bye.")
-		a.stop(&ExitError{Code: 1, Reason: "the folder is not trusted"})
+// dialogKey gives k to the dialog shown; an answer is recorded and saved
+// before anything else happens, so even one that ends the agent is on file.
+func (a *agent) dialogKey(k key) {
+	d := a.dialog
+	picked, redraw := d.key(k)
+	if picked < 0 {
+		if redraw {
+			a.draw()
+		}
+		return
 	}
+	opt := d.spec.options[picked]
+	var failed []string
+	if err := a.rec.dialog(k.at, d.name, opt.label); err != nil {
+		failed = append(failed, "✗ agent-sim: record: "+err.Error())
+	}
+	if err := saveChoice(choiceAt(k.at, d.name, opt.label)); err != nil {
+		failed = append(failed, "✗ agent-sim: "+err.Error())
+	}
+	if opt.exit {
+		farewell, reason := opt.farewell, opt.reason
+		if farewell == "" {
+			farewell = "Bye."
+		}
+		if reason == "" {
+			reason = fmt.Sprintf("the %s dialog was answered %q", d.name, opt.label)
+		}
+		a.dialog = nil
+		a.scr.update(pane{}, append(failed, farewell)...)
+		a.stop(&ExitError{Code: 1, Reason: reason})
+		return
+	}
+	if len(failed) > 0 {
+		a.say(failed...)
+	}
+	a.nextDialog()
 }
 
 func (a *agent) composerKey(k key) {
+	if k.kind == keyUp || k.kind == keyDown {
+		return // no history to recall; the composer stays as it is
+	}
 	a.dirty = true
 	if k.kind != keyInterrupt {
 		a.hint = ""
@@ -343,6 +444,11 @@ func (a *agent) composerKey(k key) {
 	case keyChar:
 		a.input = append(a.input, k.b)
 	case keyNewline:
+		if k.burst {
+			if err := a.rec.newline(k.at, string(a.input)); err != nil {
+				a.say("✗ agent-sim: record: " + err.Error())
+			}
+		}
 		a.input = append(a.input, '\n')
 	case keyPaste:
 		a.input = append(a.input, k.text...)
@@ -388,9 +494,16 @@ func (a *agent) submit(at time.Time) {
 	if err := a.rec.submit(at, line); err != nil {
 		a.say("✗ agent-sim: record: " + err.Error())
 	}
+	if a.opts.Transcript {
+		a.say(a.transcript(line)...)
+	}
 	if a.opts.Hang {
 		a.phase = phaseHung
 		a.dirty = false
+		return
+	}
+	if a.limited {
+		a.say(limitLine)
 		return
 	}
 	if a.job != nil {
@@ -399,6 +512,29 @@ func (a *agent) submit(at time.Time) {
 		return
 	}
 	a.handleLine(line)
+	if a.opts.LimitScreen && !a.limited {
+		// Out of quota from now on; the line that spent it is still answered.
+		a.limited = true
+		a.dirty = true
+	}
+}
+
+// transcript is line as the history shows a user's message: every line of
+// it, the first after the marker of the composer's style.
+func (a *agent) transcript(line string) []string {
+	marker := "> "
+	if a.opts.Composer == "" || a.opts.Composer == ComposerPlain {
+		marker = "› "
+	}
+	lines := strings.Split(line, "\n")
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = marker + l
+		} else {
+			lines[i] = "  " + l
+		}
+	}
+	return lines
 }
 
 // handleLine answers one submitted line as an agent would.
@@ -558,34 +694,56 @@ func (a *agent) say(lines ...string) {
 }
 
 func (a *agent) draw() {
-	if a.phase != phaseHung {
-		a.scr.setPane(a.view())
-	}
 	a.dirty = false
+	if a.phase == phaseHung {
+		return
+	}
+	v := a.view()
+	// An agent that echoes nothing writes nothing when a key changes
+	// nothing on its screen.
+	if a.opts.Echo == EchoNone && a.scr.showing(v) {
+		return
+	}
+	a.scr.setPane(v)
 }
 
 // view is the pane for the agent's current state.
 func (a *agent) view() pane {
+	if a.dialog != nil {
+		return pane{header: a.dialog.lines(a.dir)}
+	}
 	switch a.phase {
 	case phaseStarting:
 		return pane{header: []string{"Starting…"}}
-	case phaseTrust:
-		return pane{header: trustDialog}
 	case phaseReady:
-		p := pane{prompt: true, input: string(a.input), footer: "  ? for shortcuts"}
+		p := pane{prompt: true, style: a.opts.Composer, input: string(a.input), footer: "  ? for shortcuts"}
+		if a.opts.Echo == EchoNone {
+			p.input = ""
+		}
 		if n := a.missingReports(); n > 0 {
 			p.footer += fmt.Sprintf(" · waiting for %d %s", n, plural(n, "report", "reports"))
 		}
 		if a.hint != "" {
 			p.footer = a.hint
 		}
-		if a.job != nil {
-			secs := int(time.Since(a.job.started).Seconds())
-			p.header = []string{fmt.Sprintf("• Working… (esc to interrupt) · %ds", secs)}
+		switch {
+		case a.job != nil && !a.opts.SilentWork:
+			p.header = []string{a.busyLine()}
+		case a.job == nil && a.limited:
+			p.header = []string{limitLine}
 		}
 		return p
 	}
 	return pane{}
+}
+
+// busyLine is the busy indicator, with the seconds worked so far.
+func (a *agent) busyLine() string {
+	elapsed := fmt.Sprintf("%ds", int(time.Since(a.job.started).Seconds()))
+	if a.opts.BusyLine != "" {
+		return strings.ReplaceAll(a.opts.BusyLine, "{elapsed}", elapsed)
+	}
+	return "• Working… (esc to interrupt) · " + elapsed
 }
 
 // missingReports counts the reports handed-down tasks still wait for.

@@ -3,6 +3,7 @@ package agentsim
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -18,8 +19,15 @@ import (
 type pane struct {
 	header []string // above the composer: the busy indicator, or a whole dialog
 	prompt bool     // whether the composer is shown
+	style  string   // how it is drawn: a Composer* constant, "" for plain
 	input  string   // the composer's text
 	footer string   // hint below the composer
+}
+
+// equal reports whether p and q draw the same rows.
+func (p pane) equal(q pane) bool {
+	return p.prompt == q.prompt && p.style == q.style && p.input == q.input &&
+		p.footer == q.footer && slices.Equal(p.header, q.header)
 }
 
 // screen owns the output. The agent and the flood writer share it, so every
@@ -33,9 +41,19 @@ type screen struct {
 	drawn     bool
 	cursorRow int   // rows between the pane's top and the cursor
 	err       error // first write error; the terminal may be gone
+
+	// full: every change clears the screen and paints it all again, from
+	// history, the last rows of which are kept here, already cut to the width.
+	full     bool
+	history  []string
+	fullRows int // rows the last full paint drew
 }
 
-func newScreen(out *os.File) *screen { return &screen{out: out} }
+// historyKeep bounds the rows a full-redraw screen remembers: more than any
+// terminal shows.
+const historyKeep = 500
+
+func newScreen(out *os.File, full bool) *screen { return &screen{out: out, full: full} }
 
 // size is the terminal's size, or 80x24 when out is not a terminal.
 func (s *screen) size() (width, height int) {
@@ -53,6 +71,18 @@ func (s *screen) setPane(p pane) { s.update(p) }
 func (s *screen) update(p pane, lines ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.full {
+		width, _ := s.size()
+		for _, l := range lines {
+			for _, part := range strings.Split(l, "\n") {
+				s.history = append(s.history, wrap(part, width-1)...)
+			}
+		}
+		s.pane = p
+		s.paintLocked()
+		s.flushLocked()
+		return
+	}
 	s.eraseLocked()
 	for _, l := range lines {
 		for i, part := range strings.Split(l, "\n") {
@@ -76,11 +106,27 @@ func (s *screen) update(p pane, lines ...string) {
 func (s *screen) printRaw(text []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.full {
+		width, _ := s.size()
+		for _, l := range strings.Split(strings.TrimSuffix(string(text), "\r\n"), "\r\n") {
+			s.history = append(s.history, wrap(l, width-1)...)
+		}
+		s.paintLocked()
+		s.flushLocked()
+		return s.err
+	}
 	s.eraseLocked()
 	s.buf = append(s.buf, text...)
 	s.drawLocked()
 	s.flushLocked()
 	return s.err
+}
+
+// showing reports whether the screen shows p already.
+func (s *screen) showing(p pane) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return (s.drawn || s.fullRows > 0) && s.pane.equal(p)
 }
 
 // control writes a terminal mode sequence, which does not move the cursor.
@@ -96,6 +142,14 @@ func (s *screen) control(seq string) {
 func (s *screen) leave() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.full {
+		if s.fullRows > 0 {
+			s.buf = fmt.Appendf(s.buf, "\x1b[%d;1H\r\n", s.fullRows)
+			s.fullRows = 0
+		}
+		s.flushLocked()
+		return
+	}
 	if s.drawn {
 		width, height := s.size()
 		rows, _, _ := layout(s.pane, width, height)
@@ -139,6 +193,34 @@ func (s *screen) drawLocked() {
 	s.drawn = true
 }
 
+// paintLocked clears the screen and paints the last rows of history with the
+// pane below them, then puts the cursor where the pane wants it.
+func (s *screen) paintLocked() {
+	if len(s.history) > historyKeep {
+		s.history = append(s.history[:0], s.history[len(s.history)-historyKeep:]...)
+	}
+	width, height := s.size()
+	rows, row, col := layout(s.pane, width, height)
+	hist := s.history[max(0, len(s.history)-max(height-len(rows), 0)):]
+	s.buf = append(s.buf, "\x1b[H\x1b[2J"...)
+	for i, r := range hist {
+		if i > 0 {
+			s.buf = append(s.buf, "\r\n"...)
+		}
+		s.buf = append(s.buf, r...)
+	}
+	for i, r := range rows {
+		if i > 0 || len(hist) > 0 {
+			s.buf = append(s.buf, "\r\n"...)
+		}
+		s.buf = append(s.buf, r...)
+	}
+	s.fullRows = len(hist) + len(rows)
+	if len(rows) > 0 {
+		s.buf = fmt.Appendf(s.buf, "\x1b[%d;%dH", len(hist)+row+1, col+1)
+	}
+}
+
 func (s *screen) flushLocked() {
 	if len(s.buf) == 0 {
 		return
@@ -151,8 +233,8 @@ func (s *screen) flushLocked() {
 
 // layout turns p into screen rows no wider than width-1 columns, so the
 // terminal never wraps a line itself and the rows to erase are always known.
-// It returns where the cursor belongs: the end of the composer, or of the last
-// header line when there is no composer.
+// It returns where the cursor belongs: the end of the composer's text, or of
+// the last header line when there is no composer.
 func layout(p pane, width, height int) (rows []string, cursorRow, cursorCol int) {
 	maxCols := width - 1
 	for _, h := range p.header {
@@ -166,13 +248,21 @@ func layout(p pane, width, height int) (rows []string, cursorRow, cursorCol int)
 		return rows, last, textWidth(rows[last])
 	}
 
+	// What the composer's text rows look like inside their frame.
+	marker, textCols, frameRows := "› ", maxCols-2, 0
+	switch p.style {
+	case ComposerBox:
+		marker, textCols, frameRows = "❯ ", maxCols-6, 2 // "│ " + marker … " │"
+	case ComposerRules:
+		marker, frameRows = "❯ ", 2
+	}
 	var input []string
 	for i, line := range strings.Split(p.input, "\n") {
 		prefix := "  "
 		if i == 0 {
-			prefix = "› "
+			prefix = marker
 		}
-		for j, seg := range wrap(line, maxCols-2) {
+		for j, seg := range wrap(line, textCols) {
 			if j > 0 {
 				prefix = "  "
 			}
@@ -181,18 +271,36 @@ func layout(p pane, width, height int) (rows []string, cursorRow, cursorCol int)
 	}
 	// Keep the pane on the screen: show the end of a long input, as the
 	// composer of a real CLI scrolls.
-	room := height - 1 - len(rows)
+	room := height - 1 - len(rows) - frameRows
 	if p.footer != "" {
 		room--
 	}
 	room = max(room, 2)
 	if len(input) > room {
 		hidden := len(input) - room + 1
-		input = append([]string{fmt.Sprintf("› [… %d more lines]", hidden)}, input[hidden:]...)
+		input = append([]string{fmt.Sprintf("%s[… %d more lines]", marker, hidden)}, input[hidden:]...)
 	}
-	rows = append(rows, input...)
-	cursorRow = len(rows) - 1
-	cursorCol = textWidth(rows[cursorRow])
+	cursorCol = textWidth(input[len(input)-1])
+	switch p.style {
+	case ComposerBox:
+		edge := strings.Repeat("─", maxCols-2)
+		rows = append(rows, "╭"+edge+"╮")
+		for _, r := range input {
+			rows = append(rows, "│ "+r+strings.Repeat(" ", max(maxCols-4-textWidth(r), 0))+" │")
+		}
+		cursorRow = len(rows) - 1
+		cursorCol += 2
+		rows = append(rows, "╰"+edge+"╯")
+	case ComposerRules:
+		rule := strings.Repeat("─", maxCols)
+		rows = append(rows, rule)
+		rows = append(rows, input...)
+		cursorRow = len(rows) - 1
+		rows = append(rows, rule)
+	default:
+		rows = append(rows, input...)
+		cursorRow = len(rows) - 1
+	}
 	if p.footer != "" {
 		rows = append(rows, truncate(p.footer, maxCols))
 	}

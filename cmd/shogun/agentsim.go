@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,39 +17,61 @@ func agentSimCommand() *cli.Command {
 		Description: "Behaves like an AI coding TUI: raw mode, bracketed paste, a `› ` prompt, a `\\r`\n" +
 			"within the paste window is a newline, a submitted task file path is worked on\n" +
 			"(`Working… (esc to interrupt)`) and answered with a report. Flags make it misbehave,\n" +
-			"or with --delegate hand its tasks down to other roles through the command queue.",
+			"or with --delegate hand its tasks down to other roles through the command queue;\n" +
+			"others make it look like a particular real CLI (--composer, --echo, --redraw,\n" +
+			"--transcript, --dialog).",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "paste-window", Usage: "a \\r this soon after other input is a newline, not a submit (negative: off)", Value: agentsim.DefaultPasteWindow},
 			&cli.DurationFlag{Name: "work-time", Usage: "how long a task takes", Value: agentsim.DefaultWorkTime},
 			&cli.BoolFlag{Name: "fail", Usage: "report every task as failed"},
-			&cli.DurationFlag{Name: "start-delay", Usage: "show `Starting…` this long before the prompt"},
-			&cli.BoolFlag{Name: "trust-prompt", Usage: "ask \"Do you trust the files in this folder?\" first"},
+			&cli.DurationFlag{Name: "start-delay", Usage: "show Starting… this long before the prompt"},
+			&cli.BoolFlag{Name: "trust-prompt", Usage: "ask \"Do you trust the files in this folder?\" first (the folder dialog, before any --dialog)"},
 			&cli.DurationFlag{Name: "crash-after", Usage: "exit with --exit-code after this long"},
 			&cli.IntFlag{Name: "exit-code", Usage: "exit code of a crash", Value: agentsim.DefaultExitCode},
 			&cli.BoolFlag{Name: "ignore-term", Usage: "ignore SIGTERM, SIGHUP and SIGINT"},
 			&cli.BoolFlag{Name: "ignore-input", Usage: "read and discard all input"},
 			&cli.BoolFlag{Name: "hang", Usage: "stop responding after the first submitted line"},
 			&cli.IntFlag{Name: "flood", Usage: "write this many bytes/s of output (0: off)"},
-			&cli.StringFlag{Name: "record", Usage: "append every submitted line to this JSON-lines `FILE`"},
+			&cli.DurationFlag{Name: "first-paint-delay", Usage: "write nothing at all for this long after starting (before --start-delay)"},
+			&cli.StringSliceFlag{Name: "dialog", Usage: "show this first-run `DIALOG` before the prompt (repeatable, in order): " + strings.Join(agentsim.DialogNames(), ", ") + "; answers are recorded and saved to " + agentsim.ChoicesFile},
+			&cli.DurationFlag{Name: "dialog-after", Usage: "show the --dialog dialogs (default: permission) this long after the prompt, over the composer"},
+			&cli.StringFlag{Name: "composer", Usage: "how the input area looks: plain (› ), box (╭─╮ │ ❯ │ ╰─╯) or rules (─ ❯ ─)", Value: agentsim.ComposerPlain},
+			&cli.StringFlag{Name: "echo", Usage: "full, or none: show nothing of what is typed (\\r still submits)", Value: agentsim.EchoFull},
+			&cli.StringFlag{Name: "redraw", Usage: "inline (redraw the bottom pane), or full: ESC[H ESC[2J and every row on each change", Value: agentsim.RedrawInline},
+			&cli.BoolFlag{Name: "transcript", Usage: "repeat each submitted line in the history above the composer"},
+			&cli.StringFlag{Name: "busy-line", Usage: "busy indicator `TEXT`, {elapsed} for the seconds (default: • Working… (esc to interrupt) · {elapsed})"},
+			&cli.BoolFlag{Name: "silent-work", Usage: "show no busy indicator and write nothing while working"},
+			&cli.BoolFlag{Name: "limit-screen", Usage: "after the first submitted line, show a usage-limit screen and work no more"},
+			&cli.StringFlag{Name: "record", Usage: "append every submit, paste-window newline, dialog answer, task and report to this JSON-lines `FILE`"},
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
 			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := agentsim.Options{
-				PasteWindow: c.Duration("paste-window"),
-				WorkTime:    c.Duration("work-time"),
-				Fail:        c.Bool("fail"),
-				StartDelay:  c.Duration("start-delay"),
-				TrustPrompt: c.Bool("trust-prompt"),
-				CrashAfter:  c.Duration("crash-after"),
-				ExitCode:    c.Int("exit-code"),
-				IgnoreTerm:  c.Bool("ignore-term"),
-				IgnoreInput: c.Bool("ignore-input"),
-				Hang:        c.Bool("hang"),
-				Flood:       c.Int("flood"),
-				RecordPath:  c.String("record"),
-				Role:        c.String("role"),
-				Delegate:    splitList(c.StringSlice("delegate")),
+				PasteWindow:     c.Duration("paste-window"),
+				WorkTime:        c.Duration("work-time"),
+				Fail:            c.Bool("fail"),
+				StartDelay:      c.Duration("start-delay"),
+				TrustPrompt:     c.Bool("trust-prompt"),
+				FirstPaintDelay: c.Duration("first-paint-delay"),
+				Dialogs:         splitList(c.StringSlice("dialog")),
+				DialogAfter:     c.Duration("dialog-after"),
+				Composer:        c.String("composer"),
+				Echo:            c.String("echo"),
+				Redraw:          c.String("redraw"),
+				Transcript:      c.Bool("transcript"),
+				BusyLine:        c.String("busy-line"),
+				SilentWork:      c.Bool("silent-work"),
+				LimitScreen:     c.Bool("limit-screen"),
+				CrashAfter:      c.Duration("crash-after"),
+				ExitCode:        c.Int("exit-code"),
+				IgnoreTerm:      c.Bool("ignore-term"),
+				IgnoreInput:     c.Bool("ignore-input"),
+				Hang:            c.Bool("hang"),
+				Flood:           c.Int("flood"),
+				RecordPath:      c.String("record"),
+				Role:            c.String("role"),
+				Delegate:        splitList(c.StringSlice("delegate")),
 			}
 			if err := opts.Validate(); err != nil {
 				return err

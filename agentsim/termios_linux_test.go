@@ -1,0 +1,6 @@
+package agentsim
+
+import "golang.org/x/sys/unix"
+
+// ioctlGetTermios reads a terminal's attributes.
+const ioctlGetTermios = unix.TCGETS
