@@ -73,6 +73,28 @@ func Records(t testing.TB, path string) []Record {
 	return out
 }
 
+// Submits reads an agent's record file and keeps the submitted lines: what
+// the agent really took as input, without its newlines, dialog answers,
+// tasks and reports.
+func Submits(t testing.TB, path string) []Record {
+	t.Helper()
+	return Kinds(Records(t, path), "submit")
+}
+
+// Kinds keeps the records of the given kinds ("submit", "newline",
+// "dialog", "task", "report").
+func Kinds(recs []Record, kinds ...string) []Record {
+	var out []Record
+	for _, r := range recs {
+		for _, k := range kinds {
+			if r.Kind == k {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
 // WaitFor polls cond until it holds and fails the test if it does not
 // within the given time. The deadline only catches a hang; it measures
 // nothing.

@@ -171,7 +171,8 @@ func (r *running) describe() string {
 	return b.String()
 }
 
-func readRecords(t *testing.T, path string) []shoguntest.Record { return shoguntest.Records(t, path) }
+// readRecords reads what the agent submitted.
+func readRecords(t *testing.T, path string) []shoguntest.Record { return shoguntest.Submits(t, path) }
 
 func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()

@@ -111,13 +111,8 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 			d.SubmitDelay = r.submitDelay()
 			return d, err
 		}
-		r.log.Info().Msg("typing paused: the screen asks for a person")
-		// Let the watcher see the dialog too, so waitIdle waits for it to go.
-		select {
-		case <-r.Changed():
-		case <-time.After(50 * time.Millisecond):
-		case <-ctx.Done():
-			return d, ctx.Err()
+		if err := r.awaitPerson(ctx, sess, gen); err != nil {
+			return d, err
 		}
 	}
 }
@@ -150,14 +145,34 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	if !p.seen {
 		r.observe(ctx, sess, &p, ptyhost.ScreenSnapshot{}, echoWait, watchEcho)
 	}
+	// A dialog that shows midway gets no key: once a person answered it,
+	// the text is submitted again if it still waits in the composer, or
+	// typed again if it is gone. Waiting for a person uses up no try.
+	resume := func() error {
+		if err := r.awaitPerson(ctx, sess, gen); err != nil {
+			return err
+		}
+		if area, _ := sess.Screen().InputArea(marker); !p.in(area) {
+			if err := k.write(r.cfg.ClearInput); err != nil {
+				return err
+			}
+			if err := k.write(payload); err != nil {
+				return err
+			}
+			time.Sleep(r.submitDelay())
+		}
+		return nil
+	}
 	sawNewline := false
 	for try := 0; ; try++ {
 		before := sess.Screen()
-		if err := k.write(r.cfg.Submit); err != nil {
+		got := dialog
+		if err := k.write(r.cfg.Submit); err == nil {
+			d.Attempts++
+			got = r.observe(ctx, sess, &p, before, r.sup.verifyTimeout, watchSubmit)
+		} else if !errors.Is(err, errAttention) {
 			return err
 		}
-		d.Attempts++
-		got := r.observe(ctx, sess, &p, before, r.sup.verifyTimeout, watchSubmit)
 		if got == submitted {
 			d.Confirmed = true
 			if sawNewline {
@@ -168,6 +183,13 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if got == dialog {
+			if err := resume(); err != nil {
+				return err
+			}
+			try--
+			continue
+		}
 		if try >= len(submitPauses) {
 			return r.undelivered(sess, &p)
 		}
@@ -175,9 +197,15 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 		// Give the program a longer pause, watching for a late confirmation:
 		// sending Enter to a program that did take the text would submit
 		// whatever is in its composer next.
-		if r.observe(ctx, sess, &p, before, submitPauses[try], watchSubmit|watchWhole) == submitted {
+		switch r.observe(ctx, sess, &p, before, submitPauses[try], watchSubmit|watchWhole) {
+		case submitted:
 			d.Confirmed = true
 			return nil
+		case dialog:
+			if err := resume(); err != nil {
+				return err
+			}
+			continue
 		}
 		if p.foreign(sess.Screen()) {
 			// The composer holds text that is not ours: start it over.
@@ -188,6 +216,31 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 				return err
 			}
 			time.Sleep(r.submitDelay())
+		}
+	}
+}
+
+// awaitPerson waits until the program's screen no longer asks for a person
+// and the role is ready again. The screen may show a dialog before the
+// watcher turned the role's state to attention, so the screen is asked too.
+func (r *Role) awaitPerson(ctx context.Context, sess *ptyhost.Session, gen int) error {
+	r.log.Info().Msg("typing paused: the screen asks for a person")
+	for {
+		cur, g, err := r.waitIdle(ctx)
+		if err != nil {
+			return err
+		}
+		if g != gen || cur != sess {
+			return errRestarted
+		}
+		if !r.asksForPerson(sess) {
+			return nil
+		}
+		select {
+		case <-r.Changed():
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }
@@ -338,6 +391,7 @@ const (
 	echoed            // the text showed in the input area
 	submitted         // the program took the text
 	newline           // the submit became a newline: the text is still in the composer, which changed
+	dialog            // the screen asks for a person
 )
 
 // confirmHold is how long a sign of a submit must hold before it counts: a
@@ -366,13 +420,17 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 			}
 		}
 		if what&watchSubmit != 0 {
-			// Without a marked composer, the text leaving the cursor's rows
-			// is all there is to go by; with one, the composer must also be
-			// empty, as a submit leaves it.
 			text := scr.Text()
+			if r.cfg.AttentionPattern != nil && r.cfg.AttentionPattern.MatchString(text) {
+				// A dialog over the composer hides the text: that is no submit.
+				return dialog
+			}
+			// A role without an input marker has only the text leaving the
+			// cursor's rows to go by; with one, the composer must be found
+			// and empty, as a submit leaves it.
 			emptied := p.emptied(area, marked)
-			took := (r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(text)) ||
-				(p.seen && !here && (emptied || !marked)) ||
+			left := p.seen && !here && (p.marker == "" || marked && emptied)
+			took := (r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(text)) || left ||
 				(!p.seen && emptied && text != before.Text())
 			switch {
 			case took && since.IsZero():

@@ -3,8 +3,10 @@
 package supervisor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,17 +14,24 @@ import (
 	"github.com/shogun-dev/shogun/shoguntest"
 )
 
-// kinds keeps the records of the given kinds.
-func kinds(recs []shoguntest.Record, want ...string) []shoguntest.Record {
-	var out []shoguntest.Record
-	for _, r := range recs {
-		for _, k := range want {
-			if r.Kind == k {
-				out = append(out, r)
-			}
-		}
+// markedSimRole is an agent-sim role whose composer starts with marker, and
+// that has no startup prompt, so a test types into it first.
+func markedSimRole(id, marker, extra string, simArgs ...string) string {
+	quoted := make([]string, 0, len(simArgs)+1)
+	for _, a := range append([]string{"agent-sim"}, simArgs...) {
+		quoted = append(quoted, strconv.Quote(a))
 	}
-	return out
+	return fmt.Sprintf(`
+  - id: %s
+    prompt_path: roles/%s.md
+    command: {exec: "${SHOGUN_EXE}", args: [%s]}
+    cli: generic
+    ready_pattern: "(?m)^[│ ]*%s"
+    busy_pattern: "esc to interrupt"
+    input_marker: "%s"
+    submit_delay: 100ms
+    startup_prompt: ""
+%s`, id, id, strings.Join(quoted, ", "), marker, marker, extra)
 }
 
 // Each shape of program a real CLI takes: the typing procedure confirms a
@@ -48,11 +57,12 @@ func TestTypingConfirmsOnlyRealSubmits(t *testing.T) {
 		{"transcript and a paste window", "›", []string{"--transcript", "--paste-window", "400ms"}, 2, 400 * time.Millisecond},
 	}
 	for _, c := range cases {
+		// Not parallel: supervisors in one process would take each other's
+		// agents for leftovers to stop (the subreaper is per process).
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
 			rec := filepath.Join(t.TempDir(), "received.jsonl")
 			args := append([]string{"--record", rec, "--work-time", "200ms"}, c.args...)
-			ws := workspace(t, "roles:"+simRole("agent", "    startup_prompt: \"\"\n    input_marker: \""+c.marker+"\"\n", args...))
+			ws := workspace(t, "roles:"+markedSimRole("agent", c.marker, "", args...))
 			r := start(t, ws, nil)
 			r.waitState(t, "agent", Ready, 15*time.Second)
 			role := r.role(t, "agent")
@@ -65,10 +75,10 @@ func TestTypingConfirmsOnlyRealSubmits(t *testing.T) {
 				t.Errorf("confirmed after %d submit(s), want at least %d for this shape", d.Attempts, c.minSubmits)
 			}
 			shoguntest.WaitFor(t, "the agent's record of the submit", 5*time.Second, func() bool {
-				return len(kinds(shoguntest.Records(t, rec), "submit")) > 0
+				return len(shoguntest.Kinds(shoguntest.Records(t, rec), "submit")) > 0
 			})
 			time.Sleep(300 * time.Millisecond) // a second, wrong submit would show by now
-			subs := kinds(shoguntest.Records(t, rec), "submit")
+			subs := shoguntest.Kinds(shoguntest.Records(t, rec), "submit")
 			if len(subs) != 1 || strings.TrimSpace(subs[0].Line) != text {
 				t.Fatalf("agent's submits = %+v, want exactly one of %q", subs, text)
 			}
@@ -91,7 +101,7 @@ func TestTypingConfirmsOnlyRealSubmits(t *testing.T) {
 func TestTextStuckInTheComposerIsUndelivered(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "received.jsonl")
 	// A paste window longer than every pause: each Enter becomes a newline.
-	ws := workspace(t, "roles:"+simRole("agent", "    startup_prompt: \"\"\n    input_marker: \"›\"\n", "--record", rec, "--paste-window", "10s"))
+	ws := workspace(t, "roles:"+markedSimRole("agent", "›", "", "--record", rec, "--paste-window", "10s"))
 	r := start(t, ws, func(o *Options) { o.VerifyTimeout = 300 * time.Millisecond })
 	r.waitState(t, "agent", Ready, 15*time.Second)
 	d, err := r.role(t, "agent").Type(t.Context(), "this never gets through", TypeOptions{})
@@ -101,10 +111,10 @@ func TestTextStuckInTheComposerIsUndelivered(t *testing.T) {
 	if !strings.Contains(err.Error(), "stayed in the input area") {
 		t.Errorf("error %q does not say the text stayed in the input area", err)
 	}
-	if subs := kinds(shoguntest.Records(t, rec), "submit"); len(subs) != 0 {
+	if subs := shoguntest.Kinds(shoguntest.Records(t, rec), "submit"); len(subs) != 0 {
 		t.Fatalf("agent submitted %+v", subs)
 	}
-	if nl := kinds(shoguntest.Records(t, rec), "newline"); len(nl) != d.Attempts {
+	if nl := shoguntest.Kinds(shoguntest.Records(t, rec), "newline"); len(nl) != d.Attempts {
 		t.Errorf("agent saw %d newlines for %d submit keys", len(nl), d.Attempts)
 	}
 }
@@ -115,7 +125,7 @@ func TestTextStuckInTheComposerIsUndelivered(t *testing.T) {
 func TestDialogBetweenSubmitRetriesGetsNoKey(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+simRole("agent", "    startup_prompt: \"\"\n    input_marker: \"›\"\n    attention_pattern: \"Do you want to proceed\"\n",
+	ws := workspace(t, "roles:"+markedSimRole("agent", "›", "    attention_pattern: \"Do you want to proceed\"\n",
 		"--record", rec, "--paste-window", "400ms", "--dialog-after", "1200ms"))
 	r := start(t, ws, nil)
 	r.waitState(t, "agent", Ready, 15*time.Second)
@@ -134,7 +144,7 @@ func TestDialogBetweenSubmitRetriesGetsNoKey(t *testing.T) {
 	}()
 	r.waitState(t, "agent", Attention, 10*time.Second)
 	time.Sleep(time.Second) // retries would have gone out by now
-	if got := kinds(shoguntest.Records(t, rec), "dialog"); len(got) != 0 {
+	if got := shoguntest.Kinds(shoguntest.Records(t, rec), "dialog"); len(got) != 0 {
 		t.Fatalf("the dialog was answered by the supervisor: %+v", got)
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".agentsim-choices.json")); err == nil {
@@ -158,7 +168,7 @@ func TestDialogBetweenSubmitRetriesGetsNoKey(t *testing.T) {
 	if res.err != nil || !res.d.Confirmed {
 		t.Fatalf("type after the dialog: %+v, %v", res.d, res.err)
 	}
-	if subs := kinds(shoguntest.Records(t, rec), "submit"); len(subs) != 1 || !strings.Contains(subs[0].Line, "read the task file") {
+	if subs := shoguntest.Kinds(shoguntest.Records(t, rec), "submit"); len(subs) != 1 || !strings.Contains(subs[0].Line, "read the task file") {
 		t.Fatalf("agent's submits = %+v, want the text once", subs)
 	}
 }

@@ -127,11 +127,11 @@ func TestScreenTypeAndUnknownRole(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("ashigaru1", "--record", rec))
 	startBackground(t, ws)
 	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
-	shoguntest.WaitFor(t, "the startup prompt", 15*time.Second, func() bool { return len(shoguntest.Records(t, rec)) == 1 })
+	shoguntest.WaitFor(t, "the startup prompt", 15*time.Second, func() bool { return len(shoguntest.Submits(t, rec)) == 1 })
 	if _, errOut, code := shogun(t, "type", "ashigaru1", "paste burst safe", "--submit", "-w", ws); code != 0 {
 		t.Fatalf("type --submit: %s", errOut)
 	}
-	recs := shoguntest.Records(t, rec)
+	recs := shoguntest.Submits(t, rec)
 	if len(recs) != 2 || recs[1].Line != "paste burst safe" {
 		t.Fatalf("agent received %+v, want one submitted line %q", recs, "paste burst safe")
 	}
@@ -141,7 +141,7 @@ func TestScreenTypeAndUnknownRole(t *testing.T) {
 		t.Errorf("type with control characters: exit %d, %q; want a refusal naming the control character", code, errOut)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if recs := shoguntest.Records(t, rec); len(recs) != 2 {
+	if recs := shoguntest.Submits(t, rec); len(recs) != 2 {
 		t.Fatalf("agent received %+v after a refused type", recs[2:])
 	}
 	out, _, code := shogun(t, "screen", "ashigaru1", "-w", ws)
@@ -221,7 +221,7 @@ func TestAttachTypesShowsResizesAndDetaches(t *testing.T) {
 	waitStatus(t, ws, "ready", func(s control.StatusReply) bool {
 		return stateOf(s, "ashigaru1") == "ready" && stateOf(s, "sizer") == "ready"
 	})
-	shoguntest.WaitFor(t, "the startup prompt", 15*time.Second, func() bool { return len(shoguntest.Records(t, rec)) == 1 })
+	shoguntest.WaitFor(t, "the startup prompt", 15*time.Second, func() bool { return len(shoguntest.Submits(t, rec)) == 1 })
 
 	a := attach(t, ws, "ashigaru1", 100, 30, true)
 	shoguntest.WaitFor(t, "the painted screen", 10*time.Second, func() bool { return a.seen("? for shortcuts") })
@@ -239,7 +239,7 @@ func TestAttachTypesShowsResizesAndDetaches(t *testing.T) {
 	shoguntest.WaitFor(t, "the agent's answer on both terminals", 10*time.Second, func() bool {
 		return a.seen("Understood: hello from a person") && watcher.seen("Understood: hello from a person")
 	})
-	if recs := shoguntest.Records(t, rec); recs[len(recs)-1].Line != "hello from a person" {
+	if recs := shoguntest.Submits(t, rec); recs[len(recs)-1].Line != "hello from a person" {
 		t.Errorf("agent received %+v", recs)
 	}
 	// A second typing attachment is refused.
