@@ -84,7 +84,7 @@ func stateOf(st control.StatusReply, id string) string {
 func TestStatusShowsEveryState(t *testing.T) {
 	ws := teamWorkspace(t,
 		simEntry("idle"),
-		shEntry("worker", "sleep 2.5; while :; do echo tick; sleep 0.2; done", ""),
+		shEntry("worker", "echo loaded; sleep 2.5; while :; do echo tick; sleep 0.2; done", ""),
 		shEntry("crashy", "exit 1", "    restart: {policy: on-failure, max_restarts: 50, window: 10m}\n"),
 		shEntry("broken", "exit 1", "    restart: {policy: on-failure, max_restarts: 0, window: 10m}\n"),
 	)
