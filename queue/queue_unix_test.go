@@ -276,8 +276,8 @@ func TestIgnoredNudgeIsUndelivered(t *testing.T) {
 	tasks := r.waitTasks(t, "the task undelivered", 30*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 1 && ts[0].Status == store.StatusUndelivered
 	})
-	if tasks[0].Submits != 4 {
-		t.Errorf("submits = %d, want 1 + 3 retries", tasks[0].Submits)
+	if tasks[0].Submits != 5 {
+		t.Errorf("submits = %d, want 1 + 4 retries after growing pauses", tasks[0].Submits)
 	}
 	waitFor(t, "the dashboard to flag it", 5*time.Second, func() bool {
 		d, _ := os.ReadFile(filepath.Join(ws, "runtime", "dashboard.md"))
