@@ -62,8 +62,9 @@ func (s ScreenSnapshot) CursorLine() string {
 // attributes, OSC 10/11 colours) by writing the answer to reply, as a real
 // terminal would, while no person's terminal is attached to answer them.
 type screenModel struct {
-	mu  sync.Mutex
-	emu *vt.Emulator
+	mu     sync.Mutex
+	emu    *vt.Emulator
+	filter stringFilter // what of the output the emulator sees
 
 	bracketedPaste atomic.Bool
 	answer         atomic.Bool // whether replies go to the child
@@ -73,6 +74,10 @@ type screenModel struct {
 
 func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 	s := &screenModel{emu: vt.NewEmulator(cols, rows)}
+	// The emulator keeps 10,000 rows of scrollback by default, about 100 MB
+	// of cells for a role that has printed that much; the model needs only
+	// the screen (the session keeps the raw output).
+	s.emu.SetScrollbackSize(1)
 	s.answer.Store(true)
 	s.emu.SetCallbacks(vt.Callbacks{
 		EnableMode: func(m ansi.Mode) {
@@ -116,7 +121,7 @@ func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 
 func (s *screenModel) write(p []byte) {
 	s.mu.Lock()
-	_, _ = s.emu.Write(p)
+	s.filter.write(s.emu, p)
 	s.mu.Unlock()
 }
 
