@@ -100,6 +100,22 @@ func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 		}
 		return false
 	})
+	// ED 2 clears the screen, as xterm does. The emulator's own handler also
+	// copies the rows into the screen's scrollback, and the alternate
+	// screen's cannot be capped: a full-screen program that clears to redraw
+	// would add a screenful each time, up to 10,000 rows.
+	s.emu.RegisterCsiHandler('J', func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n != 2 {
+			return false
+		}
+		w, h := s.emu.Width(), s.emu.Height()
+		for y := range h {
+			for x := range w {
+				s.emu.SetCell(x, y, nil)
+			}
+		}
+		return true
+	})
 	// The emulator writes its answers into a pipe that must be drained, or
 	// the next query would block the screen model forever.
 	s.replies.Add(1)
