@@ -38,8 +38,9 @@ import (
 type TextRenderer struct {
 	w   io.Writer
 	m   *screenModel
-	out []byte // lines not yet written to w
-	err error
+	out    []byte // lines not yet written to w
+	err    error
+	closed bool
 	// shown holds, for each row of the main (0) and alternate (1) screen,
 	// the text last written for it.
 	shown [2][]shownRow
@@ -120,8 +121,12 @@ func (r *TextRenderer) Flush() error {
 	return r.err
 }
 
-// Close flushes and releases the emulator.
+// Close flushes and releases the emulator. Closing again does nothing.
 func (r *TextRenderer) Close() error {
+	if r.closed {
+		return r.err
+	}
+	r.closed = true
 	err := r.Flush()
 	r.m.close()
 	return err
@@ -132,7 +137,7 @@ func (r *TextRenderer) Close() error {
 func RenderText(src io.Reader, w io.Writer, cols, rows int) error {
 	r := NewTextRenderer(w, cols, rows)
 	if _, err := io.Copy(r, src); err != nil {
-		r.m.close()
+		_ = r.Close()
 		return err
 	}
 	return r.Close()
