@@ -36,8 +36,8 @@ import (
 //
 // A TextRenderer is not safe for concurrent use. Close it when done.
 type TextRenderer struct {
-	w   io.Writer
-	m   *screenModel
+	w      io.Writer
+	m      *screenModel
 	out    []byte // lines not yet written to w
 	err    error
 	closed bool
