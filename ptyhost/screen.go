@@ -164,12 +164,18 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 }
 
 // paint renders the screen with styles, for a terminal to draw: clear,
-// home, the rows, then the cursor where the program left it.
+// home, the rows, then the cursor where the program left it. A program on
+// the alternate screen is painted on the terminal's alternate screen too, so
+// the terminal leaves it, and gets its own screen back, when the program
+// or the person does.
 func (s *screenModel) paint() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows := strings.Split(s.emu.Render(), "\n")
 	var b strings.Builder
+	if s.emu.IsAltScreen() {
+		b.WriteString("\x1b[?1049h")
+	}
 	b.WriteString("\x1b[0m\x1b[2J\x1b[H")
 	for i, r := range rows {
 		if i > 0 {
