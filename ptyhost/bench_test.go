@@ -13,7 +13,6 @@ var benchText = bytes.Repeat([]byte("the quick brown fox jumps over the lazy dog
 func BenchmarkScreenModel(b *testing.B) {
 	s := newScreenModel(120, 40, io.Discard)
 	defer s.close()
-	s.emu.SetScrollbackSize(0)
 	b.SetBytes(int64(len(benchText)))
 	for b.Loop() {
 		s.write(benchText)

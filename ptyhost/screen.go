@@ -114,8 +114,9 @@ func (s ScreenSnapshot) CursorLine() string {
 // attributes, OSC 10/11 colours) by writing the answer to reply, as a real
 // terminal would, while no person's terminal is attached to answer them.
 type screenModel struct {
-	mu  sync.Mutex
-	emu *vt.Emulator
+	mu     sync.Mutex
+	emu    *vt.Emulator
+	filter stringFilter // what of the output the emulator sees
 
 	bracketedPaste atomic.Bool
 	answer         atomic.Bool // whether replies go to the child
@@ -125,6 +126,10 @@ type screenModel struct {
 
 func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 	s := &screenModel{emu: vt.NewEmulator(cols, rows)}
+	// The emulator keeps 10,000 rows of scrollback by default, about 100 MB
+	// of cells for a role that has printed that much; the model needs only
+	// the screen (the session keeps the raw output).
+	s.emu.SetScrollbackSize(1)
 	s.answer.Store(true)
 	s.emu.SetCallbacks(vt.Callbacks{
 		EnableMode: func(m ansi.Mode) {
@@ -147,6 +152,22 @@ func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 		}
 		return false
 	})
+	// ED 2 clears the screen, as xterm does. The emulator's own handler also
+	// copies the rows into the screen's scrollback, and the alternate
+	// screen's cannot be capped: a full-screen program that clears to redraw
+	// would add a screenful each time, up to 10,000 rows.
+	s.emu.RegisterCsiHandler('J', func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n != 2 {
+			return false
+		}
+		w, h := s.emu.Width(), s.emu.Height()
+		for y := range h {
+			for x := range w {
+				s.emu.SetCell(x, y, nil)
+			}
+		}
+		return true
+	})
 	// The emulator writes its answers into a pipe that must be drained, or
 	// the next query would block the screen model forever.
 	s.replies.Add(1)
@@ -168,7 +189,7 @@ func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 
 func (s *screenModel) write(p []byte) {
 	s.mu.Lock()
-	_, _ = s.emu.Write(p)
+	s.filter.write(s.emu, p)
 	s.mu.Unlock()
 }
 
@@ -195,12 +216,18 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 }
 
 // paint renders the screen with styles, for a terminal to draw: clear,
-// home, the rows, then the cursor where the program left it.
+// home, the rows, then the cursor where the program left it. A program on
+// the alternate screen is painted on the terminal's alternate screen too, so
+// the terminal leaves it, and gets its own screen back, when the program
+// or the person does.
 func (s *screenModel) paint() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows := strings.Split(s.emu.Render(), "\n")
 	var b strings.Builder
+	if s.emu.IsAltScreen() {
+		b.WriteString("\x1b[?1049h")
+	}
 	b.WriteString("\x1b[0m\x1b[2J\x1b[H")
 	for i, r := range rows {
 		if i > 0 {

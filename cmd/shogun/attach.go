@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -59,9 +60,19 @@ func attachCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("raw mode: %w", err)
 			}
-			msg := runAttach(stream, os.Stdin, os.Stdout, detach, c.Bool("read-only"), func() (int, int, error) { return term.GetSize(out) })
+			// Where the program's screen ends, asked of the supervisor as the
+			// person leaves: the goodbye goes on the row after it.
+			var below int
+			atEnd := func() {
+				below = -1
+				if sc, err := cl.Screen(role); err == nil {
+					below = lastUsedRow(sc.Lines, sc.CursorRow)
+				}
+			}
+			msg, alt := runAttach(stream, os.Stdin, os.Stdout, detach, c.Bool("read-only"), func() (int, int, error) { return term.GetSize(out) }, atEnd)
+			_, _ = io.WriteString(os.Stdout, leaveTerminal(alt, below))
 			_ = term.Restore(in, old)
-			fmt.Fprintf(c.App.ErrWriter, "\r\nshogun: %s\n", msg)
+			fmt.Fprintf(c.App.ErrWriter, "shogun: %s\n", msg)
 			return nil
 		},
 	}
@@ -79,10 +90,17 @@ func parseDetachKey(s string) (byte, error) {
 }
 
 // runAttach copies the role's output to the terminal and the person's keys
-// to the role until the person detaches or the stream ends, and says why.
-func runAttach(s *control.Stream, stdin io.Reader, stdout io.Writer, detach byte, readOnly bool, size func() (int, int, error)) string {
+// to the role until the person detaches or the stream ends, and says why,
+// and whether the output left the terminal on the alternate screen. No
+// output is written after it returns.
+//
+// atEnd, if not nil, is called when it is over, before the output stops.
+func runAttach(s *control.Stream, stdin io.Reader, stdout io.Writer, detach byte, readOnly bool, size func() (int, int, error), atEnd func()) (string, bool) {
 	ended := make(chan string, 2)
+	outDone := make(chan struct{})
+	var alt altScreenTracker
 	go func() {
+		defer close(outDone)
 		for {
 			kind, p, err := control.ReadFrame(s.R)
 			if err != nil {
@@ -91,6 +109,7 @@ func runAttach(s *control.Stream, stdin io.Reader, stdout io.Writer, detach byte
 			}
 			switch kind {
 			case control.FrameOutput:
+				alt.scan(p)
 				_, _ = stdout.Write(p)
 			case control.FrameEnd:
 				ended <- string(p)
@@ -134,13 +153,90 @@ func runAttach(s *control.Stream, stdin io.Reader, stdout io.Writer, detach byte
 	for {
 		select {
 		case msg := <-ended:
-			return msg
+			if atEnd != nil {
+				atEnd()
+			}
+			// Closing the connection ends the output copy; what it had
+			// read by then is written first.
+			_ = s.Conn.Close()
+			<-outDone
+			return msg, alt.on
 		case <-winch:
 		case <-tick.C:
 		}
 		if cols, rows, err := size(); err == nil && (cols != lastC || rows != lastR) {
 			lastC, lastR = cols, rows
 			_ = control.WriteFrame(s.Conn, control.FrameResize, control.ResizePayload(cols, rows))
+		}
+	}
+}
+
+// leaveTerminal is what the attached terminal is sent when the person
+// leaves, so the shell they come back to works and the next line starts on
+// a line of its own: attributes reset, the cursor shown, the input modes the
+// program may have turned on (mouse reports, focus events, bracketed paste,
+// application keys, the kitty keyboard protocol) off, no scroll region left
+// to keep a newline from scrolling, and then either the person's own screen
+// back from the alternate screen, or the cursor moved to the row after the
+// program's screen: after row `below` (0-based), or after the last row when
+// below is negative.
+func leaveTerminal(alt bool, below int) string {
+	s := "\x1b[0m\x1b[?25h" +
+		"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l" +
+		"\x1b[?1l\x1b>\x1b[<u\x1b[r"
+	switch {
+	case alt:
+		s += "\x1b[?1049l"
+	case below >= 0:
+		s += fmt.Sprintf("\x1b[%d;1H", below+1) // CUP stops at the last row
+	default:
+		s += "\x1b[999;1H"
+	}
+	return s + "\r\n"
+}
+
+// lastUsedRow is the lower of the cursor's row and the last row with text.
+func lastUsedRow(lines []string, cursorRow int) int {
+	for i := len(lines) - 1; i > cursorRow; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return i
+		}
+	}
+	return max(cursorRow, 0)
+}
+
+// altScreenTracker follows, across writes, whether the output has switched
+// the terminal to the alternate screen (CSI ? 1049 h, 1047, 47) and back.
+type altScreenTracker struct {
+	on     bool
+	state  uint8 // 0 text, 1 after ESC, 2 after ESC [, 3 in CSI ? parameters
+	params []int
+}
+
+func (t *altScreenTracker) scan(p []byte) {
+	for _, b := range p {
+		switch {
+		case b == 0x1b:
+			t.state = 1
+		case t.state == 1 && b == '[':
+			t.state = 2
+		case t.state == 2 && b == '?':
+			t.state, t.params = 3, append(t.params[:0], 0)
+		case t.state == 3 && b >= '0' && b <= '9':
+			if i := len(t.params) - 1; t.params[i] < 1e6 {
+				t.params[i] = t.params[i]*10 + int(b-'0')
+			}
+		case t.state == 3 && b == ';' && len(t.params) < 32:
+			t.params = append(t.params, 0)
+		case t.state == 3 && (b == 'h' || b == 'l'):
+			for _, n := range t.params {
+				if n == 47 || n == 1047 || n == 1049 {
+					t.on = b == 'h'
+				}
+			}
+			t.state = 0
+		default:
+			t.state = 0
 		}
 	}
 }
