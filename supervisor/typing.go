@@ -68,6 +68,22 @@ func CheckTypable(text string) error {
 	return nil
 }
 
+// payloadFor builds the bytes typed for text: nothing when text holds a
+// character that is never typed (see CheckTypable), CRLF folded to LF, and a
+// bracketed paste around a text of several lines when the program enabled
+// bracketed paste. Since text can hold no escape, nothing in it can end the
+// paste early.
+func payloadFor(text string, bracketed bool) (string, error) {
+	if err := CheckTypable(text); err != nil {
+		return "", err
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if strings.Contains(text, "\n") && bracketed {
+		return "\x1b[200~" + text + "\x1b[201~", nil
+	}
+	return text, nil
+}
+
 // Type types text into the role the way a careful person would, because AI
 // TUIs treat a fast burst of characters as a paste in which "\r" is a
 // newline, not a submit:
@@ -97,7 +113,6 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 	if err := CheckTypable(text); err != nil {
 		return Delivery{}, fmt.Errorf("type into %s: %w", r.cfg.ID, err)
 	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
 	r.typing.Lock()
 	defer r.typing.Unlock()
 	var d Delivery
@@ -127,9 +142,9 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	// What the empty composer looks like, once the clear has been drawn.
 	time.Sleep(min(r.submitDelay(), 20*time.Millisecond))
 	baseline, _ := sess.Screen().InputArea(marker)
-	payload := text
-	if strings.Contains(text, "\n") && sess.BracketedPaste() {
-		payload = "\x1b[200~" + text + "\x1b[201~"
+	payload, err := payloadFor(text, sess.BracketedPaste())
+	if err != nil {
+		return err
 	}
 	if err := k.write(payload); err != nil {
 		return err
