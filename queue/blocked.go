@@ -12,8 +12,9 @@ import (
 // status file say on what and why.
 
 // block records that key (a file, a role's task file, a folder) cannot
-// make progress because of err. It reports whether that is news (a new key
-// or a new reason), so that the caller logs it once, not at every retry.
+// make progress because of err. It reports whether that is news (key was
+// not blocked), so that the caller logs it once, not at every retry; the
+// reason shown is always the latest.
 func (q *Queue) block(key string, err error) bool {
 	reason := err.Error()
 	q.mu.Lock()
@@ -31,7 +32,7 @@ func (q *Queue) block(key string, err error) bool {
 	}
 	q.blocked[key] = blockage{reason: reason, since: since}
 	q.touched()
-	return true
+	return !had
 }
 
 // unblock clears key; it reports whether key was blocked, so that the
