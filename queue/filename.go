@@ -22,8 +22,8 @@ const MaxFileNameBytes = 200
 
 // checkFileName checks a name found in a queue folder the way ids are
 // checked, before it becomes part of anything: no control characters
-// (textsafe.IsControl), valid UTF-8, no backslash (a path separator on
-// Windows, and a way to make a name read as a path), at most
+// (textsafe.IsControl), valid UTF-8, no path separator (a backslash is one
+// on Windows, and makes a name read as a path elsewhere), at most
 // MaxFileNameBytes. The error quotes the name escaped, never raw.
 func checkFileName(name string) error {
 	msg := ""
@@ -31,8 +31,10 @@ func checkFileName(name string) error {
 		msg = fmt.Sprintf("has %s at byte %d", textsafe.Describe(r), at+1)
 	} else if len(name) > MaxFileNameBytes {
 		msg = fmt.Sprintf("is %d bytes long, over the %d-byte limit", len(name), MaxFileNameBytes)
-	} else if strings.Contains(name, `\`) {
-		msg = `has a backslash (\)`
+	} else if strings.ContainsAny(name, `/\`) {
+		msg = `has a path separator (/ or \)`
+	} else if name == "" || name == "." || name == ".." {
+		msg = "is not a file name"
 	}
 	if msg == "" {
 		return nil
@@ -46,7 +48,8 @@ func checkFileName(name string) error {
 // hash that any file system takes: the same unsafe name always gives the
 // same safe one, and the original is kept, escaped, in the error record.
 func safeName(name string) string {
-	if at, _ := textsafe.Find(name, nil); at < 0 && len(name) <= MaxFileNameBytes && !strings.Contains(name, `\`) {
+	if at, _ := textsafe.Find(name, nil); at < 0 && len(name) <= MaxFileNameBytes &&
+		!strings.ContainsAny(name, `/\`) && name != "" && name != "." && name != ".." {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))

@@ -188,7 +188,7 @@ func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
 		"line\u2028sep.yaml":             "a line separator (U+2028)",
 		"rtl\u202egnp.yaml":              "bidirectional formatting character U+202E",
 		long:                             "is 250 bytes long, over the 200-byte limit",
-		`back\slash.yaml`:                `backslash`,
+		`back\slash.yaml`:                `has a path separator`,
 		"nel\u0085.yaml":                 "control character U+0085",
 		"bell\a.yaml":                    "control character U+0007",
 		"del\x7f.yaml":                   "control character U+007F",
