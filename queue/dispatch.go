@@ -127,6 +127,7 @@ func (w *worker) run(ctx context.Context) {
 // again after a growing delay, with no other event needed to wake it.
 func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	role := w.a.ID()
+	w.retryAt = time.Time{} // trying now; a failure sets the next time
 	t, err := w.q.st.InFlight(role)
 	if err != nil {
 		w.q.log.Error().Err(err).Str("role", role).Msg("look up task in flight")
@@ -142,11 +143,14 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		if t, err = w.q.st.NextQueued(role); err != nil || t == nil {
 			if err != nil {
 				w.q.log.Error().Err(err).Str("role", role).Msg("look up next task")
+			} else if w.failures > 0 {
+				// The task that could not go out was cancelled meanwhile.
+				w.failures = 0
+				w.q.unblock(w.blockKey())
 			}
 			return false
 		}
 	}
-	w.retryAt = time.Time{} // trying now; a failure sets the next time
 	at := w.q.now().UTC()
 	if err := w.writeTaskFile(*t, at); err != nil {
 		w.handOutFailed(t.ID, err)

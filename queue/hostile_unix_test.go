@@ -686,3 +686,23 @@ func TestDashboardEscapesControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// Item 1. A file an older shogun claimed under an unsafe name, left by a
+// crash, is rejected at the next start under a safe name, not used.
+func TestUnsafeNameLeftClaimedIsRejectedAtStart(t *testing.T) {
+	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
+	claimed := queueDir(ws, "reports", ".claimed")
+	if err := os.MkdirAll(claimed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := "zz\r\x1b[201~\x03EVIL\r.yaml"
+	write(t, filepath.Join(claimed, "20261122T101530.000000000Z-"+name), "task_id: t-20261122-0001\nstatus: done\nsummary: s\n")
+	startQueue(t, ws)
+	rec := failedRecord(t, ws, unsafeName(name))
+	if rec.OriginalName != strconv.Quote(name) {
+		t.Errorf("original name = %q", rec.OriginalName)
+	}
+	if left, _ := os.ReadDir(claimed); len(left) != 0 {
+		t.Errorf("still claimed: %v", left)
+	}
+}

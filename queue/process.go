@@ -90,12 +90,29 @@ func (q *Queue) recover() ([]claim, error) {
 	if n := len(cmds) + len(reps); n > 0 {
 		q.log.Info().Int("files", n).Msg("finishing files claimed before a crash")
 	}
+	// A name an older shogun claimed without checking it is rejected, not
+	// used.
+	var retry []claim
+	checked := func(cs []claim) []claim {
+		var ok []claim
+		for _, c := range cs {
+			if err := checkFileName(c.name); err != nil {
+				if again, rejected := q.reject(c, err); !rejected {
+					retry = append(retry, again)
+				}
+				continue
+			}
+			ok = append(ok, c)
+		}
+		return ok
+	}
+	cmds, reps = checked(cmds), checked(reps)
 	// A partly written file cannot still be growing after a restart: no
 	// retries, decide now.
 	for i := range cmds {
 		cmds[i].first = time.Time{}
 	}
-	retry := q.processCommands(cmds)
+	retry = append(retry, q.processCommands(cmds)...)
 	for _, c := range reps {
 		if again, ok := q.processReport(c); !ok {
 			retry = append(retry, again)
@@ -507,10 +524,11 @@ func (q *Queue) moveToFailed(src, name, id string, cause error) error {
 	if _, err := os.Lstat(filepath.Join(q.dirs.failed, failedName)); err == nil {
 		failedName = safeName(id) // keep an earlier rejected file of the same name
 	}
-	dst, err := inFolder(q.dirs.failed, failedName)
+	dst, err := freeName(q.dirs.failed, failedName)
 	if err != nil {
 		return err
 	}
+	failedName = filepath.Base(dst)
 	if _, err := writeFailure(q.dirs.failed, failedName, original, cause, q.now()); err != nil {
 		return err
 	}
