@@ -13,6 +13,7 @@ import (
 
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 // Touch asks for runtime/dashboard.md and runtime/state/status.yaml to be
@@ -49,7 +50,13 @@ type Status struct {
 	Roles     []RoleStatus   `yaml:"roles" json:"roles"`
 	Tasks     map[string]int `yaml:"tasks" json:"tasks"`
 	Recent    []ReportLine   `yaml:"recent_reports" json:"recent_reports"`
-	Attention []string       `yaml:"attention" json:"attention"`
+	// Blocked lists what keeps the queue from making progress now, and why
+	// ("reports/ashigaru1.yaml: move rejected file to failed/: …"): a full
+	// disk, a folder that cannot be written. The queue tries again by
+	// itself; each item is also in Attention.
+	Blocked []string `yaml:"queue_blocked,omitempty" json:"queue_blocked,omitempty"`
+	// Attention is what a person should look at, escaped for display.
+	Attention []string `yaml:"attention" json:"attention"`
 }
 
 // RoleStatus is one role in Status.
@@ -126,11 +133,19 @@ func (q *Queue) Snapshot() (Status, error) {
 			st.Attention = append(st.Attention, fmt.Sprintf("task %s (%s) reported %s: %s", r.TaskID, r.Role, r.Status, r.Summary))
 		}
 	}
+	st.Blocked = q.blockages()
+	for i, b := range st.Blocked {
+		st.Blocked[i] = textsafe.Escape(b)
+		st.Attention = append(st.Attention, "queue blocked: "+st.Blocked[i]+" (retrying)")
+	}
 	q.mu.Lock()
 	for _, a := range q.recent {
 		st.Attention = append(st.Attention, a.text)
 	}
 	q.mu.Unlock()
+	for i, a := range st.Attention {
+		st.Attention[i] = textsafe.Escape(a)
+	}
 	return st, nil
 }
 
@@ -155,14 +170,21 @@ func (q *Queue) writeDashboard() {
 // renderDashboard is the Markdown people and agents read.
 func renderDashboard(st Status) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# shogun dashboard\n\nUpdated %s · run %s · supervisor pid %d\n\n", st.UpdatedAt.Format(time.RFC3339), st.RunID, st.Pid)
+	fmt.Fprintf(&b, "# shogun dashboard\n\nUpdated %s · run %s · supervisor pid %d\n\n", st.UpdatedAt.Format(time.RFC3339), textsafe.Escape(st.RunID), st.Pid)
+	if len(st.Blocked) > 0 {
+		fmt.Fprintf(&b, "**The queue is blocked** (retrying by itself):\n\n")
+		for _, x := range st.Blocked {
+			fmt.Fprintf(&b, "- %s\n", textsafe.Escape(x))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Roles\n\n| role | state | task | queued | restarts |\n|---|---|---|---|---|\n")
 	for _, r := range st.Roles {
 		task := "—"
 		if r.Task != nil {
-			task = fmt.Sprintf("%s %s (%s)", r.Task.ID, cell(r.Task.Title), r.Task.Status)
+			task = fmt.Sprintf("%s %s (%s)", cell(r.Task.ID), cell(r.Task.Title), cell(r.Task.Status))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", r.ID, r.State, task, r.QueueDepth, r.Restarts)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(r.ID), cell(r.State), task, r.QueueDepth, r.Restarts)
 	}
 	b.WriteString("\n## Tasks\n\n")
 	keys := make([]string, 0, len(st.Tasks))
@@ -174,7 +196,7 @@ func renderDashboard(st Status) string {
 		b.WriteString("No tasks yet.\n")
 	}
 	for _, k := range keys {
-		fmt.Fprintf(&b, "- %s: %d\n", k, st.Tasks[k])
+		fmt.Fprintf(&b, "- %s: %d\n", textsafe.Escape(k), st.Tasks[k])
 	}
 	b.WriteString("\n## Recent reports\n\n")
 	if len(st.Recent) == 0 {
@@ -182,7 +204,7 @@ func renderDashboard(st Status) string {
 	} else {
 		b.WriteString("| time | role | task | result |\n|---|---|---|---|\n")
 		for _, r := range st.Recent {
-			fmt.Fprintf(&b, "| %s | %s | %s %s | %s: %s |\n", r.At.Format("15:04:05"), r.Role, r.TaskID, cell(r.Title), r.Status, cell(r.Summary))
+			fmt.Fprintf(&b, "| %s | %s | %s %s | %s: %s |\n", r.At.Format("15:04:05"), cell(r.Role), cell(r.TaskID), cell(r.Title), cell(r.Status), cell(r.Summary))
 		}
 	}
 	b.WriteString("\n## Needs attention\n\n")
@@ -190,14 +212,15 @@ func renderDashboard(st Status) string {
 		b.WriteString("Nothing.\n")
 	}
 	for _, a := range st.Attention {
-		fmt.Fprintf(&b, "- %s\n", a)
+		fmt.Fprintf(&b, "- %s\n", textsafe.Escape(a))
 	}
 	return b.String()
 }
 
-// cell keeps text on one table row.
+// cell keeps text on one table row, with control characters escaped (a
+// history written by an older shogun may hold them).
 func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = textsafe.Escape(strings.Join(strings.Fields(s), " "))
 	s = strings.ReplaceAll(s, "|", "\\|")
 	if r := []rune(s); len(r) > 60 {
 		s = string(r[:59]) + "…"

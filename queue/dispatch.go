@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/roles"
@@ -32,6 +33,11 @@ type worker struct {
 	// delivered maps a task to the program run it was last nudged in. A
 	// task in flight whose program was replaced since is delivered again.
 	delivered map[string]int
+
+	// failures counts task-file writes that failed in a row; retryAt is
+	// when to try again (zero: no retry pending).
+	failures int
+	retryAt  time.Time
 }
 
 // note is a notify line waiting to be typed.
@@ -71,6 +77,8 @@ func (w *worker) popNote() (note, bool) {
 }
 
 func (w *worker) run(ctx context.Context) {
+	retry := time.NewTimer(time.Hour)
+	defer retry.Stop()
 	for {
 		changed := w.a.Changed()
 		progressed := false
@@ -88,11 +96,23 @@ func (w *worker) run(ctx context.Context) {
 		if progressed {
 			continue
 		}
+		var retryC <-chan time.Time
+		if _, ok := w.a.Workable(); ok && !w.retryAt.IsZero() {
+			retry.Reset(max(time.Until(w.retryAt), 0))
+			retryC = retry.C
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.wake:
 		case <-changed:
+		case <-retryC:
+		}
+		if !retry.Stop() {
+			select {
+			case <-retry.C:
+			default:
+			}
 		}
 	}
 }
@@ -100,8 +120,14 @@ func (w *worker) run(ctx context.Context) {
 // dispatch delivers the role's task in flight to a program run that has not
 // had it, or assigns and delivers the next queued task. It reports whether
 // it did anything.
+//
+// The task file is written before the task is assigned: if the write fails
+// (a full disk, a folder that cannot be written), the task stays as it was
+// in the store, the queue shows itself blocked, and the write is tried
+// again after a growing delay, with no other event needed to wake it.
 func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	role := w.a.ID()
+	w.retryAt = time.Time{} // trying now; a failure sets the next time
 	t, err := w.q.st.InFlight(role)
 	if err != nil {
 		w.q.log.Error().Err(err).Str("role", role).Msg("look up task in flight")
@@ -117,22 +143,32 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		if t, err = w.q.st.NextQueued(role); err != nil || t == nil {
 			if err != nil {
 				w.q.log.Error().Err(err).Str("role", role).Msg("look up next task")
+			} else if w.failures > 0 {
+				// The task that could not go out was cancelled meanwhile.
+				w.failures = 0
+				w.q.unblock(w.blockKey())
 			}
 			return false
 		}
 	}
-	task, err := w.q.st.Assign(t.ID, w.q.now())
-	if err != nil {
-		w.q.log.Error().Err(err).Str("role", role).Str("task_id", t.ID).Msg("assign task")
+	at := w.q.now().UTC()
+	if err := w.writeTaskFile(*t, at); err != nil {
+		w.handOutFailed(t.ID, err)
 		return false
 	}
+	task, err := w.q.st.Assign(t.ID, at)
+	if errors.Is(err, store.ErrTaskClosed) {
+		w.handedOut(t.ID)
+		return true // cancelled meanwhile; the next task's file replaces this one
+	}
+	if err != nil {
+		w.handOutFailed(t.ID, fmt.Errorf("record the assignment: %w", err))
+		return false
+	}
+	w.handedOut(t.ID)
 	if redeliver {
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("attempt", task.Attempts).Msg("delivering the task again to the restarted program")
 		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d", task.Attempts))
-	}
-	if err := w.writeTaskFile(task); err != nil {
-		w.q.log.Error().Err(err).Str("role", role).Str("task_id", task.ID).Msg("write task file")
-		return false
 	}
 	w.q.touched()
 	d, err := w.a.Type(ctx, w.nudgeText(), supervisor.TypeOptions{})
@@ -158,6 +194,33 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	}
 	w.q.touched()
 	return true
+}
+
+// blockKey names the role's task file where the dashboard lists what
+// blocks the queue.
+func (w *worker) blockKey() string { return "task file for " + w.a.ID() }
+
+// handOutFailed schedules another try at handing out a task whose file
+// could not be written (or whose assignment could not be recorded), and says
+// so once per reason.
+func (w *worker) handOutFailed(taskID string, err error) {
+	w.failures++
+	wait := retryDelay(w.failures)
+	w.retryAt = time.Now().Add(wait)
+	if w.q.block(w.blockKey(), fmt.Errorf("task %s not handed out: %w", taskID, err)) {
+		w.q.log.Error().Err(err).Str("role", w.a.ID()).Str("task_id", taskID).Str("retry_in", wait.String()).
+			Msg("hand out task; the task waits and is tried again")
+		w.q.event(w.a.ID(), "blocked", taskID, fmt.Sprintf("task not handed out: %v; trying again", err))
+	}
+}
+
+// handedOut ends a run of failures.
+func (w *worker) handedOut(taskID string) {
+	if w.failures > 0 {
+		w.q.log.Info().Str("role", w.a.ID()).Str("task_id", taskID).Int("tries", w.failures+1).Msg("task handed out after all")
+	}
+	w.failures, w.retryAt = 0, time.Time{}
+	w.q.unblock(w.blockKey())
 }
 
 func (w *worker) typeNote(ctx context.Context, n note) {
@@ -200,33 +263,45 @@ func (w *worker) nudgeText() string {
 	})
 }
 
-var taskIDLine = regexp.MustCompile(`(?m)^task_id:\s*"?([^"\s]+)`)
-
 // writeTaskFile archives the role's previous task file, if it was another
-// task's, and writes this one atomically.
-func (w *worker) writeTaskFile(t store.Task) error {
+// task's, and writes this one, as assigned at the given time, atomically.
+//
+// The previous task is named by the history, never by the file: the agent
+// can edit its task file, and a task_id of "../../config/roles" there must
+// not choose where the file goes. Whatever is at the task file's path, a
+// symbolic link or a directory an agent put there included, is moved into
+// the archive as it is, never followed.
+func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 	path := w.taskPath()
-	if old, err := os.ReadFile(path); err == nil {
-		if m := taskIDLine.FindSubmatch(old); m == nil || string(m[1]) != t.ID {
-			prev := "unknown"
-			if m != nil {
-				prev = string(m[1])
+	if _, err := os.Lstat(path); err == nil {
+		prev, err := w.q.st.LastAssigned(w.a.ID())
+		if err != nil {
+			return fmt.Errorf("archive previous task file: %w", err)
+		}
+		if prev == nil || prev.ID != t.ID {
+			name := "unknown"
+			if prev != nil && checkID("task_id", prev.ID) == nil {
+				name = prev.ID
 			}
-			dst := filepath.Join(w.q.dirs.archive, "tasks", w.a.ID()+"-"+prev+".yaml")
-			if err := os.Rename(path, dst); err != nil {
+			if _, err := moveInto(path, filepath.Join(w.q.dirs.archive, "tasks"), w.a.ID()+"-"+name+".yaml"); err != nil {
 				return fmt.Errorf("archive previous task file: %w", err)
 			}
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("archive previous task file: %w", err)
 	}
 	b, err := MarshalTask(Task{
 		TaskID: t.ID, CommandID: t.CommandID, Role: t.Role, From: t.From, Title: t.Title, Body: t.Body,
-		Tags: t.Tags, Priority: t.Priority, AssignedAt: t.AssignedAt, Attempt: t.Attempts,
+		Tags: t.Tags, Priority: t.Priority, AssignedAt: at, Attempt: t.Attempts + 1,
 		ReportTo: filepath.ToSlash(filepath.Join(filepath.FromSlash(config.ReportsDir), w.a.ID()+".yaml")),
 	})
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b)
+	if err := writeAtomic(path, b); err != nil {
+		return fmt.Errorf("write task file: %w", err)
+	}
+	return nil
 }
 
 // writeAtomic writes b beside path and renames it into place, so a reader

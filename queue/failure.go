@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 // FailureRecord is the <name>.error.yaml that sits beside a rejected file in
@@ -26,6 +28,11 @@ type FailureRecord struct {
 	At     time.Time `yaml:"at"`
 	// File is the name of the rejected file as WriteFailure was given it.
 	File string `yaml:"file"`
+	// OriginalName is set when the file was dropped under a name that was
+	// not safe to keep (control characters, invalid UTF-8, too long): that
+	// name, quoted and escaped as a Go string literal (strconv.Quote), while
+	// the file is in failed/ under File.
+	OriginalName string `yaml:"original_name,omitempty"`
 }
 
 // WriteFailure records why the file name was rejected, in
@@ -34,7 +41,17 @@ type FailureRecord struct {
 // half a record; an older record for the same name is replaced. When cause
 // is or wraps a *FormatError, its line and column go into the record. The
 // time is kept to the second, as RFC 3339.
+//
+// The record is created readable by its owner only, like everything the
+// supervisor writes under runtime/. An error message holding control
+// characters (quoted from a file) is escaped.
 func WriteFailure(failedDir, name string, cause error, at time.Time) (errorFile string, err error) {
+	return writeFailure(failedDir, name, "", cause, at)
+}
+
+// writeFailure is WriteFailure with the escaped original name of a file
+// renamed for safety.
+func writeFailure(failedDir, name, original string, cause error, at time.Time) (errorFile string, err error) {
 	base := name
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]
@@ -42,7 +59,7 @@ func WriteFailure(failedDir, name string, cause error, at time.Time) (errorFile 
 	if base == "" || base == "." || base == ".." {
 		return "", fmt.Errorf("queue: write failure record: bad file name %q", name)
 	}
-	rec := FailureRecord{File: name, At: at.Truncate(time.Second)}
+	rec := FailureRecord{File: name, At: at.Truncate(time.Second), OriginalName: original}
 	if cause != nil {
 		rec.Error = cause.Error()
 	}
@@ -52,6 +69,9 @@ func WriteFailure(failedDir, name string, cause error, at time.Time) (errorFile 
 		if cause == error(fe) {
 			rec.Error = fe.Message // the location is in its own fields
 		}
+	}
+	if at, _ := textsafe.Find(rec.Error, func(r rune) bool { return r == '\n' || r == '\t' }); at >= 0 {
+		rec.Error = textsafe.Escape(rec.Error)
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -95,11 +115,8 @@ func writeFailureAtomic(path string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	// CreateTemp makes the file private; records are for whoever wrote the
-	// rejected file, so give them the usual permissions.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
+	// CreateTemp made the file 0600, and it stays so: a record may quote
+	// the rejected file, which other users must not read through it.
 	return os.Rename(tmp, path)
 }
 

@@ -27,6 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 // Priorities of a command and of the task made from it. A role gets its high
@@ -324,19 +325,24 @@ func (r Report) problem() *fieldError {
 	if p := firstProblem(
 		checkRequired("task_id", r.TaskID), checkID("task_id", r.TaskID),
 		checkRequired("status", r.Status), checkEnum("status", r.Status, statuses, false),
-		checkRequired("summary", r.Summary),
+		checkRequired("summary", r.Summary), checkLine("summary", r.Summary),
+		checkText("details", r.Details),
 	); p != nil {
 		return p
 	}
 	for i, f := range r.Files {
+		field := fmt.Sprintf("files[%d]", i)
 		if f == "" {
-			return &fieldError{field: fmt.Sprintf("files[%d]", i), msg: fmt.Sprintf(`"files[%d]" must not be empty`, i)}
+			return &fieldError{field: field, msg: fmt.Sprintf(`%q must not be empty`, field)}
+		}
+		if p := checkLine(field, f); p != nil {
+			return p
 		}
 	}
 	if sc := r.SkillCandidate; sc != nil {
 		return firstProblem(
 			checkRequired("skill_candidate.name", sc.Name), checkLine("skill_candidate.name", sc.Name),
-			checkRequired("skill_candidate.description", sc.Description),
+			checkRequired("skill_candidate.description", sc.Description), checkText("skill_candidate.description", sc.Description),
 		)
 	}
 	return nil
@@ -381,28 +387,31 @@ func checkRequired(field, v string) *fieldError {
 	return nil
 }
 
-// checkLine refuses control characters. Titles are typed into agents'
-// terminals in notify lines and ids end up in file names and log lines: a
-// line break there submits half a prompt, an escape sequence drives the
+// checkLine refuses control characters (textsafe.IsControl: C0, DEL, C1,
+// the Unicode line separators, bidirectional overrides) and invalid UTF-8.
+// Titles are typed into agents' terminals in notify lines, summaries are
+// printed for people, and ids end up in file names and log lines: a line
+// break there submits half a prompt, an escape sequence drives the
 // terminal.
 func checkLine(field, v string) *fieldError {
-	n := 0
-	for _, r := range v {
-		n++
-		if r < 0x20 || r == 0x7f {
-			what := fmt.Sprintf("control character %U", r)
-			switch r {
-			case '\t':
-				what = "a tab (U+0009)"
-			case '\n':
-				what = "a line break (U+000A)"
-			case '\r':
-				what = "a carriage return (U+000D)"
-			}
-			return &fieldError{field: field, msg: fmt.Sprintf("%q must be one line without control characters, found %s at character %d", field, what, n)}
-		}
+	return checkChars(field, v, "one line without control characters", nil)
+}
+
+// checkText is checkLine for free text that may run over several lines:
+// line breaks and tabs are allowed, other control characters are not.
+func checkText(field, v string) *fieldError {
+	return checkChars(field, v, "text without control characters other than line breaks and tabs", func(r rune) bool {
+		return r == '\n' || r == '\t'
+	})
+}
+
+func checkChars(field, v, rule string, allow func(rune) bool) *fieldError {
+	at, r := textsafe.Find(v, allow)
+	if at < 0 {
+		return nil
 	}
-	return nil
+	n := utf8.RuneCountInString(v[:at]) + 1
+	return &fieldError{field: field, msg: fmt.Sprintf("%q must be %s, found %s at character %d", field, rule, textsafe.Describe(r), n)}
 }
 
 // checkID keeps ids usable as file names on every OS: no way out of a
@@ -451,12 +460,17 @@ func checkEnum(field, v string, choices []string, emptyOK bool) *fieldError {
 	return &fieldError{field: field, msg: fmt.Sprintf("%q must be one of %s; got %q", field, strings.Join(choices, ", "), v)}
 }
 
-// checkTags refuses empty tags: skills are grouped by tag, and an empty one
-// would group unrelated tasks.
+// checkTags refuses empty tags, since skills are grouped by tag and an empty
+// one would group unrelated tasks, and tags with control characters, which
+// are printed for people.
 func checkTags(tags []string) *fieldError {
 	for i, t := range tags {
+		field := fmt.Sprintf("tags[%d]", i)
 		if strings.TrimSpace(t) == "" {
-			return &fieldError{field: fmt.Sprintf("tags[%d]", i), msg: fmt.Sprintf(`"tags[%d]" must not be empty`, i)}
+			return &fieldError{field: field, msg: fmt.Sprintf(`%q must not be empty`, field)}
+		}
+		if p := checkLine(field, t); p != nil {
+			return p
 		}
 	}
 	return nil

@@ -22,8 +22,10 @@ type intake struct {
 	settle  time.Duration
 	rescan  time.Duration
 	pending map[string]fileState // path → what it looked like when last seen
-	retries []claim              // claimed commands that failed to parse while still changing
-	retryAt time.Time
+	// retries are claimed files to process again at their due time: commands
+	// that failed to parse while still changing, and files that failed for a
+	// transient reason.
+	retries []claim
 }
 
 // fileState is a file's size and modification time: while either changes, a
@@ -121,9 +123,14 @@ func (in *intake) initial(ctx context.Context) {
 	in.settleDue()
 }
 
-// arm sets the timer for the earliest pending file.
+// arm sets the timer for the earliest pending file or retry.
 func (in *intake) arm(t *time.Timer) {
-	next := in.retryAt
+	var next time.Time
+	for _, c := range in.retries {
+		if next.IsZero() || c.due.Before(next) {
+			next = c.due
+		}
+	}
 	for _, st := range in.pending {
 		if next.IsZero() || st.due.Before(next) {
 			next = st.due
@@ -136,30 +143,33 @@ func (in *intake) arm(t *time.Timer) {
 	t.Reset(max(time.Until(next), 0))
 }
 
-// scan notes every candidate file in both folders.
+// scan notes every candidate entry in both folders, of whatever kind: one
+// that is not a regular file is rejected, not left there unexplained.
 func (in *intake) scan() {
 	for _, d := range []string{in.q.dirs.commands, in.q.dirs.reports} {
+		key := "scan " + filepath.Base(d) + "/"
 		entries, err := os.ReadDir(d)
 		if err != nil {
-			in.q.log.Warn().Err(err).Str("path", d).Msg("scan queue folder")
+			if in.q.block(key, err) {
+				in.q.log.Error().Err(err).Str("path", d).Msg("scan queue folder; tried again at the next scan")
+			}
 			continue
 		}
+		in.q.unblock(key)
 		for _, e := range entries {
-			if e.Type().IsRegular() {
-				in.note(filepath.Join(d, e.Name()))
-			}
+			in.note(filepath.Join(d, e.Name()))
 		}
 	}
 }
 
-// note records how a file looks now; it is taken once it has looked the same
-// for the settle time.
+// note records how a file looks now, without following a symbolic link;
+// it is taken once it has looked the same for the settle time.
 func (in *intake) note(path string) {
 	if !candidate(filepath.Base(path)) {
 		return
 	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		delete(in.pending, path)
 		return
 	}
@@ -175,17 +185,13 @@ func (in *intake) note(path string) {
 // processes them, commands in one batch, in order of arrival.
 func (in *intake) settleDue() {
 	now := time.Now()
-	if len(in.retries) > 0 && !in.retryAt.After(now) {
-		again := in.retries
-		in.retries, in.retryAt = nil, time.Time{}
-		in.keepTrying(in.q.processCommands(again))
-	}
+	in.retryDue(now)
 	var ready []settled
 	for path, st := range in.pending {
 		if st.due.After(now) {
 			continue
 		}
-		fi, err := os.Stat(path)
+		fi, err := os.Lstat(path)
 		if err != nil {
 			delete(in.pending, path)
 			continue
@@ -208,14 +214,24 @@ func (in *intake) settleDue() {
 	})
 	var commands, reports []claim
 	for _, r := range ready {
-		dir := filepath.Dir(r.path)
-		c, err := in.q.claimFile(dir, filepath.Base(r.path))
+		dir, name := filepath.Dir(r.path), filepath.Base(r.path)
+		if err := checkFileName(name); err != nil {
+			// Not claimed: the name would become part of the claim id,
+			// the archived path and the notify line.
+			in.q.rejectUnclaimed(dir, name, err)
+			continue
+		}
+		key := "claim " + filepath.Base(dir) + "/" + name
+		c, err := in.q.claimFile(dir, name)
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				in.q.log.Warn().Err(err).Str("path", r.path).Msg("claim file")
+			if errors.Is(err, fs.ErrNotExist) {
+				in.q.unblock(key)
+			} else if in.q.block(key, err) {
+				in.q.log.Error().Err(err).Str("path", name).Msg("claim file; tried again at the next scan")
 			}
 			continue
 		}
+		in.q.unblock(key)
 		if dir == in.q.dirs.commands {
 			commands = append(commands, c)
 		} else {
@@ -224,18 +240,41 @@ func (in *intake) settleDue() {
 	}
 	in.keepTrying(in.q.processCommands(commands))
 	for _, c := range reports {
-		in.q.processReport(c)
+		if again, ok := in.q.processReport(c); !ok {
+			in.keepTrying([]claim{again})
+		}
 	}
 }
 
-// keepTrying schedules claimed files that may still be being written for
-// another parse a little later.
-func (in *intake) keepTrying(claims []claim) {
-	if len(claims) == 0 {
+// retryDue processes the claims whose retry time has come: commands in one
+// batch, then reports.
+func (in *intake) retryDue(now time.Time) {
+	var commands, reports, wait []claim
+	for _, c := range in.retries {
+		switch {
+		case c.due.After(now):
+			wait = append(wait, c)
+		case c.dir == in.q.dirs.commands:
+			commands = append(commands, c)
+		default:
+			reports = append(reports, c)
+		}
+	}
+	if len(commands)+len(reports) == 0 {
 		return
 	}
+	in.retries = wait
+	in.keepTrying(in.q.processCommands(commands))
+	for _, c := range reports {
+		if again, ok := in.q.processReport(c); !ok {
+			in.keepTrying([]claim{again})
+		}
+	}
+}
+
+// keepTrying schedules claimed files for another try at their due time.
+func (in *intake) keepTrying(claims []claim) {
 	in.retries = append(in.retries, claims...)
-	in.retryAt = time.Now().Add(max(4*in.settle, 50*time.Millisecond))
 }
 
 type settled struct {

@@ -8,18 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 // claim is a file moved into a .claimed folder: from then on it is the
 // queue's, and a crash at any later point is finished at the next start.
 type claim struct {
 	dir  string // the queue folder it came from
-	name string // its name there
+	name string // its name there, checked by checkFileName
 	// id is its name in .claimed: arrival time plus name. It is unique, and
 	// the store records it so that redoing a claim after a crash is noticed.
 	id   string
@@ -27,10 +29,18 @@ type claim struct {
 	// first is when processing was first tried, for the give-up time of a
 	// file that a writer may still be writing in place.
 	first time.Time
+	// tries counts transient failures (a full disk, a folder that cannot be
+	// written); due is when to try again.
+	tries int
+	due   time.Time
 }
+
+// key names the claim where the dashboard lists what blocks the queue.
+func (c claim) key() string { return filepath.Base(c.dir) + "/" + textsafe.Escape(c.name) }
 
 const claimStamp = "20060102T150405.000000000Z"
 
+// claimFile moves a file whose name checkFileName accepted into .claimed.
 func (q *Queue) claimFile(dir, name string) (claim, error) {
 	id := q.now().UTC().Format(claimStamp) + "-" + name
 	c := claim{dir: dir, name: name, id: id, path: filepath.Join(q.dirs.claimed(dir), id), first: q.now()}
@@ -40,7 +50,9 @@ func (q *Queue) claimFile(dir, name string) (claim, error) {
 	return c, nil
 }
 
-// claimedFiles lists what a previous run claimed but did not finish.
+// claimedFiles lists what a previous run claimed but did not finish,
+// whatever kind of file it is: a symbolic link claimed by an older shogun
+// is rejected now, not left there.
 func (q *Queue) claimedFiles(dir string) ([]claim, error) {
 	entries, err := os.ReadDir(q.dirs.claimed(dir))
 	if err != nil {
@@ -53,7 +65,7 @@ func (q *Queue) claimedFiles(dir string) ([]claim, error) {
 		if len(id) > len(claimStamp)+1 && id[len(claimStamp)] == '-' {
 			name = id[len(claimStamp)+1:]
 		}
-		if strings.HasPrefix(id, ".") || !e.Type().IsRegular() {
+		if strings.HasPrefix(id, ".") {
 			continue
 		}
 		out = append(out, claim{dir: dir, name: name, id: id, path: filepath.Join(q.dirs.claimed(dir), id)})
@@ -64,53 +76,117 @@ func (q *Queue) claimedFiles(dir string) ([]claim, error) {
 
 // recover finishes or redoes every file a crashed run had claimed: the store
 // knows which were recorded, so each command becomes exactly one task and
-// each report closes exactly one task.
-func (q *Queue) recover() error {
+// each report closes exactly one task. It returns the claims that failed
+// for a transient reason, for the intake to try again.
+func (q *Queue) recover() ([]claim, error) {
 	cmds, err := q.claimedFiles(q.dirs.commands)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reps, err := q.claimedFiles(q.dirs.reports)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if n := len(cmds) + len(reps); n > 0 {
 		q.log.Info().Int("files", n).Msg("finishing files claimed before a crash")
 	}
+	// A name an older shogun claimed without checking it is rejected, not
+	// used.
+	var retry []claim
+	checked := func(cs []claim) []claim {
+		var ok []claim
+		for _, c := range cs {
+			if err := checkFileName(c.name); err != nil {
+				if again, rejected := q.reject(c, err); !rejected {
+					retry = append(retry, again)
+				}
+				continue
+			}
+			ok = append(ok, c)
+		}
+		return ok
+	}
+	cmds, reps = checked(cmds), checked(reps)
 	// A partly written file cannot still be growing after a restart: no
 	// retries, decide now.
 	for i := range cmds {
 		cmds[i].first = time.Time{}
 	}
-	q.processCommands(cmds)
+	retry = append(retry, q.processCommands(cmds)...)
 	for _, c := range reps {
-		q.processReport(c)
+		if again, ok := q.processReport(c); !ok {
+			retry = append(retry, again)
+		}
 	}
-	return nil
+	return retry, nil
 }
 
-// readClaim reads a claimed file, refusing one over the size limit without
-// reading it whole.
+// readClaim reads a claimed file. It refuses, with a *FormatError, an
+// entry that is not a regular file (never opening it, so a symbolic link
+// is not followed and a FIFO does not block) and a file over the size
+// limit (without reading it whole). Any other error is the system's, not
+// the file's: the caller tries again later.
 func (q *Queue) readClaim(c claim) ([]byte, error) {
-	f, err := os.Open(c.path)
+	fi, err := os.Lstat(c.path)
 	if err != nil {
 		return nil, err
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(c.name, fi.Mode())
+	}
+	if err := q.limits.CheckSize(c.name, fi.Size()); err != nil {
+		return nil, err
+	}
+	f, err := openNoFollow(c.path)
+	if err != nil {
+		if fi, lerr := os.Lstat(c.path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, notRegular(c.name, fi.Mode()) // swapped since the check
+		}
+		return nil, err
+	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(c.name, fi.Mode())
+	}
 	limit := q.limits.maxBytes()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		fi, _ := f.Stat()
-		size := int64(len(b))
-		if fi != nil {
-			size = fi.Size()
-		}
-		return nil, &FormatError{File: c.name, Message: fmt.Sprintf("file is %d bytes, over the %d-byte limit", size, limit)}
+		return nil, q.limits.CheckSize(c.name, max(int64(len(b)), fi.Size()))
 	}
 	return b, nil
+}
+
+// badFile reports whether err is the file's fault (it goes to failed/)
+// rather than the system's (the file waits and is tried again).
+func badFile(err error) bool {
+	var fe *FormatError
+	return errors.As(err, &fe)
+}
+
+// later schedules a claim that failed for a transient reason for another
+// try, marks the queue blocked on it and logs that once.
+func (q *Queue) later(c claim, what string, err error) claim {
+	c.tries++
+	wait := retryDelay(c.tries)
+	c.due = time.Now().Add(wait)
+	if q.block(c.key(), fmt.Errorf("%s: %w", what, err)) {
+		q.log.Error().Err(err).Str("path", textsafe.Escape(c.name)).Str("retry_in", wait.String()).
+			Msg(what + "; the file stays claimed and is tried again")
+	}
+	return c
+}
+
+// done clears what blocked a claim once it went through.
+func (q *Queue) done(c claim) {
+	if q.unblock(c.key()) {
+		q.log.Info().Str("path", textsafe.Escape(c.name)).Int("tries", c.tries).Msg("file handled after all")
+	}
 }
 
 // stillWriting reports whether a claimed file that failed to parse may be
@@ -130,7 +206,9 @@ const retryFor = 2 * time.Second
 
 // processCommands validates and records a batch of claimed command files in
 // one transaction, then archives them or moves them to failed/. It returns
-// the claims to try again later (files perhaps still being written).
+// the claims to try again later: files perhaps still being written, and
+// files that failed for a transient reason (processing a claim again is
+// harmless: the store knows what it recorded).
 func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	if len(claims) == 0 {
 		return nil
@@ -140,12 +218,23 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	ok := make([]bool, len(claims))
 	for i, c := range claims {
 		cmds, err := q.decodeCommands(c)
-		if err != nil {
-			if q.stillWriting(c) {
-				retry = append(retry, c)
-				continue
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist):
+			q.log.Warn().Str("path", textsafe.Escape(c.name)).Msg("claimed command file vanished")
+			q.done(c)
+			continue
+		case !badFile(err):
+			retry = append(retry, q.later(c, "read command file", err))
+			continue
+		case q.stillWriting(c):
+			c.due = time.Now().Add(max(4*q.cfg.Settings.Queue.Settle, 50*time.Millisecond))
+			retry = append(retry, c)
+			continue
+		default:
+			if again, rejected := q.reject(c, err); !rejected {
+				retry = append(retry, again)
 			}
-			q.reject(c, err)
 			continue
 		}
 		ok[i] = true
@@ -163,8 +252,11 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	}
 	results, err := q.st.AcceptCommands(recs)
 	if err != nil {
-		// The files stay claimed; the next start redoes them.
-		q.log.Error().Err(err).Int("files", len(claims)).Msg("record commands; they stay claimed until the next start")
+		for i, c := range claims {
+			if ok[i] {
+				retry = append(retry, q.later(c, "record commands", err))
+			}
+		}
 		return retry
 	}
 	for k, res := range results {
@@ -181,9 +273,14 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 		}
 	}
 	for i, c := range claims {
-		if ok[i] {
-			q.archive(c, "commands")
+		if !ok[i] {
+			continue
 		}
+		if _, err := q.archive(c, "commands"); err != nil {
+			retry = append(retry, q.later(c, "archive command file", err))
+			continue
+		}
+		q.done(c)
 	}
 	q.touched()
 	return retry
@@ -233,22 +330,39 @@ func (q *Queue) roleList() string {
 }
 
 // processReport records a claimed report and closes its task, then tells the
-// task's sender and lets the role's next task go.
-func (q *Queue) processReport(c claim) {
+// task's sender and lets the role's next task go. When it fails for a
+// transient reason it returns the claim to try again and false.
+//
+// A report closes only a task that is open and was handed to its role. A
+// report file named after a role (<role>.yaml, the report_to of every task
+// file) speaks for that role and may close only that role's task; a report
+// under any other name may close whichever task its task_id names, as long
+// as that task was handed out, and the task's role is the one recorded.
+func (q *Queue) processReport(c claim) (claim, bool) {
 	data, err := q.readClaim(c)
-	if err != nil {
-		q.reject(c, err)
-		return
+	var rep Report
+	if err == nil {
+		rep, err = DecodeReport(c.name, data, q.limits)
 	}
-	rep, err := DecodeReport(c.name, data, q.limits)
-	if err != nil {
-		q.reject(c, err)
-		return
+	switch {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		q.log.Warn().Str("path", textsafe.Escape(c.name)).Msg("claimed report file vanished")
+		q.done(c)
+		return c, true
+	case !badFile(err):
+		return q.later(c, "read report file", err), false
+	default:
+		return q.reject(c, err)
 	}
-	archived := filepath.Join(q.dirs.archive, "reports", c.id)
+	archiveDir := filepath.Join(q.dirs.archive, "reports")
+	archived, err := freeName(archiveDir, c.id)
+	if err != nil {
+		return q.later(c, "choose the archived report's name", err), false
+	}
 	rec := store.ReportRecord{
-		ClaimName: c.id, File: c.name, TaskID: rep.TaskID, Status: rep.Status, Summary: rep.Summary,
-		Details: rep.Details, Files: rep.Files, ArchivedPath: archived, ReceivedAt: q.now(),
+		ClaimName: c.id, File: c.name, TaskID: rep.TaskID, Role: q.reportRole(c.name), Status: rep.Status,
+		Summary: rep.Summary, Details: rep.Details, Files: rep.Files, ArchivedPath: archived, ReceivedAt: q.now(),
 	}
 	if rep.SkillCandidate != nil {
 		rec.SkillName, rec.SkillDescription = rep.SkillCandidate.Name, rep.SkillCandidate.Description
@@ -256,19 +370,31 @@ func (q *Queue) processReport(c claim) {
 	task, again, err := q.st.AcceptReport(rec)
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
-		q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
-		return
+		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
 	case errors.Is(err, store.ErrTaskClosed):
-		q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
-		return
+		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
+	case errors.Is(err, store.ErrNotDelivered):
+		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf(
+			"report for task %q, which is still queued for %s: no role has been given it, so no report can close it", rep.TaskID, q.taskRole(rep.TaskID))})
+	case errors.Is(err, store.ErrWrongRole):
+		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf(
+			"%s is role %s's report file, but task %q is %s's; a role reports only on its own task", c.name, rec.Role, rep.TaskID, q.taskRole(rep.TaskID))})
 	case err != nil:
-		q.log.Error().Err(err).Str("path", c.name).Msg("record report; it stays claimed until the next start")
-		return
+		return q.later(c, "record report", err), false
 	}
-	q.archive(c, "reports")
-	if again {
-		return
+	if !again {
+		q.reported(task, rep, archived)
 	}
+	if _, err := q.archive(c, "reports"); err != nil {
+		return q.later(c, "archive report file", err), false
+	}
+	q.done(c)
+	return c, true
+}
+
+// reported does what a newly recorded report calls for: log it, let the
+// role's next task go, tell the sender.
+func (q *Queue) reported(task store.Task, rep Report, archived string) {
 	lg := q.log.Info()
 	if rep.Status != "done" {
 		lg = q.log.Warn()
@@ -284,6 +410,24 @@ func (q *Queue) processReport(c claim) {
 	}
 }
 
+// reportRole is the role a report file speaks for: the role whose report_to
+// it is (<role>.yaml), or "" for a file under any other name.
+func (q *Queue) reportRole(name string) string {
+	stem := strings.TrimSuffix(name, filepath.Ext(name))
+	if r, ok := q.cfg.Role(stem); ok {
+		return r.ID
+	}
+	return ""
+}
+
+// taskRole names a task's role in an error message.
+func (q *Queue) taskRole(id string) string {
+	if t, err := q.st.Task(id); err == nil {
+		return t.Role
+	}
+	return "its role"
+}
+
 // notifySender queues the notify line for the role that sent the command.
 func (q *Queue) notifySender(task store.Task, reportPath string) {
 	from, ok := q.cfg.Role(task.From)
@@ -296,46 +440,113 @@ func (q *Queue) notifySender(task store.Task, reportPath string) {
 	if r, err := filepath.Rel(from.Command.Cwd, reportPath); err == nil && !strings.HasPrefix(r, "..") {
 		rel = filepath.ToSlash(r)
 	}
+	// Titles and file names were checked on the way in; escaping them again
+	// keeps a history written by an older shogun from typing controls.
 	text := roles.Expand(from.Notify, map[string]string{
-		roles.VarRole: task.Role, roles.VarTitle: task.Title, roles.VarReportPath: rel,
+		roles.VarRole: task.Role, roles.VarTitle: textsafe.Escape(task.Title), roles.VarReportPath: textsafe.Escape(rel),
 		roles.VarID: from.ID, roles.VarName: from.Name,
 	})
 	w.addNote(note{taskID: task.ID, text: text})
 }
 
-// archive moves a processed file from .claimed to archive/<kind>/.
-func (q *Queue) archive(c claim, kind string) {
-	dst := filepath.Join(q.dirs.archive, kind, c.id)
-	if err := os.Rename(c.path, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		q.log.Error().Err(err).Str("path", c.path).Msg("archive file")
+// archive moves a processed file from .claimed to archive/<kind>/, never
+// over an existing file, and returns where it went.
+func (q *Queue) archive(c claim, kind string) (string, error) {
+	dst, err := moveInto(c.path, filepath.Join(q.dirs.archive, kind), c.id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil // archived already, by a run that then crashed
 	}
+	return dst, err
 }
 
-// reject moves a file to failed/ beside <name>.error.yaml saying why. The
-// reason is written first, so a crash in between leaves the file claimed and
-// the next start rejects it again, never loses it.
-func (q *Queue) reject(c claim, cause error) {
-	name := c.name
-	if _, err := os.Lstat(filepath.Join(q.dirs.failed, name)); err == nil {
-		name = c.id // keep an earlier rejected file of the same name
+// freeName is the path name would have in dir if nothing were in the way,
+// else the first free "-N" variant, as moveInto would pick it.
+func freeName(dir, name string) (string, error) {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for i := 1; i <= maxSuffix; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d%s", stem, i, ext)
+		}
+		p, err := inFolder(dir, n)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			return p, nil
+		} else if err != nil {
+			return "", err
+		}
 	}
-	if _, err := WriteFailure(q.dirs.failed, name, cause, q.now()); err != nil {
-		q.log.Error().Err(err).Str("path", c.path).Msg("write failure record; file stays claimed")
-		return
+	return "", fmt.Errorf("queue: %s and %d more names like it are taken in %s", name, maxSuffix-1, dir)
+}
+
+// reject moves a claimed file to failed/ beside <name>.error.yaml saying
+// why. The reason is written first, so a crash in between leaves the file
+// claimed and the next start rejects it again, never loses it. When the
+// record or the move fails (a full disk, a folder that cannot be written),
+// the file stays claimed: it returns the claim to try again and false.
+func (q *Queue) reject(c claim, cause error) (claim, bool) {
+	if err := q.moveToFailed(c.path, c.name, c.id, cause); err != nil {
+		return q.later(c, "move rejected file to failed/", err), false
 	}
-	if err := os.Rename(c.path, filepath.Join(q.dirs.failed, name)); err != nil {
-		q.log.Error().Err(err).Str("path", c.path).Msg("move rejected file")
-		return
+	q.done(c)
+	return c, true
+}
+
+// rejectUnclaimed moves a file that must not be claimed (its name is not
+// safe to use) straight from its queue folder to failed/. A failure leaves
+// it there, for the next scan.
+func (q *Queue) rejectUnclaimed(dir, name string, cause error) error {
+	key := filepath.Base(dir) + "/" + textsafe.Escape(name)
+	stamp := q.now().UTC().Format(claimStamp)
+	if err := q.moveToFailed(filepath.Join(dir, name), name, stamp+"-"+safeName(name), cause); err != nil {
+		if q.block(key, fmt.Errorf("move rejected file to failed/: %w", err)) {
+			q.log.Error().Err(err).Str("path", textsafe.Escape(name)).Msg("move rejected file to failed/; tried again at the next scan")
+		}
+		return err
 	}
-	q.log.Warn().Str("path", c.name).Str("failed", name).Str("error", cause.Error()).Msg("file rejected")
-	q.event("", "rejected", "", fmt.Sprintf("%s: %v", c.name, cause))
+	q.unblock(key)
+	return nil
+}
+
+// moveToFailed writes the failure record and then moves src into failed/.
+// The file keeps its name there (its id, if an earlier rejected file has the
+// name); an unsafe name is replaced by safeName, and the record keeps the
+// original, escaped.
+func (q *Queue) moveToFailed(src, name, id string, cause error) error {
+	failedName := safeName(name)
+	original := ""
+	if failedName != name {
+		original = strconv.Quote(name)
+	}
+	if _, err := os.Lstat(filepath.Join(q.dirs.failed, failedName)); err == nil {
+		failedName = safeName(id) // keep an earlier rejected file of the same name
+	}
+	dst, err := freeName(q.dirs.failed, failedName)
+	if err != nil {
+		return err
+	}
+	failedName = filepath.Base(dst)
+	if _, err := writeFailure(q.dirs.failed, failedName, original, cause, q.now()); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return err
+	}
+	shown := textsafe.Escape(name)
+	msg := textsafe.Escape(cause.Error())
+	q.log.Warn().Str("path", shown).Str("failed", failedName).Str("error", msg).Msg("file rejected")
+	q.event("", "rejected", "", fmt.Sprintf("%s: %s", shown, msg))
 	q.mu.Lock()
-	q.recent = append(q.recent, attention{at: q.now(), text: fmt.Sprintf("rejected %s: %v (runtime/queue/failed/%s.error.yaml)", c.name, cause, name)})
+	q.recent = append(q.recent, attention{at: q.now(), text: fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName)})
 	if len(q.recent) > 20 {
 		q.recent = q.recent[len(q.recent)-20:]
 	}
 	q.mu.Unlock()
 	q.touched()
+	return nil
 }
 
 // attention is an item for the dashboard's "needs attention" list.

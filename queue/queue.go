@@ -70,7 +70,8 @@ type Queue struct {
 	changed  chan struct{} // dashboard refresh requests
 	onReport func(store.Task)
 	mu       sync.Mutex
-	recent   []attention // files rejected during this run, for the dashboard
+	recent   []attention         // files rejected during this run, for the dashboard
+	blocked  map[string]blockage // what cannot make progress now, and why
 }
 
 // dirs are the queue folders of a workspace.
@@ -127,7 +128,8 @@ func New(opts Options) (*Queue, error) {
 // Run processes the queue until ctx ends: first whatever a crash left
 // claimed, then every file already waiting, then new files as they come.
 func (q *Queue) Run(ctx context.Context) error {
-	if err := q.recover(); err != nil {
+	retry, err := q.recover()
+	if err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -139,6 +141,7 @@ func (q *Queue) Run(ctx context.Context) error {
 		}()
 	}
 	in := newIntake(q)
+	in.keepTrying(retry)
 	// Files that arrived while no supervisor ran go first, before any role
 	// is given work: a report waiting there closes its task, which is then
 	// not delivered again to the restarted role.

@@ -8,6 +8,17 @@ import (
 	"time"
 )
 
+// Reasons AcceptReport refuses a report for an open task; the returned
+// errors wrap them with the task and its role.
+var (
+	// ErrNotDelivered means the task is still queued: its role has not been
+	// given it, so no report can be about it.
+	ErrNotDelivered = errors.New("task not yet handed to its role")
+	// ErrWrongRole means the report comes from a role other than the
+	// task's.
+	ErrWrongRole = errors.New("task belongs to another role")
+)
+
 // ReportRecord is a validated report taken from a claimed file.
 type ReportRecord struct {
 	// ClaimName names the claimed file; with TaskID it recognises a file
@@ -15,10 +26,14 @@ type ReportRecord struct {
 	ClaimName string
 	File      string // the name the file had when it was dropped
 	TaskID    string
-	Status    string // done, failed or blocked
-	Summary   string
-	Details   string
-	Files     []string
+	// Role, when set, is the role the report comes from (the queue takes it
+	// from a report file named <role>.yaml): the task must be that role's,
+	// or the report is refused with ErrWrongRole.
+	Role    string
+	Status  string // done, failed or blocked
+	Summary string
+	Details string
+	Files   []string
 	// SkillName and SkillDescription carry the agent's skill_candidate, if
 	// any, for `shogun skills scan`.
 	SkillName, SkillDescription string
@@ -43,6 +58,9 @@ type Report struct {
 //   - no such task: ErrUnknownTask;
 //   - the task is closed: ErrTaskClosed, naming the task and its status, so
 //     a second report never closes a task twice;
+//   - the task is still queued, never handed to its role: ErrNotDelivered,
+//     so a report cannot make work vanish before anyone did it;
+//   - Role is set and the task is another role's: ErrWrongRole;
 //   - else the report is inserted and the task takes its status, with
 //     finished_at, summary and report_path (the archived file).
 func (s *Store) AcceptReport(r ReportRecord) (task Task, alreadyRecorded bool, err error) {
@@ -63,8 +81,15 @@ func (s *Store) AcceptReport(r ReportRecord) (task Task, alreadyRecorded bool, e
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := openTask(tx, r.TaskID); err != nil {
+		cur, err := openTask(tx, r.TaskID)
+		if err != nil {
 			return err
+		}
+		if cur.Status == StatusQueued {
+			return fmt.Errorf("%w: %s is queued for %s", ErrNotDelivered, r.TaskID, cur.Role)
+		}
+		if r.Role != "" && r.Role != cur.Role {
+			return fmt.Errorf("%w: %s is %s's, not %s's", ErrWrongRole, r.TaskID, cur.Role, r.Role)
 		}
 		files, err := json.Marshal(nonNil(r.Files))
 		if err != nil {

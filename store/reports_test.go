@@ -74,9 +74,17 @@ func TestAcceptReportStatuses(t *testing.T) {
 		t.Run(tc.status, func(t *testing.T) {
 			id := "cmd-" + tc.status
 			task := accept(t, s, command(run, id+".yaml", id, "ashigaru2"))[0].Task
+			if _, err := s.Assign(task.ID, day); err != nil {
+				t.Fatal(err)
+			}
 			got, _, err := s.AcceptReport(report(task.ID, id+"-report.yaml", tc.status, day))
 			if tc.ok != (err == nil) {
 				t.Fatalf("status %q: err = %v", tc.status, err)
+			}
+			if !tc.ok {
+				if _, err := s.Cancel(task.ID, "refused report", day); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if tc.ok && got.Status != tc.status {
 				t.Fatalf("task status = %s, want %s", got.Status, tc.status)
@@ -93,6 +101,9 @@ func TestRecentReportsNewestFirst(t *testing.T) {
 		command(run, "3.yaml", "cmd-3", "ashigaru1"),
 	)
 	for i, r := range res {
+		if _, err := s.Assign(r.Task.ID, day); err != nil {
+			t.Fatal(err)
+		}
 		if _, _, err := s.AcceptReport(report(r.Task.ID, r.Task.CommandID+"-report.yaml", StatusDone, day.Add(time.Duration(i)*time.Minute))); err != nil {
 			t.Fatal(err)
 		}
@@ -107,5 +118,48 @@ func TestRecentReportsNewestFirst(t *testing.T) {
 	}
 	if all, _ := s.RecentReports(0); len(all) != 3 {
 		t.Fatalf("RecentReports(0) returned %d, want all 3", len(all))
+	}
+}
+
+// A report closes only a task that its role was given: not one still
+// queued, and not another role's when the report says whose it is.
+func TestAcceptReportRefusesQueuedAndForeignTasks(t *testing.T) {
+	s, run := workspace(t)
+	res := accept(t, s, command(run, "1.yaml", "cmd-1", "ashigaru1"), command(run, "2.yaml", "cmd-2", "ashigaru2"))
+	mine, theirs := res[0].Task, res[1].Task
+
+	// ashigaru2's task was never handed out: no report can close it.
+	queued := report(theirs.ID, "evil.yaml", StatusDone, day)
+	if _, _, err := s.AcceptReport(queued); !errors.Is(err, ErrNotDelivered) {
+		t.Fatalf("report for a queued task: %v, want ErrNotDelivered", err)
+	}
+	if _, err := s.Assign(mine.ID, day); err != nil {
+		t.Fatal(err)
+	}
+	// ashigaru2 reports on ashigaru1's task in flight.
+	foreign := report(mine.ID, "ashigaru2.yaml", StatusDone, day)
+	foreign.Role = "ashigaru2"
+	if _, _, err := s.AcceptReport(foreign); !errors.Is(err, ErrWrongRole) {
+		t.Fatalf("report from another role: %v, want ErrWrongRole", err)
+	}
+	for _, id := range []string{mine.ID, theirs.ID} {
+		if got, _ := s.Task(id); Closed(got.Status) {
+			t.Fatalf("a refused report closed %s: %+v", id, got)
+		}
+		if reps, _ := s.ReportsForTask(id); len(reps) != 0 {
+			t.Fatalf("a refused report was recorded for %s: %+v", id, reps)
+		}
+	}
+	// The task's own role, by name or without one, is accepted.
+	own := report(mine.ID, "ashigaru1.yaml", StatusDone, day)
+	own.Role = "ashigaru1"
+	if got, _, err := s.AcceptReport(own); err != nil || got.Status != StatusDone {
+		t.Fatalf("the role's own report: %+v, %v", got, err)
+	}
+	if _, err := s.Assign(theirs.ID, day); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := s.AcceptReport(report(theirs.ID, "any-name.yaml", StatusDone, day)); err != nil || got.Status != StatusDone {
+		t.Fatalf("a report under another name for a task in flight: %+v, %v", got, err)
 	}
 }

@@ -409,3 +409,35 @@ func BenchmarkAcceptCommands(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "commands/s")
 }
+
+// The task last handed to a role is known from the history alone, whatever
+// order the tasks arrived in.
+func TestLastAssigned(t *testing.T) {
+	s, run := workspace(t)
+	if got, err := s.LastAssigned("ashigaru1"); got != nil || err != nil {
+		t.Fatalf("LastAssigned before any assignment = %+v, %v", got, err)
+	}
+	res := accept(t, s, command(run, "1.yaml", "cmd-1", "ashigaru1"), command(run, "2.yaml", "cmd-2", "ashigaru1"),
+		command(run, "3.yaml", "cmd-3", "ashigaru2"))
+	// The second task goes first (a higher priority, say), then the first;
+	// the times differ only below the second, as they do in a fast queue,
+	// and the earlier one is a whole second, which sorts after the later
+	// one as text.
+	second := day.Add(time.Second)
+	if _, err := s.Assign(res[1].Task.ID, second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Cancel(res[1].Task.ID, "done elsewhere", second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Assign(res[0].Task.ID, second.Add(500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Assign(res[2].Task.ID, second.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LastAssigned("ashigaru1")
+	if err != nil || got == nil || got.ID != res[0].Task.ID {
+		t.Fatalf("LastAssigned = %+v, %v; want %s", got, err, res[0].Task.ID)
+	}
+}
