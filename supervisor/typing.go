@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 // ErrUndelivered means the text was typed but the program never showed that
@@ -53,19 +53,18 @@ const maxSubmitDelay = 5 * time.Second
 
 // CheckTypable reports whether text may be typed into an agent. Everything
 // typed is built from validated values; this is the last gate, so that no
-// value can smuggle keys past it.
+// value can smuggle keys past it. The characters refused are textsafe's
+// (controls, line separators, bidi formatting, bytes that are not UTF-8),
+// except the newline and a CRLF, which the procedure handles.
 func CheckTypable(text string) error {
-	for i, r := range text {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
-			return fmt.Errorf("%w: byte %#x at %d is not UTF-8", ErrUnsafeText, text[i], i)
-		case r == '\n':
-		case r == '\r' && strings.HasPrefix(text[i:], "\r\n"):
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029':
-			return fmt.Errorf("%w: control character %U at %d", ErrUnsafeText, r, i)
+	at, r := textsafe.Find(text, func(r rune) bool { return r == '\n' || r == '\r' })
+	if at < 0 {
+		if i := strings.Index(strings.ReplaceAll(text, "\r\n", ""), "\r"); i >= 0 {
+			return fmt.Errorf("%w: a carriage return not followed by a line break", ErrUnsafeText)
 		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: %s at byte %d", ErrUnsafeText, textsafe.Describe(r), at)
 }
 
 // payloadFor builds the bytes typed for text: nothing when text holds a

@@ -137,8 +137,8 @@ func TestScreenTypeAndUnknownRole(t *testing.T) {
 	}
 	// Keys smuggled in the text (end the paste, Ctrl-C, submit) are refused
 	// whole: the agent receives nothing of them.
-	if _, errOut, code := shogun(t, "type", "ashigaru1", "zz\r\x1b[201~\x03EVIL\r", "--submit", "-w", ws); code == 0 || !strings.Contains(errOut, "control character") {
-		t.Errorf("type with control characters: exit %d, %q; want a refusal naming the control character", code, errOut)
+	if _, errOut, code := shogun(t, "type", "ashigaru1", "zz\r\x1b[201~\x03EVIL\r", "--submit", "-w", ws); code == 0 || !strings.Contains(errOut, "escape character") {
+		t.Errorf("type with control characters: exit %d, %q; want a refusal naming the escape character", code, errOut)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if recs := shoguntest.Submits(t, rec); len(recs) != 2 {
