@@ -204,7 +204,9 @@ priority: high
 	}
 }
 
-func TestAliasBombIsRejectedQuicklyAndCheaply(t *testing.T) {
+// Bounded by memory, not by time: a timed assertion fails on a loaded
+// machine, while an expansion shows up as gigabytes allocated.
+func TestAliasBombIsRejectedCheaply(t *testing.T) {
 	// Three shapes: nine levels of nine (the classic), an anchor holding a
 	// long list of aliases to itself (pushes many nodes per step), and the
 	// bomb hidden inside a field the decoder would otherwise read.
@@ -218,16 +220,11 @@ func TestAliasBombIsRejectedQuicklyAndCheaply(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			start := time.Now()
 			_, err := DecodeCommands("bomb.yaml", []byte(in), Limits{})
-			took := time.Since(start)
 			runtime.ReadMemStats(&after)
 			var fe *FormatError
 			if !errors.As(err, &fe) || !strings.Contains(fe.Message, "alias bomb") {
 				t.Fatalf("err = %v, want an alias bomb error", err)
-			}
-			if took > 500*time.Millisecond {
-				t.Errorf("took %v to reject", took)
 			}
 			// The parse tree of the input plus at most MaxNodes stack
 			// entries; an expansion would be gigabytes.
