@@ -29,11 +29,15 @@ var bin string
 
 func TestMain(m *testing.M) { shoguntest.Main(m, &bin) }
 
-// liveRole is one CLI in the live team and how far its first run is set up.
+// liveRole is one role of the live team: a CLI, how far its first run is
+// set up, and the state start-up must reach.
 type liveRole struct {
-	cli   CLI
-	setup Setup
-	want  string // the state start-up must reach
+	id       string
+	cli      CLI
+	setup    Setup
+	want     string // "ready" or "attention"
+	noPrompt bool   // startup_prompt: "" (the task is the first thing typed)
+	task     bool   // gets a task with shogun send
 }
 
 func TestRealCLIsUnderShogun(t *testing.T) {
@@ -52,11 +56,18 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 	}
 	t.Logf("CLIs installed or found in %s in %.1fs", cache, time.Since(start).Seconds())
 
+	// Offline a request never succeeds. Claude Code fails it at once here
+	// (FailFast), so its composer comes back and a task can follow the
+	// startup prompt. Codex waits for the network until interrupted, so a
+	// second Codex role without a startup prompt takes the task.
+	claudeSetup := Ready
+	claudeSetup.FailFast = true
 	team := []liveRole{
-		{cli: mustCLI(t, "claude"), setup: Ready, want: "ready"},
-		{cli: mustCLI(t, "codex"), setup: Ready, want: "ready"},
-		{cli: mustCLI(t, "gemini"), setup: Setup{}, want: "attention"},
-		{cli: mustCLI(t, "copilot"), setup: Setup{}, want: "attention"},
+		{id: "claude", cli: mustCLI(t, "claude"), setup: claudeSetup, want: "ready", task: true},
+		{id: "codex", cli: mustCLI(t, "codex"), setup: Ready, want: "ready"},
+		{id: "codex2", cli: mustCLI(t, "codex"), setup: Ready, want: "ready", noPrompt: true, task: true},
+		{id: "gemini", cli: mustCLI(t, "gemini"), setup: Setup{}, want: "attention"},
+		{id: "copilot", cli: mustCLI(t, "copilot"), setup: Setup{}, want: "attention"},
 	}
 
 	root := t.TempDir()
@@ -74,12 +85,19 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 
 	var entries strings.Builder
 	entries.WriteString("roles:\n")
+	prepared := map[string]bool{}
 	for _, r := range team {
-		if _, err := prepare(r.cli, r.setup, cache, home, ws); err != nil {
-			t.Fatal(err)
+		if !prepared[r.cli.Name] {
+			if _, err := prepare(r.cli, r.setup, cache, home, ws); err != nil {
+				t.Fatal(err)
+			}
+			prepared[r.cli.Name] = true
 		}
-		fmt.Fprintf(&entries, "  - id: %s\n    prompt_path: roles/ashigaru.md\n    cli: %s\n    command:\n      exec: %q\n      env:\n",
-			r.cli.Name, r.cli.Name, r.cli.Path(cache))
+		fmt.Fprintf(&entries, "  - id: %s\n    prompt_path: roles/ashigaru.md\n    cli: %s\n", r.id, r.cli.Name)
+		if r.noPrompt {
+			entries.WriteString("    startup_prompt: \"\"\n")
+		}
+		fmt.Fprintf(&entries, "    command:\n      exec: %q\n      env:\n", r.cli.Path(cache))
 		for _, kv := range cliEnv(r.cli, r.setup, cache, home) {
 			k, v, _ := strings.Cut(kv, "=")
 			fmt.Fprintf(&entries, "        %s: %q\n", k, v)
@@ -118,51 +136,53 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 		}
 	})
 
-	// Start-up: Claude and Codex ready with the startup prompt confirmed on
-	// the first submit; Gemini and Copilot, fresh, waiting for a person.
+	// Start-up: Claude and Codex ready, each startup prompt confirmed on
+	// the first submit (the request it makes then keeps Codex busy);
+	// Gemini and Copilot, fresh, waiting for a person.
 	reached := map[string]time.Duration{}
-	deadline := time.Now().Add(3 * time.Minute)
-	for len(reached) < len(team) && time.Now().Before(deadline) {
+	done := func(r liveRole, st control.StatusReply) bool {
+		if r.want == "attention" {
+			return stateOf(st, r.id) == "attention"
+		}
+		log := readLog(ws, r.id)
+		return log.readyAt > 0 && (r.noPrompt || log.prompt != "")
+	}
+	for deadline := time.Now().Add(3 * time.Minute); len(reached) < len(team) && time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		st, ok := status(t, env, ws)
 		for _, r := range team {
-			if _, done := reached[r.cli.Name]; done || !ok {
-				continue
-			}
-			prompted := r.want != "ready" || promptResult(t, ws, r.cli.Name) != ""
-			if stateOf(st, r.cli.Name) == r.want && prompted {
-				reached[r.cli.Name] = time.Since(started)
+			if _, ok2 := reached[r.id]; !ok2 && ok && done(r, st) {
+				reached[r.id] = time.Since(started)
 			}
 		}
-		time.Sleep(500 * time.Millisecond)
 	}
 	for _, r := range team {
-		if d, ok := reached[r.cli.Name]; ok {
-			t.Logf("%s %s: %s after %.1fs", r.cli.Name, r.cli.Version, r.want, d.Seconds())
-			continue
+		log := readLog(ws, r.id)
+		if d, ok := reached[r.id]; ok {
+			t.Logf("%s (%s %s): %s after %.1fs; startup prompt %s", r.id, r.cli.Name, r.cli.Version, r.want, d.Seconds(), orNone(log.prompt))
+		} else {
+			st, _ := status(t, env, ws)
+			t.Errorf("%s (%s %s): start-up did not reach %s (state now %q, states seen %v, startup prompt %s); screen:\n%s",
+				r.id, r.cli.Name, r.cli.Version, r.want, stateOf(st, r.id), log.states, orNone(log.prompt), screen(t, env, ws, r.id))
 		}
-		st, _ := status(t, env, ws)
-		t.Errorf("%s %s: start-up did not reach %s (state %q, startup prompt: %s); screen:\n%s",
-			r.cli.Name, r.cli.Version, r.want, stateOf(st, r.cli.Name), orNone(promptResult(t, ws, r.cli.Name)), screen(t, env, ws, r.cli.Name))
-	}
-	for _, r := range team {
-		res := promptResult(t, ws, r.cli.Name)
 		switch {
-		case r.want == "ready" && res != "delivered after 1 submit":
-			t.Errorf("%s: startup prompt %s, want delivered after 1 submit", r.cli.Name, orNone(res))
-		case r.want != "ready" && res != "":
-			t.Errorf("%s: something was typed into the first-run dialog: startup prompt %s", r.cli.Name, res)
+		case r.want == "ready" && !r.noPrompt && log.prompt != "delivered after 1 submit":
+			t.Errorf("%s: startup prompt %s, want delivered after 1 submit (states seen %v); screen:\n%s",
+				r.id, orNone(log.prompt), log.states, screen(t, env, ws, r.id))
+		case (r.want != "ready" || r.noPrompt) && log.prompt != "":
+			t.Errorf("%s: startup prompt %s, want nothing typed (states seen %v); screen:\n%s",
+				r.id, log.prompt, log.states, screen(t, env, ws, r.id))
 		}
 	}
 
 	// A task each for Claude and Codex, delivered after one submit.
 	ids := map[string]string{}
 	for _, r := range team {
-		if r.want != "ready" {
+		if !r.task {
 			continue
 		}
-		out := shogun(t, env, "send", "-w", ws, "--to", r.cli.Name, "--title", "Say hello",
+		out := shogun(t, env, "send", "-w", ws, "--to", r.id, "--title", "Say hello",
 			"--body", "Reply with one word: hello. Do not write any file.")
-		ids[r.cli.Name] = strings.TrimSpace(out)
+		ids[r.id] = strings.TrimSpace(out)
 	}
 	sent := time.Now()
 	delivered := map[string]store.Task{}
@@ -190,8 +210,8 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 	// The first-run dialogs are still on screen: nothing answered them.
 	for _, r := range team {
 		if r.want == "attention" {
-			if st, _ := status(t, env, ws); stateOf(st, r.cli.Name) != "attention" {
-				t.Errorf("%s: state %q before stop, want attention still; screen:\n%s", r.cli.Name, stateOf(st, r.cli.Name), screen(t, env, ws, r.cli.Name))
+			if st, _ := status(t, env, ws); stateOf(st, r.id) != "attention" {
+				t.Errorf("%s: state %q before stop, want attention still; screen:\n%s", r.id, stateOf(st, r.id), screen(t, env, ws, r.id))
 			}
 		}
 	}
@@ -288,35 +308,51 @@ func screen(t *testing.T, env []string, ws, role string) string {
 	return out
 }
 
-// promptResult reads the supervisor's log for the role's startup prompt:
-// "delivered after N submit(s)", "not delivered after N submit(s)", or ""
-// while there is no word of it.
-func promptResult(t *testing.T, ws, role string) string {
+// roleLog is what the supervisor's log says about one role.
+type roleLog struct {
+	states  []string      // the states it entered, in order
+	readyAt time.Duration // > 0 once it was ready (time since the first entry)
+	prompt  string        // "delivered after N submit(s)", "not delivered …", or ""
+}
+
+// readLog reads runtime/logs/shogun.log for the role.
+func readLog(ws, role string) roleLog {
+	var out roleLog
 	f, err := os.Open(filepath.Join(ws, "runtime", "logs", "shogun.log"))
 	if err != nil {
-		return ""
+		return out
 	}
 	defer f.Close()
-	res := ""
+	var first time.Time
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var e struct {
-			Role     string `json:"role"`
-			Message  string `json:"message"`
-			Attempts int    `json:"attempts"`
+			Time     time.Time `json:"time"`
+			Role     string    `json:"role"`
+			Message  string    `json:"message"`
+			State    string    `json:"state"`
+			Attempts int       `json:"attempts"`
 		}
 		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Role != role {
 			continue
 		}
-		switch e.Message {
-		case "startup prompt delivered":
-			res = fmt.Sprintf("delivered after %d submit%s", e.Attempts, plural(e.Attempts))
-		case "startup prompt not delivered":
-			res = fmt.Sprintf("not delivered after %d submit%s", e.Attempts, plural(e.Attempts))
+		if first.IsZero() {
+			first = e.Time
+		}
+		switch {
+		case strings.HasPrefix(e.Message, "state ") && e.State != "":
+			out.states = append(out.states, e.State)
+			if e.State == "ready" && out.readyAt == 0 {
+				out.readyAt = max(e.Time.Sub(first), time.Nanosecond)
+			}
+		case e.Message == "startup prompt delivered":
+			out.prompt = fmt.Sprintf("delivered after %d submit%s", e.Attempts, plural(e.Attempts))
+		case e.Message == "startup prompt not delivered":
+			out.prompt = fmt.Sprintf("not delivered after %d submit%s", e.Attempts, plural(e.Attempts))
 		}
 	}
-	return res
+	return out
 }
 
 func plural(n int) string {

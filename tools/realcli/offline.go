@@ -17,8 +17,9 @@ const (
 	dummyOpenAIKey    = "sk-shogun-offline-dummy-0000000000000000"
 	dummyGeminiKey    = "shogun-offline-dummy-gemini-key"
 	dummyProviderKey  = "shogun-offline-dummy-provider-key"
-	// unreachableURL is where Copilot CLI's own-provider mode sends its
-	// requests: the discard port on loopback, which refuses at once.
+	// unreachableURL is where Copilot CLI's own-provider mode (and Claude
+	// Code with Setup.FailFast) sends its requests: the discard port on
+	// loopback, which refuses at once.
 	unreachableURL = "http://127.0.0.1:9/v1"
 	// runMarker is put into every CLI's environment with a per-run value,
 	// so that processes a CLI leaves behind (Codex's app-server daemon runs
@@ -38,6 +39,11 @@ type Setup struct {
 	Trusted bool
 	// KeyApproved: Claude Code's "use this API key?" answer is recorded.
 	KeyApproved bool
+	// FailFast: Claude Code sends its requests to a port that refuses and
+	// does not retry, so a request fails at once and the composer is back
+	// (offline it retries ten times, for over three minutes). Codex has no
+	// such switch: offline it waits for the network until interrupted.
+	FailFast bool
 }
 
 // Ready is a setup with which each CLI starts offline to its composer.
@@ -79,7 +85,11 @@ func userName() string {
 func cliEnv(c CLI, s Setup, cache, home string) []string {
 	switch c.Name {
 	case "claude":
-		return []string{"ANTHROPIC_API_KEY=" + dummyAnthropicKey, "DISABLE_AUTOUPDATER=1"}
+		env := []string{"ANTHROPIC_API_KEY=" + dummyAnthropicKey, "DISABLE_AUTOUPDATER=1"}
+		if s.FailFast {
+			env = append(env, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(unreachableURL, "/v1"), "CLAUDE_CODE_MAX_RETRIES=0")
+		}
+		return env
 	case "codex":
 		return []string{"CODEX_HOME=" + filepath.Join(home, ".codex")}
 	case "gemini":
