@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 PKGS     := ./...
 
-.PHONY: all build test test-only lint demo bench cross clean
+.PHONY: all build test test-only lint demo bench cross clean fixtures test-real
 
 all: build
 
@@ -31,6 +31,18 @@ test: lint check-scripts test-only
 
 test-only:
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+## test-real: the supervisor with the real CLIs (Claude Code, Codex, Gemini CLI,
+## Copilot CLI at pinned versions) as roles, offline. Installs them with npm into
+## $$SHOGUN_REALCLI_CACHE (default ~/.cache/shogun-realcli) unless there; skips
+## when Node.js or npm is missing. See tools/realcli.
+test-real:
+	$(GO) test -tags realcli -count=1 -timeout 9m -v -run TestRealCLIsUnderShogun ./tools/realcli
+
+## fixtures: install the pinned real CLIs and record their screens, raw, into
+## supervisor/testdata/screens (what supervisor/screens_test.go replays)
+fixtures:
+	$(GO) run ./tools/realcli fixtures
 
 ## demo: a team of simulated agents, start to clean stop
 demo: build

@@ -145,46 +145,94 @@ var base = Preset{
 // presets is built once; LookupPreset hands out copies, so callers may change
 // what they get.
 var presets = func() map[string]Preset {
+	// The patterns below come from the screens of the pinned versions, seen
+	// offline in a 120x40 PTY and kept as raw captures in
+	// supervisor/testdata/screens (`make fixtures` records them again;
+	// supervisor/screens_test.go checks every preset against them). The
+	// classifier sees the whole screen: attention wins over busy, busy over
+	// ready, and ready patterns are anchored to the composer's prompt line
+	// so that a dialog's selection cursor (❯ 1. Yes) is never taken for it.
+
 	codex := base
 	codex.CLI = CLICodex
-	// Codex rotates the composer's placeholder, so the footer hint is the
-	// reliable sign of an empty, idle composer.
-	codex.ReadyPattern = `› Ask Codex to do anything|\? for shortcuts`
-	codex.BusyPattern = `esc to interrupt`
-	codex.AttentionPattern = `(?i)do you trust the (files|contents) (in|of) this (folder|directory)` +
-		`|allow codex to work in this folder|sign in with chatgpt|provide your own api key` +
+	// Codex 0.169.0. The composer is "› " at column 0 (the placeholder
+	// rotates: "Ask Codex to do anything" is one of several). A dialog's
+	// selected option is "› 1. …", so a digit and a dot after the marker
+	// are not a prompt.
+	codex.ReadyPattern = `(?m)^›(?: ?$| [^\d\n]| \d+[^.\d\n])`
+	// Working and reconnecting show "esc to interrupt". The composer is
+	// drawn before the session is up: a line submitted then stays in the
+	// composer under "Waiting for startup" (MCP servers show "Booting MCP
+	// server"), and until the session is up the footer is "? for shortcuts"
+	// alone, without "← for agents" and without the model line above it.
+	codex.BusyPattern = `esc to interrupt|Waiting for startup|Booting MCP server|Starting MCP servers|(?m)^  \? for shortcuts`
+	codex.AttentionPattern = `(?i)trust this folder\?|do you trust the (files|contents) (in|of) this (folder|directory)` +
+		`|allow codex to work in this folder|sign in with chatgpt|sign in with device code|provide your own api key` +
 		`|would you like to (run the following command|make the following edits)` +
-		`|press enter to (confirm|continue)`
+		`|press enter to (confirm|continue)|enter continue · esc back` +
+		// any other dialog: its selected, numbered option
+		`|(?m)^[›>] \d+\. \S`
 	codex.InputMarker = "›"
 	codex.Stop.Keys = "/quit\r"
 
 	claude := base
 	claude.CLI = CLIClaude
-	claude.ReadyPattern = `❯|\? for shortcuts`
+	// Claude Code 2.1.197. The composer is "❯" and a no-break space at
+	// column 0, right under a full-width rule; dialogs indent their "❯ 1."
+	// cursor, and the echo of a sent line in the transcript has a blank
+	// line above it.
+	claude.ReadyPattern = `(?m)^─{8,}\n❯(?:[ \x{a0}]|$)`
 	claude.BusyPattern = `esc to interrupt`
-	claude.AttentionPattern = `(?i)do you trust the files in this folder|select login method|choose the text style` +
+	// The first-run dialogs seen: folder trust ("Quick safety check … ❯ 1.
+	// Yes, I trust this folder  2. No, exit"), the API-key question, the
+	// Bypass Permissions warning ("❯ 1. No, exit  2. Yes, I accept"); all
+	// end in "Enter to confirm · Esc to cancel". Permission prompts ask "Do
+	// you want to proceed?" and the like; any numbered "❯ 1." cursor
+	// indented in a dialog means a person has to choose.
+	claude.AttentionPattern = `(?i)do you trust the files in this folder|is this a project you created or one you trust` +
+		`|yes, i trust this folder|bypass permissions mode|yes, i accept|select login method|choose the text style` +
 		`|do you want to use this api key|detected a custom api key|do you want to proceed\?` +
-		`|do you want to (make this edit|create|allow)|press enter to continue`
+		`|do you want to (make this edit|create|allow)|press enter to continue|enter to confirm · esc to cancel` +
+		`|(?m)^ +❯ \d+\. `
 	claude.InputMarker = "❯"
 	claude.Stop.Keys = "/exit\r"
 
 	copilot := base
 	copilot.CLI = CLICopilot
-	// Copilot CLI's idle screen was not seen offline (it needs a GitHub
-	// sign-in), and a ready pattern that never matches would keep the role
-	// from ever being ready; output going quiet is the safe sign.
-	copilot.BusyPattern = `(?i)esc to (cancel|interrupt)`
+	// Copilot CLI 1.0.102, idle in its offline mode with its own model
+	// provider (COPILOT_OFFLINE, COPILOT_PROVIDER_BASE_URL): the composer
+	// is "❯ " at column 0 right under a full-width rule, as in Claude Code;
+	// the echo of a sent line is " ❯ …" one column in.
+	copilot.ReadyPattern = `(?m)^─{8,}\n❯(?:[ \x{a0}]|$)`
+	// Working shows in the footer: " ● Working esc esc edit prompt" (the
+	// dot spins).
+	copilot.BusyPattern = `(?m)^ \S Working\b|(?i)esc to (cancel|interrupt)`
+	// The folder trust dialog ("Confirm folder trust … Do you trust the
+	// files in this folder? ❯ 1. Yes"), the sign-in request above an
+	// otherwise idle composer ("Please use /login to sign in to use
+	// Copilot"), a token that cannot be checked ("Use /login to
+	// re-authenticate"); dialogs are boxed, their cursor "│ ❯ 1.".
 	copilot.AttentionPattern = `(?i)do you trust the files in this folder|confirm folder trust` +
-		`|please (log|sign) in|use /login|do you want to run this command|allow (this|the following) tool`
+		`|please (log|sign) in|use /login|do you want to run this command|allow (this|the following) tool` +
+		`|↑/↓ to navigate · enter to select|(?m)^│ +❯ \d+\. `
+	copilot.InputMarker = "❯"
 	copilot.Stop.Keys = "/exit\r"
 
 	gemini := base
 	gemini.CLI = CLIGemini
-	// Gemini CLI's idle screen was not seen offline either (it stops at the
-	// auth choice): readiness comes from quiet output, as for Copilot.
+	// Gemini CLI 0.61.0, idle with API-key auth: the composer is " > " at
+	// column 1 (placeholder "Type your message or @path/to/file"); dialogs
+	// mark their choice with "● 1.", which attention catches first.
+	gemini.ReadyPattern = `(?m)^ > `
 	gemini.BusyPattern = `(?i)esc to cancel`
+	// The folder trust dialog ("Do you trust the files in this folder? ● 1.
+	// Trust folder"), the auth choice ("How would you like to authenticate
+	// for this project?"), tool confirmations; any selected, numbered
+	// option "● 1." is a dialog waiting for a person.
 	gemini.AttentionPattern = `(?i)do you trust (this folder|the files in this folder)|how would you like to authenticate` +
-		`|login with google|use gemini api key|allow execution|apply this change\?|waiting for user confirmation`
+		`|login with google|sign in with google|use gemini api key|allow execution|apply this change\?` +
+		`|waiting for user confirmation|do you want to proceed\?|● \d+\. `
+	gemini.InputMarker = ">"
 	gemini.Stop.Keys = "/quit\r"
 
 	// A generic program promises nothing: readiness is quiet output, work is

@@ -88,34 +88,53 @@ func TestPresetsHaveSafeTypingDefaults(t *testing.T) {
 	}
 }
 
-// The patterns are checked against what the real CLIs show (DESIGN.md
-// section 11), so a preset edit that stops recognising them fails here.
+// The patterns are checked against excerpts of what the pinned real CLIs
+// show (the full screens are raw captures in supervisor/testdata/screens,
+// checked by supervisor/screens_test.go), so a preset edit that stops
+// recognising them, or takes a dialog's cursor for a prompt, fails here.
 func TestPresetPatternsMatchRealScreens(t *testing.T) {
+	const rule = "────────────────────────────────────────"
 	tests := []struct {
 		cli, kind, screen string
 		want              bool
 	}{
-		{CLICodex, "ready", "╭──╮\n› Ask Codex to do anything\n\n  ? for shortcuts            100% context left", true},
-		{CLICodex, "ready", "› Explain this codebase\n  ? for shortcuts", true},
+		// Codex 0.169.0
+		{CLICodex, "ready", "› Ask Codex to do anything\n\n  GPT-6.1-Sol default · /w\n  ← for agents · ? for shortcuts", true},
+		{CLICodex, "ready", "› Say hello\n\n  GPT-6.1-Sol default · /w", true},
+		{CLICodex, "ready", "› 1. Trust and continue\n  2. Back to Agent Command Center", false},
+		{CLICodex, "busy", "› Ask Codex to do anything\n\n  ? for shortcuts", true}, // drawn before the session is up
+		{CLICodex, "busy", "› Say hello\n\n  Waiting for startup  · esc cancel", true},
 		{CLICodex, "busy", "• Working (0s • esc to interrupt)", true},
-		{CLICodex, "busy", "› Ask Codex to do anything", false},
-		{CLICodex, "attention", "Since this folder is version controlled, you may wish to allow Codex to work in this folder without asking for approval.", true},
-		{CLICodex, "attention", "  1. Sign in with ChatGPT\n  2. Provide your own API key", true},
-		{CLICodex, "attention", "› Ask Codex to do anything", false},
-		{CLIClaude, "ready", "╭────╮\n│ ❯ │\n╰────╯\n  ? for shortcuts", true},
-		{CLIClaude, "busy", "✻ Thinking… (3s · ↑ 1.2k tokens · esc to interrupt)", true},
-		{CLIClaude, "attention", " Do you trust the files in this folder?\n ❯ 1. Yes, proceed", true},
-		{CLIClaude, "attention", "Detected a custom API key in your environment\nDo you want to use this API key?", true},
-		{CLIClaude, "attention", "Select login method:\n ❯ 1. Claude account with subscription", true},
-		{CLIClaude, "attention", "Do you want to proceed?\n ❯ 1. Yes", true},
-		{CLIClaude, "attention", "❯ \n  ? for shortcuts", false},
-		{CLIGemini, "attention", "Do you trust this folder?", true},
-		{CLIGemini, "attention", "How would you like to authenticate for this project?\n● 1. Login with Google", true},
-		{CLIGemini, "ready", ">   Type your message or @path/to/file", false}, // no ready pattern: quiet output decides
-		{CLICopilot, "ready", "> ", false},
-		{CLIGemini, "busy", "⠏ Thinking (esc to cancel, 2s)", true},
-		{CLICopilot, "attention", "Confirm folder trust\nDo you trust the files in this folder?", true},
-		{CLICopilot, "attention", "Please use /login to sign in to use Copilot", true},
+		{CLICodex, "busy", "› Ask Codex to do anything\n\n  GPT-6.1-Sol default · /w\n  ← for agents · ? for shortcuts", false},
+		{CLICodex, "attention", "  Trust this folder? Codex can read, edit, and run files here\n\n› 1. Trust and continue", true},
+		{CLICodex, "attention", "> 1. Sign in with ChatGPT\n  2. Sign in with Device Code\n  3. Sign in another way", true},
+		{CLICodex, "attention", "› Ask Codex to do anything\n  ← for agents · ? for shortcuts", false},
+		// Claude Code 2.1.197: a no-break space follows the composer's ❯
+		{CLIClaude, "ready", rule + "\n❯\u00a0\n" + rule + "\n  ? for shortcuts · ← for agents", true},
+		{CLIClaude, "ready", rule + "\n❯\u00a0Say hello\n" + rule, true},
+		{CLIClaude, "ready", " Security guide\n\n ❯ 1. Yes, I trust this folder\n   2. No, exit", false},
+		{CLIClaude, "ready", "  ❯ 1. No, exit\n    2. Yes, I accept", false},
+		{CLIClaude, "busy", "✻ Unable to connect to API (ConnectionRefused) · Retrying in 1s · attempt 1/10\n  esc to interrupt · ← for agents", true},
+		{CLIClaude, "attention", " Quick safety check: Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit", true},
+		{CLIClaude, "attention", "  Detected a custom API key in your environment\n  Do you want to use this API key?\n    1. Yes\n  ❯ 2. No (recommended)", true},
+		{CLIClaude, "attention", "  WARNING: Claude Code running in Bypass Permissions mode\n  ❯ 1. No, exit\n    2. Yes, I accept", true},
+		{CLIClaude, "attention", " Do you want to proceed?\n ❯ 1. Yes", true},
+		{CLIClaude, "attention", rule + "\n❯\u00a0\n" + rule + "\n  ? for shortcuts", false},
+		// Gemini CLI 0.61.0
+		{CLIGemini, "ready", " Shift+Tab to accept edits\n >   Type your message or @path/to/file", true},
+		{CLIGemini, "ready", "│ ● 1. Trust folder (proj)", false},
+		{CLIGemini, "busy", " ⠴ Thinking... (esc to cancel, 0s)", true},
+		{CLIGemini, "attention", "│ Do you trust the files in this folder?\n│ ● 1. Trust folder (proj)", true},
+		{CLIGemini, "attention", "│   How would you like to authenticate for this project?\n│   ● 1. Sign in with Google", true},
+		{CLIGemini, "attention", " >   Type your message or @path/to/file", false},
+		// Copilot CLI 1.0.102
+		{CLICopilot, "ready", rule + "\n❯\n" + rule + "\n ← open sidebar · Interactive · Manual Approval · / commands · ? help", true},
+		{CLICopilot, "ready", "│ ❯ 1. Yes\n│   2. Yes, and remember this folder for future sessions", false},
+		{CLICopilot, "busy", " ● Working esc esc edit prompt", true},
+		{CLICopilot, "busy", rule + "\n❯\n" + rule + "\n ← open sidebar · Interactive", false},
+		{CLICopilot, "attention", "│ Confirm folder trust\n│ Do you trust the files in this folder?\n│ ❯ 1. Yes", true},
+		{CLICopilot, "attention", "Please use /login to sign in to use Copilot\n /w\n" + rule + "\n❯", true},
+		{CLICopilot, "attention", " ❯ Say hello\n /w\n" + rule + "\n❯", false},
 		{CLIGeneric, "attention", "Do you trust the files in this folder?", false},
 	}
 	for _, tt := range tests {

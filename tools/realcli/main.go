@@ -1,0 +1,80 @@
+// Command realcli installs the real AI coding CLIs that shogun's presets are
+// written for, at pinned versions, and records their screens offline as raw
+// PTY captures for supervisor/screens_test.go.
+//
+//	go run ./tools/realcli install [cli ...]     npm install into the cache
+//	go run ./tools/realcli fixtures [cli ...]    install, then record
+//	go run ./tools/realcli path CLI              print a CLI's executable
+//
+// The cache is $SHOGUN_REALCLI_CACHE, else ~/.cache/shogun-realcli. Every
+// run of a CLI gets a throwaway HOME set up offline (offline.go); nothing is
+// ever answered in a CLI's dialogs, since a CLI saves such an answer. The
+// live test of the supervisor with these CLIs is live_test.go, behind the
+// realcli build tag (`make test-real`).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "realcli:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: realcli install|fixtures|path [flags] [cli ...]")
+	}
+	fs := flag.NewFlagSet("realcli "+args[0], flag.ContinueOnError)
+	out := fs.String("out", "supervisor/testdata/screens", "fixtures: folder for the captures and index.yaml")
+	traceDir := fs.String("trace", "", "fixtures: write every distinct screen of each run, with times, into this folder")
+	par := fs.Int("p", 4, "fixtures: scenarios run at once")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	names := fs.Args()
+	for _, n := range names {
+		if _, ok := lookupCLI(n); !ok {
+			return fmt.Errorf("unknown CLI %q (want claude, codex, gemini or copilot)", n)
+		}
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "realcli: "+format+"\n", a...)
+	}
+	start := time.Now()
+	switch args[0] {
+	case "install":
+		err = installAll(cache, names, logf)
+	case "fixtures":
+		if err = installAll(cache, names, logf); err != nil {
+			return err
+		}
+		if *traceDir != "" {
+			if err := os.MkdirAll(*traceDir, 0o755); err != nil {
+				return err
+			}
+		}
+		err = recordAll(cache, *out, *traceDir, names, *par, logf)
+	case "path":
+		if len(names) != 1 {
+			return fmt.Errorf("path: name one CLI")
+		}
+		c, _ := lookupCLI(names[0])
+		fmt.Println(c.Path(cache))
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q (want install, fixtures or path)", args[0])
+	}
+	logf("%s took %.1fs", args[0], time.Since(start).Seconds())
+	return err
+}
