@@ -208,6 +208,10 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 			return r.undelivered(sess, &p)
 		}
 		sawNewline = sawNewline || got == newline
+		area, marked := sess.Screen().InputArea(marker)
+		r.log.Info().Int("submits", d.Attempts).Bool("newline", got == newline).Bool("seen", p.seen).
+			Bool("composer_found", marked).Str("input_area", textsafe.Escape(short(area, 80))).
+			Dur("pause", submitPauses[try]).Msg("submit not confirmed yet; submitting again after a pause")
 		// Give the program a longer pause, watching for a late confirmation:
 		// sending Enter to a program that did take the text would submit
 		// whatever is in its composer next.
@@ -485,4 +489,12 @@ func inputTail(text string) string {
 		last = last[len(last)-10:]
 	}
 	return string(last)
+}
+
+// short cuts s to at most n runes.
+func short(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -166,8 +166,8 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 		}
 		switch {
 		case r.want == "ready" && !r.noPrompt && log.prompt != "delivered after 1 submit":
-			t.Errorf("%s: startup prompt %s, want delivered after 1 submit (states seen %v); screen:\n%s",
-				r.id, orNone(log.prompt), log.states, screen(t, env, ws, r.id))
+			t.Errorf("%s: startup prompt %s, want delivered after 1 submit (states seen %v); typing said:\n%s\nscreen:\n%s",
+				r.id, orNone(log.prompt), log.states, strings.Join(log.typing, "\n"), screen(t, env, ws, r.id))
 		case (r.want != "ready" || r.noPrompt) && log.prompt != "":
 			t.Errorf("%s: startup prompt %s, want nothing typed (states seen %v); screen:\n%s",
 				r.id, log.prompt, log.states, screen(t, env, ws, r.id))
@@ -313,6 +313,7 @@ type roleLog struct {
 	states  []string      // the states it entered, in order
 	readyAt time.Duration // > 0 once it was ready (time since the first entry)
 	prompt  string        // "delivered after N submit(s)", "not delivered …", or ""
+	typing  []string      // the typing procedure's lines about unconfirmed submits
 }
 
 // readLog reads runtime/logs/shogun.log for the role.
@@ -348,6 +349,8 @@ func readLog(ws, role string) roleLog {
 			}
 		case e.Message == "startup prompt delivered":
 			out.prompt = fmt.Sprintf("delivered after %d submit%s", e.Attempts, plural(e.Attempts))
+		case strings.HasPrefix(e.Message, "submit not confirmed yet"):
+			out.typing = append(out.typing, sc.Text())
 		case e.Message == "startup prompt not delivered":
 			out.prompt = fmt.Sprintf("not delivered after %d submit%s", e.Attempts, plural(e.Attempts))
 		}
