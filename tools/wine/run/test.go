@@ -188,9 +188,11 @@ func runTests(o options, p prefix, pk pkg, exe, shogunExe string) (r result) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	conv := exec.Command("go", "tool", "test2json", "-p", pk.path)
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	conv.Stdin = pr
+	toConv, err := conv.StdinPipe()
+	if err != nil {
+		r.status, r.failures = "FAIL", []string{err.Error()}
+		return r
+	}
 	events, err := conv.StdoutPipe()
 	if err != nil {
 		r.status, r.failures = "FAIL", []string{err.Error()}
@@ -206,25 +208,53 @@ func runTests(o options, p prefix, pk pkg, exe, shogunExe string) (r result) {
 		r.status, r.failures = "FAIL", []string{err.Error()}
 		return r
 	}
-	if err := cmd.Start(); err != nil {
-		pw.Close()
+	// Wine hands the output pipe to every process the tests start, so a
+	// leftover one would hold it open after the test binary has ended:
+	// the output is copied by hand, and given up a little after the end.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		toConv.Close()
+		conv.Wait()
+		r.status, r.failures = "FAIL", []string{err.Error()}
+		return r
+	}
+	cmd.Stdout, cmd.Stderr = outW, outW
+	err = cmd.Start()
+	outW.Close()
+	if err != nil {
+		outR.Close()
+		toConv.Close()
 		conv.Wait()
 		r.status, r.failures = "FAIL", []string{fmt.Sprintf("start wine: %v", err)}
 		return r
 	}
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(toConv, outR)
+		close(copied)
+	}()
 	// The binary's own -test.timeout panics with a stack; this catches a
 	// test binary that hangs in Wine beyond that.
 	timedOut := false
 	var mu sync.Mutex
+	killGroup := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	timer := time.AfterFunc(o.timeout+30*time.Second, func() {
 		mu.Lock()
 		timedOut = true
 		mu.Unlock()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup()
 	})
 	go func() {
 		_ = cmd.Wait()
-		pw.Close()
+		select {
+		case <-copied:
+		case <-time.After(5 * time.Second):
+			killGroup()
+			outR.Close()
+			<-copied
+		}
+		outR.Close()
+		toConv.Close()
 	}()
 
 	outputs := map[string][]string{}
