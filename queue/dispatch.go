@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/roles"
@@ -132,6 +133,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	}
 	if err := w.writeTaskFile(task); err != nil {
 		w.q.log.Error().Err(err).Str("role", role).Str("task_id", task.ID).Msg("write task file")
+		time.AfterFunc(time.Second, w.kick) // try again: the task stays in flight in the store
 		return false
 	}
 	w.q.touched()
@@ -213,7 +215,7 @@ func (w *worker) writeTaskFile(t store.Task) error {
 				prev = string(m[1])
 			}
 			dst := filepath.Join(w.q.dirs.archive, "tasks", w.a.ID()+"-"+prev+".yaml")
-			if err := os.Rename(path, dst); err != nil {
+			if err := replaceFile(path, dst); err != nil {
 				return fmt.Errorf("archive previous task file: %w", err)
 			}
 		}
@@ -242,7 +244,7 @@ func writeAtomic(path string, b []byte) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := replaceFile(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
