@@ -211,6 +211,10 @@ func (in *intake) settleDue() {
 		dir := filepath.Dir(r.path)
 		c, err := in.q.claimFile(dir, filepath.Base(r.path))
 		if err != nil {
+			if fileInUse(err) {
+				in.note(r.path) // its writer still has it open (Windows): again after the settle time
+				continue
+			}
 			if !errors.Is(err, fs.ErrNotExist) {
 				in.q.log.Warn().Err(err).Str("path", r.path).Msg("claim file")
 			}

@@ -1,10 +1,13 @@
 package queue
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +29,11 @@ type intakeRun struct {
 }
 
 func startIntake(t *testing.T) *intakeRun {
+	t.Helper()
+	return startIntakeLogging(t, zerolog.NewTestWriter(t))
+}
+
+func startIntakeLogging(t *testing.T, log io.Writer) *intakeRun {
 	t.Helper()
 	ws := filepath.Join(t.TempDir(), "team ワーク")
 	for rel, content := range map[string]string{
@@ -56,7 +64,7 @@ func startIntake(t *testing.T) *intakeRun {
 	if err := st.SyncRoles([]store.RoleInfo{{ID: "ashigaru1", PromptPath: "roles/a.md", Enabled: true}}, now); err != nil {
 		t.Fatal(err)
 	}
-	q, err := New(Options{Config: cfg, Store: st, RunID: run.ID, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
+	q, err := New(Options{Config: cfg, Store: st, RunID: run.ID, Logger: zerolog.New(log).Level(zerolog.WarnLevel)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,4 +210,44 @@ func waitEmpty(t *testing.T, dir string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// A writer that keeps a command file open long after its last byte (a
+// settle time passes while it is open) is waited for: Windows refuses to
+// claim an open file, which is no problem worth a warning, and the file is
+// taken as soon as it is closed.
+func TestIntakeWaitsQuietlyForAWriterHoldingTheFile(t *testing.T) {
+	log := &lockedLog{}
+	r := startIntakeLogging(t, log)
+	f, err := os.Create(r.path(config.CommandsDir + "/held.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("to: ashigaru1\ntitle: Held open\nbody: b\n"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // many settle times
+	f.Close()
+	r.waitQueued(t, "Held open")
+	if strings.Contains(log.String(), "claim file") {
+		t.Errorf("warnings about a file its writer still had open:\n%s", log.String())
+	}
+}
+
+// lockedLog is a log the test reads while the queue writes it.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
