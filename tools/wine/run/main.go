@@ -44,8 +44,11 @@ func main() {
 		o.patterns = []string{"./..."}
 	}
 	start := time.Now()
-	ok, err := run(o)
-	fmt.Printf("test-windows: %s in %s\n", map[bool]string{true: "passed", false: "FAILED"}[ok && err == nil], time.Since(start).Round(time.Second))
+	ok, counts, err := run(o)
+	fmt.Printf("\ntest-windows: %s in %s\n", map[bool]string{true: "passed", false: "FAILED"}[ok && err == nil], time.Since(start).Round(time.Second))
+	if counts != "" {
+		fmt.Println(counts)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test-windows:", err)
 		os.Exit(1)
@@ -65,49 +68,49 @@ type options struct {
 	patterns  []string
 }
 
-func run(o options) (bool, error) {
+func run(o options) (ok bool, counts string, err error) {
 	root, err := output("go", "list", "-m", "-f", "{{.Dir}}")
 	if err != nil {
-		return false, fmt.Errorf("find the module: %w", err)
+		return false, "", fmt.Errorf("find the module: %w", err)
 	}
 	if err := os.Chdir(root); err != nil {
-		return false, err
+		return false, "", err
 	}
 	tools, err := findTools(!o.noInstall)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	cache, err := cacheDir()
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	dll, err := buildStub(tools, cache)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	wine, err := preparePrefix(tools, cache, dll)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	defer wine.shutdown()
 
 	work, err := os.MkdirTemp("", "shogun-wine-")
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	pkgs, err := listPackages(o.patterns)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	results := testAll(o, wine, work, pkgs)
-	printSummary(os.Stdout, results)
-	ok := allOK(results)
+	counts = printSummary(os.Stdout, results)
+	ok = allOK(results)
 	if ok && !o.keep {
 		os.RemoveAll(work)
 	} else {
 		fmt.Printf("test binaries and logs: %s\n", work)
 	}
-	return ok, nil
+	return ok, counts, nil
 }
 
 // output runs a command and returns its trimmed standard output; its

@@ -331,7 +331,10 @@ func skipReason(lines []string) string {
 	return "(no reason given)"
 }
 
-func printSummary(w io.Writer, results []result) {
+// printSummary prints the table, the skip reasons and the failures, and
+// returns the closing count line ("wine: N passed, N failed, N skipped"),
+// which the caller prints last so that CI reads it as the run's result.
+func printSummary(w io.Writer, results []result) string {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PACKAGE\tRESULT\tRAN\tPASSED\tFAILED\tSKIPPED\tTIME")
@@ -382,5 +385,5 @@ func printSummary(w io.Writer, results []result) {
 			fmt.Fprintf(w, "  log: %s\n", r.log)
 		}
 	}
-	fmt.Fprintf(w, "\nwine: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
+	return fmt.Sprintf("wine: %d passed, %d failed, %d skipped", passed, failed, skipped)
 }
