@@ -76,3 +76,10 @@ check-scripts:
 	sh -n scripts/start.sh
 	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/start.sh"; shellcheck scripts/start.sh; \
 	else echo "shellcheck not installed: skipped (sh -n passed)"; fi
+
+## test-windows: the Windows build's tests under Wine 8 (Debian's wine64; installed
+## with mingw when missing, as root), in a Windows 10 prefix kept in ~/.cache/shogun-wine.
+## Prints package → ran/passed/failed/skipped, and why tests were skipped.
+.PHONY: test-windows
+test-windows:
+	$(GO) run ./tools/wine/run

@@ -123,7 +123,7 @@ func moveInto(src, dir, name string) (string, error) {
 		} else if !os.IsNotExist(err) {
 			return "", err
 		}
-		if err := os.Rename(src, dst); err != nil {
+		if err := replaceFile(src, dst); err != nil {
 			return "", err
 		}
 		return dst, nil

@@ -224,9 +224,12 @@ func (in *intake) settleDue() {
 		key := "claim " + filepath.Base(dir) + "/" + name
 		c, err := in.q.claimFile(dir, name)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
+			switch {
+			case fileInUse(err):
+				in.note(r.path) // its writer still has it open (Windows): again after the settle time
+			case errors.Is(err, fs.ErrNotExist):
 				in.q.unblock(key)
-			} else if in.q.block(key, err) {
+			case in.q.block(key, err):
 				in.q.log.Error().Err(err).Str("path", name).Msg("claim file; tried again at the next scan")
 			}
 			continue

@@ -18,8 +18,14 @@ import (
 
 // Main builds the shogun binary from the module's cmd/shogun into a
 // temporary folder, stores its path in *bin, runs the tests and exits. Call
-// it from TestMain.
+// it from TestMain. With SHOGUN_TEST_BIN set it uses that binary instead:
+// the Wine harness (make test-windows) cross-compiles it, having no Go
+// toolchain inside Wine.
 func Main(m *testing.M, bin *string) {
+	if prebuilt := os.Getenv("SHOGUN_TEST_BIN"); prebuilt != "" {
+		*bin = prebuilt
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "shogun-test-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

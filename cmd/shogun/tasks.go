@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,7 +96,10 @@ func sendBody(c *cli.Context) (string, error) {
 	return body, nil
 }
 
-// readAllLimited reads a task body, refusing one over the command size limit.
+// readAllLimited reads a task body, refusing one over the command size
+// limit. CRLF line ends (a file from Notepad, PowerShell's pipeline) become
+// LF, as they do in a command file's YAML, so that the agent's task file
+// shows the body as text, not as an escaped string full of \r.
 func readAllLimited(f *os.File) ([]byte, error) {
 	const limit = 1 << 20
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
@@ -105,7 +109,7 @@ func readAllLimited(f *os.File) ([]byte, error) {
 	if len(b) > limit {
 		return nil, fmt.Errorf("body is over %d bytes", limit)
 	}
-	return b, nil
+	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")), nil
 }
 
 func tasksCommand() *cli.Command {

@@ -1,0 +1,264 @@
+package ptyhost
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// The test binary doubles as the programs the tests run in a pseudo
+// console, so the tests need nothing but Windows (or Wine).
+const (
+	helperEnv  = "PTYHOST_TEST_HELPER"
+	pidFileEnv = "PTYHOST_TEST_PIDFILE"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "spawn-detached":
+		os.Exit(spawnDetached())
+	case "sleep":
+		// A grandchild that only waits; bounded so that a test that fails
+		// to end it leaves nothing running for long.
+		time.Sleep(2 * time.Minute)
+		os.Exit(0)
+	default:
+		fmt.Fprintln(os.Stderr, "unknown helper", os.Getenv(helperEnv))
+		os.Exit(2)
+	}
+}
+
+// spawnDetached starts a grandchild that leaves the console (as daemons
+// such as Codex's app-server do), records its pid and exits, so the
+// grandchild is left without its parent.
+func spawnDetached() int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), helperEnv+"=sleep")
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.DETACHED_PROCESS | windows.CREATE_NEW_PROCESS_GROUP}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	pidFile := os.Getenv(pidFileEnv)
+	if err := os.WriteFile(pidFile+".tmp", []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if err := os.Rename(pidFile+".tmp", pidFile); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	return 0
+}
+
+// underWine reports whether this is Wine rather than Windows: Wine's
+// ntdll exports wine_get_version.
+func underWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}
+
+var conPTYOutput = sync.OnceValues(ConPTYOutputWorks)
+
+// needConPTYOutput skips a test that reads a program's output when the
+// probe shows that ConPTY output does not reach its pipe, which only Wine
+// is allowed to show: on Windows that is a failure.
+func needConPTYOutput(t *testing.T) {
+	t.Helper()
+	if ok, why := conPTYOutput(); !ok {
+		if !underWine() {
+			t.Fatalf("ConPTY output does not work on this Windows: %s", why)
+		}
+		t.Skip(why)
+	}
+}
+
+func TestConPTYOutputProbe(t *testing.T) {
+	ok, why := conPTYOutput()
+	t.Logf("ConPTY output reaches its pipe: %v %s (Wine: %v)", ok, why, underWine())
+	if !ok && !underWine() {
+		t.Fatalf("ConPTY output does not work on this Windows: %s", why)
+	}
+}
+
+// lockedBuffer is a log that tests can read while the session writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func cmdCommand(script string, cols, rows int) Command {
+	return Command{
+		Path: "cmd.exe",
+		Args: []string{"/c", script},
+		Env:  append(os.Environ(), "TERM=xterm-256color", "SHOGUN_ROLE=tester"),
+		Cols: cols, Rows: rows,
+	}
+}
+
+func helperCommand(t *testing.T, mode string, env ...string) Command {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Command{
+		Path: exe,
+		Env:  append(append(os.Environ(), helperEnv+"="+mode), env...),
+		Cols: 80, Rows: 25,
+	}
+}
+
+func openSession(t *testing.T, opts Options) *Session {
+	t.Helper()
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatalf("open session: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = s.Kill()
+		_ = s.Close()
+	})
+	return s
+}
+
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func waitExit(t *testing.T, s *Session) Exit {
+	t.Helper()
+	done := make(chan struct{})
+	var ex Exit
+	var err error
+	go func() {
+		ex, err = s.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the program did not exit")
+	}
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	return ex
+}
+
+func TestSessionGivesTheProgramATerminalWindows(t *testing.T) {
+	needConPTYOutput(t)
+	log := &lockedBuffer{}
+	s := openSession(t, Options{Command: cmdCommand("echo term=%TERM% role=%SHOGUN_ROLE%", 97, 31), Log: log})
+	if ex := waitExit(t, s); !ex.Success() {
+		t.Fatalf("exit = %v, want success", ex)
+	}
+	waitFor(t, "the program's line in the log and on screen", 10*time.Second, func() bool {
+		return strings.Contains(log.String(), "term=xterm-256color role=tester") &&
+			strings.Contains(s.Screen().Text(), "term=xterm-256color role=tester")
+	})
+}
+
+func TestSessionReportsExitCodeWindows(t *testing.T) {
+	s := openSession(t, Options{Command: cmdCommand("exit 7", 80, 24)})
+	if ex := waitExit(t, s); ex.Code != 7 {
+		t.Fatalf("exit = %v, want code 7", ex)
+	}
+}
+
+// startDetachedTree starts a child that leaves a detached grandchild behind
+// and exits; it returns the session and a handle on the grandchild.
+func startDetachedTree(t *testing.T) (*Session, windows.Handle) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+	s := openSession(t, Options{Command: helperCommand(t, "spawn-detached", pidFileEnv+"="+pidFile)})
+	if ex := waitExit(t, s); !ex.Success() {
+		t.Fatalf("the child that spawns the grandchild: exit %v", ex)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the child recorded no grandchild: %v", err)
+	}
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_TERMINATE, false, uint32(pid))
+	if err != nil {
+		t.Fatalf("open the grandchild %d: %v", pid, err)
+	}
+	t.Cleanup(func() {
+		_ = windows.TerminateProcess(h, 1) // in case the test failed
+		_ = windows.CloseHandle(h)
+	})
+	if gone(h, 0) {
+		t.Fatal("the grandchild ended by itself")
+	}
+	if !s.TreeAlive() {
+		t.Fatal("TreeAlive is false while the detached grandchild runs: it left the job")
+	}
+	return s, h
+}
+
+// gone waits up to d for the process behind h to end.
+func gone(h windows.Handle, d time.Duration) bool {
+	ev, err := windows.WaitForSingleObject(h, uint32(d/time.Millisecond))
+	return err == nil && ev == windows.WAIT_OBJECT_0
+}
+
+func TestKillEndsADetachedGrandchild(t *testing.T) {
+	s, grandchild := startDetachedTree(t)
+	if err := s.Kill(); err != nil {
+		t.Fatalf("kill: %v", err)
+	}
+	if !gone(grandchild, 10*time.Second) {
+		t.Fatal("the detached grandchild outlived Kill")
+	}
+	waitFor(t, "TreeAlive to see the empty job", 10*time.Second, func() bool { return !s.TreeAlive() })
+}
+
+func TestCloseEndsADetachedGrandchild(t *testing.T) {
+	s, grandchild := startDetachedTree(t)
+	if err := s.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		t.Logf("close: %v", err)
+	}
+	if !gone(grandchild, 10*time.Second) {
+		t.Fatal("the detached grandchild outlived Close: the job is not kill-on-close")
+	}
+}
