@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,12 +25,26 @@ func (namedAgent) Type(context.Context, string, supervisor.TypeOptions) (supervi
 	return supervisor.Delivery{}, nil
 }
 
-// taskWriter is a role's worker in a fresh workspace, as far as its task
-// files go.
-func taskWriter(t *testing.T) *worker {
+// taskWriter is a role's worker in a fresh workspace with a real history,
+// as far as its task files go; task records a command for the role in that
+// history and hands it out, as the worker would before writing its file.
+func taskWriter(t *testing.T) (w *worker, task func(title string) store.Task) {
 	t.Helper()
 	ws := t.TempDir()
-	q := &Queue{ws: ws, dirs: dirs{
+	st, err := store.Open(filepath.Join(ws, "shogun.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	if err := st.SyncRoles([]store.RoleInfo{{ID: "ashigaru1", Name: "A", PromptPath: "a.md", Enabled: true}}, at); err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.StartRun(1, ws, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &Queue{ws: ws, st: st, dirs: dirs{
 		tasks:   filepath.Join(ws, "runtime", "queue", "tasks"),
 		archive: filepath.Join(ws, "runtime", "queue", "archive"),
 	}}
@@ -38,12 +53,30 @@ func taskWriter(t *testing.T) *worker {
 			t.Fatal(err)
 		}
 	}
-	return &worker{q: q, a: namedAgent("ashigaru1")}
-}
-
-func storeTask(id, title string) store.Task {
-	return store.Task{ID: id, CommandID: "cmd-" + id, Role: "ashigaru1", Title: title, Body: "do " + title,
-		Priority: "normal", AssignedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), Attempts: 1}
+	n := 0
+	var pending *store.Task // handed out at the next call, as the worker does after writing its file
+	return &worker{q: q, a: namedAgent("ashigaru1")}, func(title string) store.Task {
+		t.Helper()
+		if pending != nil {
+			if _, err := st.Assign(pending.ID, pending.CreatedAt); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := st.AcceptReport(store.ReportRecord{TaskID: pending.ID, Status: store.StatusDone, Summary: "ok", Role: "ashigaru1",
+				ClaimName: pending.ID + ".report", File: "ashigaru1.yaml", ReceivedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n++
+		id := fmt.Sprintf("cmd-%d", n)
+		acc, err := st.AcceptCommands([]store.CommandRecord{{ID: id, ClaimName: id + ".yaml", File: id + ".yaml", To: "ashigaru1",
+			Title: title, Body: "do " + title, RunID: run.ID, ReceivedAt: at.Add(time.Duration(n) * time.Minute)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk := acc[0].Task
+		pending = &tk
+		return tk
+	}
 }
 
 func readFile(t *testing.T, path string) string {
@@ -59,8 +92,9 @@ func readFile(t *testing.T, path string) string {
 // makes Windows refuse to replace it: the next task waits until the file
 // is closed, then lands, and the previous task is archived.
 func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
-	w := taskWriter(t)
-	if err := w.writeTaskFile(storeTask("t-1", "first task")); err != nil {
+	w, task := taskWriter(t)
+	first := task("first task")
+	if err := w.writeTaskFile(first, first.CreatedAt); err != nil {
 		t.Fatal(err)
 	}
 	path := w.taskPath()
@@ -83,7 +117,8 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 	os.Remove(probe)
 
 	done := make(chan error, 1)
-	go func() { done <- w.writeTaskFile(storeTask("t-2", "second task")) }()
+	second := task("second task")
+	go func() { done <- w.writeTaskFile(second, second.CreatedAt) }()
 	select {
 	case err := <-done:
 		t.Fatalf("the next task was written while the agent still had the file open: %v", err)
@@ -92,7 +127,7 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 	// The agent still reads its whole first task, then closes the file.
 	buf := make([]byte, 4096)
 	n, _ := held.Read(buf)
-	if !strings.Contains(string(buf[:n]), "t-1") {
+	if !strings.Contains(string(buf[:n]), first.ID) {
 		t.Errorf("the agent read %q, want its first task", buf[:n])
 	}
 	held.Close()
@@ -105,10 +140,10 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 	case <-time.After(renameRetryFor):
 		t.Fatal("the next task was not written after the agent closed the file")
 	}
-	if got := readFile(t, path); !strings.Contains(got, "task_id: t-2") || !strings.Contains(got, "second task") {
+	if got := readFile(t, path); !strings.Contains(got, "task_id: "+second.ID) || !strings.Contains(got, "second task") {
 		t.Errorf("task file after the wait:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(w.q.dirs.archive, "tasks", "ashigaru1-t-1.yaml")); !strings.Contains(got, "task_id: t-1") {
+	if got := readFile(t, filepath.Join(w.q.dirs.archive, "tasks", "ashigaru1-"+first.ID+".yaml")); !strings.Contains(got, "task_id: "+first.ID) {
 		t.Errorf("archived task file:\n%s", got)
 	}
 	assertNoTempFiles(t, w.q.dirs.tasks)
@@ -118,8 +153,9 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 // with an error (the queue tries again later), the agent's file is intact
 // and no temporary file is left behind.
 func TestTaskFileHeldOpenTooLongFailsCleanly(t *testing.T) {
-	w := taskWriter(t)
-	if err := w.writeTaskFile(storeTask("t-1", "first task")); err != nil {
+	w, task := taskWriter(t)
+	first := task("first task")
+	if err := w.writeTaskFile(first, first.CreatedAt); err != nil {
 		t.Fatal(err)
 	}
 	before := readFile(t, w.taskPath())
@@ -127,8 +163,9 @@ func TestTaskFileHeldOpenTooLongFailsCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	second := task("second task")
 	start := time.Now()
-	err = w.writeTaskFile(storeTask("t-2", "second task"))
+	err = w.writeTaskFile(second, second.CreatedAt)
 	held.Close()
 	if err == nil {
 		t.Fatal("the task file was replaced while open elsewhere")
@@ -143,10 +180,10 @@ func TestTaskFileHeldOpenTooLongFailsCleanly(t *testing.T) {
 	assertNoTempFiles(t, w.q.dirs.tasks)
 
 	// Once the file is free the same task is written.
-	if err := w.writeTaskFile(storeTask("t-2", "second task")); err != nil {
+	if err := w.writeTaskFile(second, second.CreatedAt); err != nil {
 		t.Fatalf("write after the file was closed: %v", err)
 	}
-	if got := readFile(t, w.taskPath()); !strings.Contains(got, "task_id: t-2") {
+	if got := readFile(t, w.taskPath()); !strings.Contains(got, "task_id: "+second.ID) {
 		t.Errorf("task file:\n%s", got)
 	}
 }
@@ -167,18 +204,19 @@ func assertNoTempFiles(t *testing.T, dir string) {
 // Delivering the same task again (its program restarted) rewrites the task
 // file in place: the rename over the open file waits for it as well.
 func TestRedeliveryWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
-	w := taskWriter(t)
-	if err := w.writeTaskFile(storeTask("t-1", "first task")); err != nil {
+	w, task := taskWriter(t)
+	first := task("first task")
+	if err := w.writeTaskFile(first, first.CreatedAt); err != nil {
 		t.Fatal(err)
 	}
 	held, err := os.Open(w.taskPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := storeTask("t-1", "first task")
-	again.Attempts = 2
+	again := first
+	again.Attempts = 1 // handed out once: this is the second attempt
 	done := make(chan error, 1)
-	go func() { done <- w.writeTaskFile(again) }()
+	go func() { done <- w.writeTaskFile(again, again.CreatedAt) }()
 	time.Sleep(200 * time.Millisecond)
 	held.Close()
 	select {
