@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/roles"
 )
 
@@ -98,6 +98,13 @@ func (rd *roleDecoder) promptPath(v *yaml.Node, enabled bool) (rel, abs string) 
 		return "", ""
 	}
 	abs = absPath(rd.workspace, rel)
+	if real, err := escapesByLink(rd.workspace, abs); err != nil {
+		rd.errorf(v, "prompt file %q: %v", rel, err)
+		return "", ""
+	} else if real != "" {
+		rd.errorf(v, "prompt file %q leaves the workspace through a symbolic link (it leads to %q)", rel, real)
+		return "", ""
+	}
 	if !enabled {
 		return rel, abs
 	}
@@ -129,12 +136,12 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	if v := m.take("terminal"); v != nil {
 		if t := rd.mapping(v, "terminal", "role terminal"); t != nil {
 			if c := t.take("cols"); c != nil {
-				if n, ok := rd.integer(c, "cols", 1, math.MaxInt16); ok {
+				if n, ok := rd.integer(c, "cols", ptyhost.MinCols, ptyhost.MaxCols); ok {
 					r.Terminal.Cols = int(n)
 				}
 			}
 			if c := t.take("rows"); c != nil {
-				if n, ok := rd.integer(c, "rows", 1, math.MaxInt16); ok {
+				if n, ok := rd.integer(c, "rows", ptyhost.MinRows, ptyhost.MaxRows); ok {
 					r.Terminal.Rows = int(n)
 				}
 			}
@@ -287,6 +294,14 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 				dir = filepath.Join(workspace, filepath.FromSlash(dir))
 			}
 			c.Cwd = filepath.Clean(dir)
+			// A folder outside the workspace is the owner's explicit
+			// choice; one inside it must not lead out through a link
+			// that an agent could have made.
+			if real, err := escapesByLink(workspace, c.Cwd); err != nil {
+				d.errorf(v, "%q %q: %v", "cwd", s, err)
+			} else if real != "" {
+				d.errorf(v, "%q %q leaves the workspace through a symbolic link (it leads to %q)", "cwd", s, real)
+			}
 		}
 	}
 	return c, len(d.errs.List) == start

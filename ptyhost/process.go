@@ -22,7 +22,8 @@ type Command struct {
 	Env []string
 	// Dir is the working directory; empty means the supervisor's.
 	Dir string
-	// Cols and Rows are the terminal size. Both must be between 1 and 32767.
+	// Cols and Rows are the terminal size, within MinCols..MaxCols and
+	// MinRows..MaxRows.
 	Cols, Rows int
 }
 
@@ -31,20 +32,35 @@ func (c Command) Validate() error {
 	if c.Path == "" {
 		return errors.New("ptyhost: empty command path")
 	}
-	if err := checkSize(c.Cols, c.Rows); err != nil {
+	if err := CheckSize(c.Cols, c.Rows); err != nil {
 		return err
 	}
 	return nil
 }
 
-// checkSize rejects terminal sizes that neither the kernel's winsize (uint16)
-// nor ConPTY's COORD (int16) can hold.
-func checkSize(cols, rows int) error {
-	if cols < 1 || rows < 1 || cols > 32767 || rows > 32767 {
-		return fmt.Errorf("ptyhost: terminal size %dx%d out of range (1..32767)", cols, rows)
+// The terminal sizes a pseudo-terminal may have. The screen model keeps a
+// cell for every column and row, so whatever a configuration file or an
+// attached client asks for, a role's screen stays under half a million cells;
+// below the minimums no TUI can draw its prompt.
+const (
+	MinCols, MaxCols = 20, 1000
+	MinRows, MaxRows = 5, 500
+)
+
+// CheckSize rejects a terminal size outside MinCols..MaxCols columns and
+// MinRows..MaxRows rows. Every size that reaches a pseudo-terminal or the
+// screen model passes through it: at start, on resize and on attach.
+func CheckSize(cols, rows int) error {
+	if cols < MinCols || cols > MaxCols || rows < MinRows || rows > MaxRows {
+		return fmt.Errorf("ptyhost: terminal size %dx%d is out of range (%d to %d columns, %d to %d rows)",
+			cols, rows, MinCols, MaxCols, MinRows, MaxRows)
 	}
 	return nil
 }
+
+// checkSize is CheckSize; ConPTY's COORD (int16) and the kernel's winsize
+// (uint16) hold every size it lets through.
+func checkSize(cols, rows int) error { return CheckSize(cols, rows) }
 
 // Exit describes how a process ended.
 type Exit struct {
