@@ -101,4 +101,3 @@ func TestBrokenAttachFrameSaysTheStreamBroke(t *testing.T) {
 	}
 	waitStatus(t, ws, "the role still ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
 }
-
