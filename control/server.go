@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	stdlog "log"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -39,6 +41,8 @@ type Server struct {
 	srv   *http.Server
 	ln    net.Listener
 	start time.Time
+
+	attaches slots // attach streams, which leave the HTTP server's limit
 }
 
 // SocketPath is where a workspace's API listens.
@@ -80,8 +84,28 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	mux.HandleFunc("POST /v1/roles/{id}/restart", s.restart)
 	mux.HandleFunc("GET /v1/roles/{id}/attach", s.attach)
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	limit := newConnLimit(maxConns)
+	s.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       readTimeout, // cleared on attach streams once upgraded
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         limit.track,
+		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
+	}
+	s.attaches.max = maxAttach
 	return s, nil
+}
+
+// debugWriter logs the HTTP server's own messages (a client that hung up, an
+// accept that failed and is retried) at debug level.
+type debugWriter struct{ log zerolog.Logger }
+
+func (w debugWriter) Write(p []byte) (int, error) {
+	w.log.Debug().Str("source", "control socket").Msg(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // Serve answers requests until ctx ends, then closes the socket and removes it.

@@ -79,6 +79,11 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, errors.New("attach needs Upgrade: "+upgradeName))
 		return
 	}
+	if !s.attaches.take() {
+		fail(w, http.StatusServiceUnavailable, fmt.Errorf("attach %s: %d terminals are attached already, the most this supervisor serves", role.ID(), maxAttach))
+		return
+	}
+	defer s.attaches.give()
 	q := r.URL.Query()
 	cols, _ := strconv.Atoi(q.Get("cols"))
 	rows, _ := strconv.Atoi(q.Get("rows"))

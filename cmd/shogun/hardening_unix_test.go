@@ -3,8 +3,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +105,71 @@ func TestBrokenAttachFrameSaysTheStreamBroke(t *testing.T) {
 		t.Errorf("a broken frame ended the stream with %q, want it to say the stream broke", end)
 	}
 	waitStatus(t, ws, "the role still ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+}
+
+// Hundreds of connections that never finish a request (silent, a header
+// sent slowly, a body that never comes, kept alive and idle) neither
+// exhaust the supervisor's file descriptors nor keep status from
+// answering, and the timeouts close every one of them.
+func TestControlSocketSurvivesIdleAndSlowConnections(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	cmd, _ := startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+	fds := func() int {
+		entries, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
+		return len(entries)
+	}
+	before := fds()
+	sock := control.SocketPath(ws)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	open := func(first string) net.Conn {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatalf("connection %d: %v", len(conns), err)
+		}
+		conns = append(conns, c)
+		// The supervisor may already have closed it to make room.
+		_, _ = io.WriteString(c, first)
+		return c
+	}
+	for i := 0; i < 75; i++ {
+		open("")                                                                                            // silent
+		open("GET /v1/status HTTP/1.1\r\nHost: shogun\r\n")                                                 // a header that never ends
+		open("POST /v1/roles/ashigaru1/type HTTP/1.1\r\nHost: shogun\r\nContent-Length: 1000\r\n\r\n{\"te") // a body that never comes
+		keep := open("GET /v1/status HTTP/1.1\r\nHost: shogun\r\n\r\n")                                     // kept alive after its answer
+		_ = keep.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(keep), nil)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}
+	began := time.Now()
+	if _, errOut, code := shogun(t, "status", "-w", ws); code != 0 {
+		t.Fatalf("status with %d connections held open: exit %d: %s", len(conns), code, errOut)
+	}
+	if took := time.Since(began); took > 5*time.Second {
+		t.Errorf("status took %v while connections were held open", took)
+	}
+	if n := fds(); n > before+100 {
+		t.Errorf("the supervisor holds %d file descriptors with %d connections open (%d before): connections are not bounded", n, len(conns), before)
+	}
+	// Every connection is closed by the supervisor: by the limit, or by the
+	// header, read and idle timeouts.
+	deadline := time.Now().Add(30 * time.Second)
+	for i, c := range conns {
+		_ = c.SetReadDeadline(deadline)
+		// EOF or a reset: closed. Only the deadline means it is still open.
+		if _, err := io.Copy(io.Discard, c); errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("connection %d of %d still open after 30 s", i, len(conns))
+		}
+	}
+	if !alive(cmd.Process.Pid) {
+		t.Fatal("the supervisor died")
+	}
+	waitStatus(t, ws, "status after the flood", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
 }
