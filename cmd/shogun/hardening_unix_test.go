@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/store"
 )
 
 // streamEnd reads an attach stream until it ends and returns the reason the
@@ -172,4 +174,74 @@ func TestControlSocketSurvivesIdleAndSlowConnections(t *testing.T) {
 		t.Fatal("the supervisor died")
 	}
 	waitStatus(t, ws, "status after the flood", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+}
+
+// A report summary and a title that carry terminal escapes (retitle the
+// window, clear the screen, a C1 CSI) are printed escaped by `shogun tasks`
+// and `shogun status`, never acted on by the person's terminal; JSON output
+// keeps the exact text.
+func TestHumanOutputEscapesControlCharacters(t *testing.T) {
+	const summary = "done \x1b]0;pwned\a\x1b[2J"
+	const title = "Fix \u009b2J the form"
+	ws := teamWorkspace(t, `  - id: ashigaru1
+    name: "Ashigaru \e]0;owned\a"
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", "while :; do sleep 1; done"]}
+    stop: {keys: "", timeout: 2s}
+`)
+	cfg, err := config.Load(ws, os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(cfg.Settings.Data.SQLitePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-time.Minute)
+	if err := st.SyncRoles([]store.RoleInfo{{ID: "ashigaru1", Name: "A", PromptPath: "roles/ashigaru.md", Enabled: true}}, at); err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.StartRun(1, ws, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := st.AcceptCommands([]store.CommandRecord{{ID: "c1", ClaimName: "c1.yaml", File: "c1.yaml", To: "ashigaru1", Title: title, Body: "b", RunID: run.ID, ReceivedAt: at}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := acc[0].Task.ID
+	if _, err := st.Assign(id, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.MarkDelivery(id, true, 1, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.AcceptReport(store.ReportRecord{ClaimName: "r1", File: "r.yaml", TaskID: id, Status: "done", Summary: summary, ReceivedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	out, errOut, code := shogun(t, "tasks", "-w", ws)
+	if code != 0 {
+		t.Fatalf("tasks: exit %d: %s", code, errOut)
+	}
+	if strings.ContainsAny(out, "\x1b\a\u009b") {
+		t.Errorf("shogun tasks printed raw control characters:\n%q", out)
+	}
+	for _, want := range []string{`done \x1b]0;pwned\x07\x1b[2J`, `Fix \u009b2J the form`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("shogun tasks lacks %q:\n%s", want, out)
+		}
+	}
+	js, _, _ := shogun(t, "tasks", "-w", ws, "--json")
+	if !strings.Contains(js, `"Summary": "done \u001b]0;pwned\u0007\u001b[2J"`) {
+		t.Errorf("shogun tasks --json does not keep the exact summary:\n%s", js)
+	}
+
+	startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") != "" })
+	out, _, _ = shogun(t, "status", "-w", ws)
+	if strings.ContainsAny(out, "\x1b\a") || !strings.Contains(out, `Ashigaru \x1b]0;owned\x07`) {
+		t.Errorf("shogun status does not escape the role's name:\n%q", out)
+	}
 }
