@@ -30,6 +30,9 @@ type Team interface {
 	Supervisor() *supervisor.Supervisor
 	Queue() *queue.Queue
 	RunID() string
+	// Halted says why the queue stopped taking work while the roles run
+	// on (the history database was lost), or nil.
+	Halted() error
 }
 
 // Server serves the API of one running supervisor.
@@ -137,6 +140,8 @@ type StatusReply struct {
 	Roles     []RoleReply    `json:"roles"`
 	Tasks     map[string]int `json:"tasks"`
 	Attention []string       `json:"attention"`
+	// Halted, when set, says why the queue has stopped taking work.
+	Halted string `json:"halted,omitempty"`
 }
 
 // RoleReply is one role in StatusReply.
@@ -162,6 +167,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(), Tasks: snap.Tasks, Attention: snap.Attention}
+	if err := s.team.Halted(); err != nil {
+		out.Halted = err.Error()
+	}
 	byID := map[string]queue.RoleStatus{}
 	for _, rs := range snap.Roles {
 		byID[rs.ID] = rs

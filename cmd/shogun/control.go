@@ -95,6 +95,9 @@ func statusCommand() *cli.Command {
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", display.Escape(a))
 			}
+			if st.Halted != "" {
+				fmt.Fprintf(w, "QUEUE STOPPED: %s\n", display.Escape(st.Halted))
+			}
 			return nil
 		},
 	}

@@ -5,14 +5,17 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -243,5 +246,105 @@ func TestHumanOutputEscapesControlCharacters(t *testing.T) {
 	out, _, _ = shogun(t, "status", "-w", ws)
 	if strings.ContainsAny(out, "\x1b\a") || !strings.Contains(out, `Ashigaru \x1b]0;owned\x07`) {
 		t.Errorf("shogun status does not escape the role's name:\n%q", out)
+	}
+}
+
+// tasksJSON is `shogun tasks --json`, decoded.
+func tasksJSON(t *testing.T, ws string) []store.Task {
+	t.Helper()
+	out, errOut, code := shogun(t, "tasks", "-w", ws, "--json")
+	if code != 0 {
+		t.Fatalf("tasks --json: exit %d: %s", code, errOut)
+	}
+	var ts []store.Task
+	if err := json.Unmarshal([]byte(out), &ts); err != nil {
+		t.Fatalf("tasks --json: %v\n%s", err, out)
+	}
+	return ts
+}
+
+func send(t *testing.T, ws, title string) {
+	t.Helper()
+	if _, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--title", title, "--body", "do it"); code != 0 {
+		t.Fatalf("send: %s", errOut)
+	}
+}
+
+// Deleting data/shogun.db under a running supervisor stops the queue with a
+// clear error instead of writing history nobody can read; the next start
+// refuses to begin an empty history over an archive unless told to, and
+// then task ids continue after the archived ones.
+func TestDeletedHistoryStopsTheQueueAndIsNotSilentlyRecreated(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1", "--work-time", "100ms"))
+	cmd, errOut := startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+	send(t, ws, "first")
+	send(t, ws, "second")
+	var before []store.Task
+	shoguntest.WaitFor(t, "both tasks done", 30*time.Second, func() bool {
+		before = tasksJSON(t, ws)
+		return len(before) == 2 && before[0].Status == "done" && before[1].Status == "done"
+	})
+	archived, _ := filepath.Glob(filepath.Join(ws, "runtime", "queue", "archive", "tasks", "*.yaml"))
+	if len(archived) == 0 {
+		t.Fatal("no task file was archived")
+	}
+
+	db := filepath.Join(ws, "data", "shogun.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(db + suffix)
+	}
+	st := waitStatus(t, ws, "the queue to stop", func(s control.StatusReply) bool { return s.Halted != "" })
+	if !strings.Contains(st.Halted, "the history database is gone") || !strings.Contains(st.Halted, "deleted") {
+		t.Errorf("status says %q, want that the database was deleted", st.Halted)
+	}
+	out, _, _ := shogun(t, "status", "-w", ws)
+	if !strings.Contains(out, "QUEUE STOPPED: the history database is gone") {
+		t.Errorf("status table does not say the queue stopped:\n%s", out)
+	}
+	// Work dropped now is not taken into a history that nobody can read.
+	send(t, ws, "third")
+	time.Sleep(2 * time.Second)
+	if left, _ := filepath.Glob(filepath.Join(ws, "runtime", "queue", "commands", "*.yaml")); len(left) != 1 {
+		t.Errorf("commands/ holds %d files after the history was lost, want the new command left alone", len(left))
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("the supervisor recreated the database under the running queue")
+	}
+	if !strings.Contains(errOut.String(), "history database lost") {
+		t.Errorf("the log does not say the history was lost:\n%s", errOut)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+
+	// `shogun tasks` and the next start say what happened; nothing is created.
+	if _, e, code := shogun(t, "tasks", "-w", ws); code == 0 || !strings.Contains(e, "the history database is missing") {
+		t.Errorf("tasks without the database: exit %d, %q", code, e)
+	}
+	_, e, code := shogun(t, "start", "-w", ws)
+	if code == 0 || !strings.Contains(e, "the history database is missing") || !strings.Contains(e, "--new-history") {
+		t.Errorf("start without the database: exit %d, %q; want a refusal pointing at --new-history", code, e)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Fatal("a refused start created a new database")
+	}
+
+	// With --new-history the pending command becomes a task whose id was
+	// never used in this workspace.
+	next := exec.Command(bin, "start", "-w", ws, "--new-history")
+	next.Env = append(os.Environ(), "NO_COLOR=1")
+	if err := next.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = next.Process.Kill(); _, _ = next.Process.Wait() })
+	var after []store.Task
+	shoguntest.WaitFor(t, "the third task", 30*time.Second, func() bool {
+		out, _, code := shogun(t, "tasks", "-w", ws, "--json")
+		return code == 0 && json.Unmarshal([]byte(out), &after) == nil && len(after) == 1
+	})
+	for _, old := range before {
+		if after[0].ID == old.ID {
+			t.Errorf("task id %s was given out again", old.ID)
+		}
 	}
 }

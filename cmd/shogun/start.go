@@ -32,6 +32,7 @@ func startCommand() *cli.Command {
 			workspaceFlag,
 			&cli.StringSliceFlag{Name: "roles", Usage: "run only these role ids (comma-separated)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configuration and print what would run"},
+			&cli.BoolFlag{Name: "new-history", Usage: "begin a new, empty history database although the archive shows an earlier one (it was lost)"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
@@ -133,7 +134,8 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 			log.Warn().Err(err).Msg("release lock")
 		}
 	}()
-	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe})
+	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe,
+		NewHistory: c.Bool("new-history")})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/shogun-dev/shogun/display"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/team"
 )
 
 func sendCommand() *cli.Command {
@@ -133,6 +134,9 @@ func tasksCommand() *cli.Command {
 				return err
 			}
 			path := cfg.Settings.Data.SQLitePath
+			if err := team.CheckHistory(cfg, false); err != nil {
+				return err
+			}
 			if _, err := os.Stat(path); err != nil {
 				return fmt.Errorf("no history yet at %s: start the supervisor first", path)
 			}
