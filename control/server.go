@@ -1,6 +1,8 @@
 // Package control is the supervisor's local API: HTTP+JSON on the Unix
-// domain socket runtime/state/shogun.sock (AF_UNIX works on Windows 10 and
-// later too), and the attach stream over the same socket. The CLI's status,
+// domain socket runtime/state/shogun.sock, or a short path in the user's
+// runtime folder when the workspace's path is too long for a socket address
+// (SocketPath; AF_UNIX works on Windows 10 and later too), and the attach
+// stream over the same socket. The CLI's status,
 // screen, type, restart, stop and attach commands are its clients; the
 // endpoints are documented in docs/api.md for other tools.
 package control
@@ -48,16 +50,14 @@ type Server struct {
 	attaches slots // attach streams, which leave the HTTP server's limit
 }
 
-// SocketPath is where a workspace's API listens.
-func SocketPath(workspace string) string {
-	return filepath.Join(workspace, "runtime", "state", "shogun.sock")
-}
-
-// Listen creates the socket, owner-only, replacing one left by a supervisor
-// that was killed (the workspace lock guarantees no other supervisor owns
-// it). stop is called for POST /v1/stop.
+// Listen creates the socket at SocketPath, owner-only, replacing one left by
+// a supervisor that was killed (the workspace lock guarantees no other
+// supervisor owns it). stop is called for POST /v1/stop.
 func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server, error) {
-	path := SocketPath(workspace)
+	path, err := listenPath(workspace)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}

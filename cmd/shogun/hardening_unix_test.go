@@ -348,3 +348,75 @@ func TestDeletedHistoryStopsTheQueueAndIsNotSilentlyRecreated(t *testing.T) {
 		}
 	}
 }
+
+// A workspace whose path is too long for a socket address (about 97
+// characters and more) still gets its control socket: a short one in the
+// user's runtime folder, found by every client through the pointer file.
+func TestLongWorkspacePathGetsAShortSocket(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), strings.Repeat("deep-folder-", 9))
+	if _, errOut, code := shogun(t, "init", ws); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte("roles:\n"+simEntry("ashigaru1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut := startBackground(t, ws)
+	shoguntest.WaitFor(t, "status to answer", 30*time.Second, func() bool {
+		_, _, code := shogun(t, "status", "-w", ws)
+		return code == 0
+	})
+	b, err := os.ReadFile(filepath.Join(ws, "runtime", "state", "shogun.sock.path"))
+	if err != nil {
+		t.Fatalf("no pointer file: %v\n%s", err, errOut)
+	}
+	sock := strings.TrimSpace(string(b))
+	if len(sock) > 103 || strings.HasPrefix(sock, ws) || sock != control.SocketPath(ws) {
+		t.Errorf("socket at %q (pointer), %q (SocketPath); want one short path outside the workspace", sock, control.SocketPath(ws))
+	}
+	if fi, err := os.Stat(filepath.Dir(sock)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket folder: %v, mode %v; want 0700", err, fi.Mode())
+	}
+	if strings.Contains(errOut.String(), "invalid argument") {
+		t.Errorf("the supervisor failed to bind:\n%s", errOut)
+	}
+}
+
+// Another user's `shogun status` is told that permission was denied, not
+// that no supervisor runs.
+func TestStatusAsAnotherUserSaysPermissionDenied(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a client as another user")
+	}
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	startBackground(t, ws)
+	waitStatus(t, ws, "up", func(s control.StatusReply) bool { return len(s.Roles) == 1 })
+	// The test binary's folder is root's; give the other user a copy.
+	dir, err := os.MkdirTemp("", "shogun-other-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	exe := filepath.Join(dir, "shogun")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "status", "-w", ws)
+	cmd.Env = []string{"NO_COLOR=1", "HOME=/"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if err == nil {
+		t.Fatal("status as another user succeeded")
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "permission denied") || strings.Contains(msg, "no supervisor is running") {
+		t.Errorf("status as another user said %q, want permission denied", msg)
+	}
+}
