@@ -228,7 +228,7 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 			want: []string{
 				`config/roles.yaml:2:5: missing required key "id" in role`,
 				`config/roles.yaml:4:14: missing required key "exec" in role command`,
-				`config/roles.yaml:8:13: "exec" is empty after expanding "${NOT_SET}"`,
+				`config/roles.yaml:8:13: "exec" is empty after expanding "${NOT_SET}": ${NOT_SET} is not set`,
 				`config/roles.yaml:9:12: "cwd" must be a string, got a list`,
 			},
 		},
@@ -531,6 +531,37 @@ func TestPathsThatLeaveTheWorkspaceThroughSymlinks(t *testing.T) {
 	}
 	if got := err.Error(); got != strings.Join(want, "\n") {
 		t.Errorf("errors:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// An unset ${VAR} silently became "": now every one is a warning with its
+// position, and an exec that ends up empty says which variable was missing.
+func TestUnsetVariablesAreReported(t *testing.T) {
+	dir := workspace(t, map[string]string{
+		"roles/a.md": "# a\n",
+		RolesFile: `roles:
+  - id: a
+    prompt_path: roles/a.md
+    command:
+      exec: codex
+      args: ["--model", "${MODEL}", "${EFFORT:-high}"]
+      env: {API_KEY: "${API_KEY}"}
+`,
+	})
+	cfg := mustLoad(t, dir, env(map[string]string{}))
+	var got []string
+	for _, w := range cfg.Warnings {
+		got = append(got, w.Error())
+	}
+	want := []string{
+		`config/roles.yaml:6:25: ${MODEL} is not set: "args" gets "" in its place (write ${MODEL:-default} to give a default)`,
+		`config/roles.yaml:7:22: ${API_KEY} is not set: "env API_KEY" gets "" in its place (write ${API_KEY:-default} to give a default)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if a := cfg.Roles[0].Command.Args; len(a) != 3 || a[1] != "" || a[2] != "high" {
+		t.Errorf("args = %q", a)
 	}
 }
 

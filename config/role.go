@@ -249,13 +249,22 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 	if v := m.require("exec"); v != nil {
 		if s, ok := d.str(v, "exec"); ok {
 			var expanded bool
-			c.Exec, expanded = d.expand(v, "exec", s, lookup)
+			var unset []string
+			c.Exec, expanded, unset = d.expandWith(v, "exec", s, lookup)
 			switch {
 			case !expanded:
 			case s == "":
 				d.errorf(v, "%q must not be empty", "exec")
+			case c.Exec == "" && len(unset) > 0:
+				verb := "is"
+				if len(unset) > 1 {
+					verb = "are"
+				}
+				d.errorf(v, "%q is empty after expanding %q: ${%s} %s not set", "exec", s, strings.Join(unset, "}, ${"), verb)
 			case c.Exec == "":
 				d.errorf(v, "%q is empty after expanding %q", "exec", s)
+			default:
+				d.warnUnset(v, "exec", unset)
 			}
 		}
 	}
@@ -307,14 +316,30 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 	return c, len(d.errs.List) == start
 }
 
-// expand runs ExpandEnv and records a failure at n.
+// expand runs ExpandEnv, records a failure at n, and warns about every
+// variable that is not set and so expanded to "".
 func (d *decoder) expand(n *yaml.Node, key, s string, lookup func(string) (string, bool)) (string, bool) {
-	out, err := ExpandEnv(s, lookup)
+	out, ok, unset := d.expandWith(n, key, s, lookup)
+	d.warnUnset(n, key, unset)
+	return out, ok
+}
+
+// expandWith is expand that returns the unset variables instead of warning.
+func (d *decoder) expandWith(n *yaml.Node, key, s string, lookup func(string) (string, bool)) (string, bool, []string) {
+	var unset []string
+	out, err := expandEnv(s, lookup, &unset)
 	if err != nil {
 		d.errorf(n, "%q: %v", key, err)
-		return "", false
+		return "", false, nil
 	}
-	return out, true
+	return out, true, unset
+}
+
+// warnUnset records a warning for each variable of key that is not set.
+func (d *decoder) warnUnset(n *yaml.Node, key string, unset []string) {
+	for _, name := range unset {
+		d.errs.warn(d.file, n.Line, n.Column, "${%s} is not set: %q gets \"\" in its place (write ${%s:-default} to give a default)", name, key, name)
+	}
 }
 
 func (c Command) clone() Command {

@@ -420,3 +420,66 @@ func TestStatusAsAnotherUserSaysPermissionDenied(t *testing.T) {
 		t.Errorf("status as another user said %q, want permission denied", msg)
 	}
 }
+
+// `start --dry-run` warns about a ${VAR} that is not set instead of
+// silently passing "" to the agent; an exec that ends up empty is an error
+// naming the variable.
+func TestUnsetVariablesAreWarnedAtDryRun(t *testing.T) {
+	ws := teamWorkspace(t, `  - id: ashigaru1
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", "echo ${SHOGUN_TEST_UNSET_TOKEN}"]}
+`)
+	out, errOut, code := shogun(t, "start", "-w", ws, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errOut)
+	}
+	if want := `warning: config/roles.yaml:4:43: ${SHOGUN_TEST_UNSET_TOKEN} is not set: "args" gets "" in its place`; !strings.Contains(out, want) {
+		t.Errorf("dry run output lacks %q:\n%s", want, out)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(`roles:
+  - id: ashigaru1
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_TEST_UNSET_AGENT}"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = shogun(t, "start", "-w", ws, "--dry-run")
+	if want := `"exec" is empty after expanding "${SHOGUN_TEST_UNSET_AGENT}": ${SHOGUN_TEST_UNSET_AGENT} is not set`; code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("dry run with an empty exec: exit %d, %q; want %q", code, errOut, want)
+	}
+}
+
+// A workspace whose runtime/state is a link to another workspace's is
+// refused: it would share that workspace's lock, pid ledger and socket.
+func TestSharedRuntimeStateIsRefused(t *testing.T) {
+	first := teamWorkspace(t, simEntry("ashigaru1"))
+	second := teamWorkspace(t, simEntry("ashigaru1"))
+	state := filepath.Join(second, "runtime", "state")
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(first, "runtime", "state"), state); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "start", "-w", second)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(stderr.String(), "runtime/state is a symbolic link") {
+			t.Errorf("start with a shared runtime/state: %v, %q; want a refusal", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("start with a shared runtime/state ran:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(first, "runtime", "state", "shogun.lock")); err == nil {
+		t.Error("the refused start took the other workspace's lock")
+	}
+}
