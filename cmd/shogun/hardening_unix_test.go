@@ -373,8 +373,10 @@ func TestLongWorkspacePathGetsAShortSocket(t *testing.T) {
 	if len(sock) > 103 || strings.HasPrefix(sock, ws) || sock != control.SocketPath(ws) {
 		t.Errorf("socket at %q (pointer), %q (SocketPath); want one short path outside the workspace", sock, control.SocketPath(ws))
 	}
-	if fi, err := os.Stat(filepath.Dir(sock)); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("socket folder: %v, mode %v; want 0700", err, fi.Mode())
+	if fi, err := os.Stat(filepath.Dir(sock)); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket folder has mode %v, want 0700", fi.Mode().Perm())
 	}
 	if strings.Contains(errOut.String(), "invalid argument") {
 		t.Errorf("the supervisor failed to bind:\n%s", errOut)

@@ -112,6 +112,12 @@ func TestForgedPidLedgerKillsNothing(t *testing.T) {
 	)
 	cmd, errOut := startBackground(t, ws)
 	waitStatus(t, ws, "the supervisor up", func(s control.StatusReply) bool { return stateOf(s, "worker") == "ready" })
+	// The supervisor's own ledger is owner-only.
+	if fi, err := os.Stat(filepath.Join(ws, "runtime", "state", "pids.json")); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("pids.json has mode %v, want 0600", fi.Mode().Perm())
+	}
 	for _, pid := range append([]int{other.Process.Pid}, members...) {
 		if !alive(pid) {
 			t.Errorf("pid %d, listed in a forged ledger, was killed", pid)
