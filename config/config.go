@@ -40,6 +40,10 @@ type Config struct {
 	// Roles are all roles of config/roles.yaml in file order, disabled ones
 	// included so that status can list them.
 	Roles []Role
+	// Warnings are things that load but are probably mistakes, located like
+	// errors: a ${VAR} that is not set and became "". `shogun start
+	// --dry-run` prints them and `shogun start` logs them.
+	Warnings []Error
 }
 
 // Enabled returns the roles that are started, in file order.
@@ -151,7 +155,7 @@ func Load(workspace string, lookup func(string) (string, bool)) (*Config, error)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	return &Config{Workspace: abs, Settings: settings, Roles: roleList}, nil
+	return &Config{Workspace: abs, Settings: settings, Roles: roleList, Warnings: errs.warnings}, nil
 }
 
 // withShogunVars gives the variables the supervisor sets for its children a

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -227,7 +228,7 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 			want: []string{
 				`config/roles.yaml:2:5: missing required key "id" in role`,
 				`config/roles.yaml:4:14: missing required key "exec" in role command`,
-				`config/roles.yaml:8:13: "exec" is empty after expanding "${NOT_SET}"`,
+				`config/roles.yaml:8:13: "exec" is empty after expanding "${NOT_SET}": ${NOT_SET} is not set`,
 				`config/roles.yaml:9:12: "cwd" must be a string, got a list`,
 			},
 		},
@@ -293,12 +294,37 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 				`config/roles.yaml:9:23: "policy" must be one of always, on-failure, never; got "sometimes"`,
 				`config/roles.yaml:9:48: "max_restarts" must be between 0 and 1000000, got -1`,
 				`config/roles.yaml:9:60: "window" must be longer than 0, got "0s"`,
-				`config/roles.yaml:10:22: "cols" must be between 1 and 32767, got 0`,
-				`config/roles.yaml:10:31: "rows" must be between 1 and 32767, got 32768`,
+				`config/roles.yaml:10:22: "cols" must be between 20 and 1000, got 0`,
+				`config/roles.yaml:10:31: "rows" must be between 5 and 500, got 32768`,
 				`config/roles.yaml:11:18: "keys" must be a string, got a list`,
 				`config/roles.yaml:11:32: "timeout" must not be negative, got "-1s"`,
 				`config/roles.yaml:11:37: unknown key "signal" in role stop`,
 				`config/roles.yaml:12:13: "submit" must not be empty`,
+			},
+		},
+		{
+			name: "terminal sizes that would exhaust memory or cannot show a prompt",
+			roles: `roles:
+  - id: a
+    prompt_path: roles/a.md
+    command: {exec: claude}
+    terminal: {cols: 32767, rows: 32767}
+  - id: b
+    prompt_path: roles/a.md
+    command: {exec: claude}
+    terminal: {cols: 19, rows: 4}
+  - id: c
+    prompt_path: roles/a.md
+    command: {exec: claude}
+    terminal: {cols: 1001, rows: 501}
+`,
+			want: []string{
+				`config/roles.yaml:5:22: "cols" must be between 20 and 1000, got 32767`,
+				`config/roles.yaml:5:35: "rows" must be between 5 and 500, got 32767`,
+				`config/roles.yaml:9:22: "cols" must be between 20 and 1000, got 19`,
+				`config/roles.yaml:9:32: "rows" must be between 5 and 500, got 4`,
+				`config/roles.yaml:13:22: "cols" must be between 20 and 1000, got 1001`,
+				`config/roles.yaml:13:34: "rows" must be between 5 and 500, got 501`,
 			},
 		},
 		{
@@ -450,6 +476,92 @@ colour: true
 				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// An agent can plant symbolic links in the workspace: a prompt_path or cwd
+// that is inside the workspace as written but leads out through a link is
+// refused, naming where it leads; the largest accepted size loads.
+func TestPathsThatLeaveTheWorkspaceThroughSymlinks(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "passwd")
+	if err := os.WriteFile(secret, []byte("root:x:0:0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := workspace(t, map[string]string{
+		"roles/a.md": "# a\n",
+		"work/x":     "",
+		RolesFile: `roles:
+  - id: a
+    prompt_path: roles/x.md
+    command: {exec: codex}
+  - id: b
+    prompt_path: roles/a.md
+    command: {exec: codex, cwd: linked/sub}
+  - id: c
+    prompt_path: roles/a.md
+    command: {exec: codex, cwd: work}
+    terminal: {cols: 1000, rows: 500}
+  - id: d
+    prompt_path: roles/inner.md
+    command: {exec: codex, cwd: "${OUT}"}
+`,
+	})
+	for link, target := range map[string]string{
+		"roles/x.md":     secret,
+		"linked":         outside,
+		"roles/inner.md": filepath.Join(dir, "roles", "a.md"),
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(link))); err != nil {
+			t.Skipf("cannot create symbolic links here: %v", err)
+		}
+	}
+	realOut, err := filepath.EvalSymlinks(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(dir, env(map[string]string{"OUT": outside}))
+	var errs *Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Load = %v, want *Errors", err)
+	}
+	want := []string{
+		fmt.Sprintf(`config/roles.yaml:3:18: prompt file "roles/x.md" leaves the workspace through a symbolic link (it leads to %q)`, filepath.Join(realOut, "passwd")),
+		fmt.Sprintf(`config/roles.yaml:7:33: "cwd" "linked/sub" leaves the workspace through a symbolic link (it leads to %q)`, filepath.Join(realOut, "sub")),
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// An unset ${VAR} silently became "": now every one is a warning with its
+// position, and an exec that ends up empty says which variable was missing.
+func TestUnsetVariablesAreReported(t *testing.T) {
+	dir := workspace(t, map[string]string{
+		"roles/a.md": "# a\n",
+		RolesFile: `roles:
+  - id: a
+    prompt_path: roles/a.md
+    command:
+      exec: codex
+      args: ["--model", "${MODEL}", "${EFFORT:-high}"]
+      env: {API_KEY: "${API_KEY}"}
+`,
+	})
+	cfg := mustLoad(t, dir, env(map[string]string{}))
+	var got []string
+	for _, w := range cfg.Warnings {
+		got = append(got, w.Error())
+	}
+	want := []string{
+		`config/roles.yaml:6:25: ${MODEL} is not set: "args" gets "" in its place (write ${MODEL:-default} to give a default)`,
+		`config/roles.yaml:7:22: ${API_KEY} is not set: "env API_KEY" gets "" in its place (write ${API_KEY:-default} to give a default)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if a := cfg.Roles[0].Command.Args; len(a) != 3 || a[1] != "" || a[2] != "high" {
+		t.Errorf("args = %q", a)
 	}
 }
 

@@ -36,6 +36,8 @@ func (e Error) Error() string {
 // pass instead of one error per `shogun start`.
 type Errors struct {
 	List []Error
+
+	warnings []Error // not errors: Load returns them in Config.Warnings
 }
 
 // Error joins the problems, one per line.
@@ -50,6 +52,11 @@ func (e *Errors) Error() string {
 // add records a problem at a position.
 func (e *Errors) add(file string, line, col int, format string, args ...any) {
 	e.List = append(e.List, Error{File: file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
+}
+
+// warn records something suspicious that does not stop a start.
+func (e *Errors) warn(file string, line, col int, format string, args ...any) {
+	e.warnings = append(e.warnings, Error{File: file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
 }
 
 // sortFrom orders the problems found since start (those of one file) by

@@ -16,6 +16,13 @@ import (
 // receives them (PowerShell arguments in particular). "$${" writes a literal
 // "${".
 func ExpandEnv(s string, lookup func(string) (string, bool)) (string, error) {
+	return expandEnv(s, lookup, nil)
+}
+
+// expandEnv is ExpandEnv that also appends to unset, when not nil, the name
+// of every variable that expanded to "" because it is not set and had no
+// default: Load warns about those.
+func expandEnv(s string, lookup func(string) (string, bool), unset *[]string) (string, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -33,7 +40,7 @@ func ExpandEnv(s string, lookup func(string) (string, bool)) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("cannot expand %q: \"${\" at offset %d has no closing \"}\"", s, i)
 			}
-			v, err := expandVar(s[i+2:end], lookup)
+			v, err := expandVar(s[i+2:end], lookup, unset)
 			if err != nil {
 				return "", fmt.Errorf("cannot expand %q: %w", s, err)
 			}
@@ -67,14 +74,17 @@ func closingBrace(s string, from int) int {
 }
 
 // expandVar expands the inside of one ${...}.
-func expandVar(expr string, lookup func(string) (string, bool)) (string, error) {
+func expandVar(expr string, lookup func(string) (string, bool), unset *[]string) (string, error) {
 	name, def, hasDefault := strings.Cut(expr, ":-")
 	if !validVarName(name) {
 		return "", fmt.Errorf("%q is not a variable name (letters, digits and _, not starting with a digit)", name)
 	}
 	v, ok := lookup(name)
 	if hasDefault && (!ok || v == "") {
-		return ExpandEnv(def, lookup)
+		return expandEnv(def, lookup, unset)
+	}
+	if !ok && unset != nil {
+		*unset = append(*unset, name)
 	}
 	return v, nil
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/roles"
 )
 
@@ -98,6 +98,13 @@ func (rd *roleDecoder) promptPath(v *yaml.Node, enabled bool) (rel, abs string) 
 		return "", ""
 	}
 	abs = absPath(rd.workspace, rel)
+	if real, err := escapesByLink(rd.workspace, abs); err != nil {
+		rd.errorf(v, "prompt file %q: %v", rel, err)
+		return "", ""
+	} else if real != "" {
+		rd.errorf(v, "prompt file %q leaves the workspace through a symbolic link (it leads to %q)", rel, real)
+		return "", ""
+	}
 	if !enabled {
 		return rel, abs
 	}
@@ -130,12 +137,12 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	if v := m.take("terminal"); v != nil {
 		if t := rd.mapping(v, "terminal", "role terminal"); t != nil {
 			if c := t.take("cols"); c != nil {
-				if n, ok := rd.integer(c, "cols", 1, math.MaxInt16); ok {
+				if n, ok := rd.integer(c, "cols", ptyhost.MinCols, ptyhost.MaxCols); ok {
 					r.Terminal.Cols = int(n)
 				}
 			}
 			if c := t.take("rows"); c != nil {
-				if n, ok := rd.integer(c, "rows", 1, math.MaxInt16); ok {
+				if n, ok := rd.integer(c, "rows", ptyhost.MinRows, ptyhost.MaxRows); ok {
 					r.Terminal.Rows = int(n)
 				}
 			}
@@ -244,13 +251,22 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 	if v := m.require("exec"); v != nil {
 		if s, ok := d.str(v, "exec"); ok {
 			var expanded bool
-			c.Exec, expanded = d.expand(v, "exec", s, lookup)
+			var unset []string
+			c.Exec, expanded, unset = d.expandWith(v, "exec", s, lookup)
 			switch {
 			case !expanded:
 			case s == "":
 				d.errorf(v, "%q must not be empty", "exec")
+			case c.Exec == "" && len(unset) > 0:
+				verb := "is"
+				if len(unset) > 1 {
+					verb = "are"
+				}
+				d.errorf(v, "%q is empty after expanding %q: ${%s} %s not set", "exec", s, strings.Join(unset, "}, ${"), verb)
 			case c.Exec == "":
 				d.errorf(v, "%q is empty after expanding %q", "exec", s)
+			default:
+				d.warnUnset(v, "exec", unset)
 			}
 		}
 	}
@@ -289,19 +305,43 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 				dir = filepath.Join(workspace, filepath.FromSlash(dir))
 			}
 			c.Cwd = filepath.Clean(dir)
+			// A folder outside the workspace is the owner's explicit
+			// choice; one inside it must not lead out through a link
+			// that an agent could have made.
+			if real, err := escapesByLink(workspace, c.Cwd); err != nil {
+				d.errorf(v, "%q %q: %v", "cwd", s, err)
+			} else if real != "" {
+				d.errorf(v, "%q %q leaves the workspace through a symbolic link (it leads to %q)", "cwd", s, real)
+			}
 		}
 	}
 	return c, len(d.errs.List) == start
 }
 
-// expand runs ExpandEnv and records a failure at n.
+// expand runs ExpandEnv, records a failure at n, and warns about every
+// variable that is not set and so expanded to "".
 func (d *decoder) expand(n *yaml.Node, key, s string, lookup func(string) (string, bool)) (string, bool) {
-	out, err := ExpandEnv(s, lookup)
+	out, ok, unset := d.expandWith(n, key, s, lookup)
+	d.warnUnset(n, key, unset)
+	return out, ok
+}
+
+// expandWith is expand that returns the unset variables instead of warning.
+func (d *decoder) expandWith(n *yaml.Node, key, s string, lookup func(string) (string, bool)) (string, bool, []string) {
+	var unset []string
+	out, err := expandEnv(s, lookup, &unset)
 	if err != nil {
 		d.errorf(n, "%q: %v", key, err)
-		return "", false
+		return "", false, nil
 	}
-	return out, true
+	return out, true, unset
+}
+
+// warnUnset records a warning for each variable of key that is not set.
+func (d *decoder) warnUnset(n *yaml.Node, key string, unset []string) {
+	for _, name := range unset {
+		d.errs.warn(d.file, n.Line, n.Column, "${%s} is not set: %q gets \"\" in its place (write ${%s:-default} to give a default)", name, key, name)
+	}
 }
 
 func (c Command) clone() Command {

@@ -8,11 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -35,10 +36,18 @@ func NewClient(workspace string) *Client {
 	return &Client{path: path, http: &http.Client{Transport: &http.Transport{DialContext: dial}}}
 }
 
-func (c *Client) notRunning(err error) error {
-	why := "no socket at " + c.path
-	if _, serr := os.Stat(c.path); serr == nil {
-		why = "nothing answers on " + c.path
+// dialError explains why the socket could not be reached: permission
+// denied says so (the supervisor belongs to another user), everything else
+// means no supervisor answers, with the reason.
+func (c *Client) dialError(err error) error {
+	why := fmt.Sprintf("nothing answers on %s: %v", c.path, errors.Unwrap(err))
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("permission denied on the control socket %s: the supervisor runs as another user (use that user): %w", c.path, err)
+	case errors.Is(err, fs.ErrNotExist):
+		why = "no socket at " + c.path
+	case errors.Is(err, syscall.ECONNREFUSED):
+		why = "nothing answers on " + c.path + "; a killed supervisor leaves it behind"
 	}
 	return fmt.Errorf("%w for this workspace (%s); start it with `shogun start`", ErrNoSupervisor, why)
 }
@@ -61,7 +70,7 @@ func (c *Client) do(method, path string, body, out any) error {
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return c.notRunning(err)
+			return c.dialError(err)
 		}
 		return err
 	}
@@ -115,7 +124,7 @@ type Stream struct {
 func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, error) {
 	conn, err := net.DialTimeout("unix", c.path, 3*time.Second)
 	if err != nil {
-		return nil, c.notRunning(err)
+		return nil, c.dialError(err)
 	}
 	q := url.Values{"cols": {strconv.Itoa(cols)}, "rows": {strconv.Itoa(rows)}}
 	if readOnly {

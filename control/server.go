@@ -1,6 +1,8 @@
 // Package control is the supervisor's local API: HTTP+JSON on the Unix
-// domain socket runtime/state/shogun.sock (AF_UNIX works on Windows 10 and
-// later too), and the attach stream over the same socket. The CLI's status,
+// domain socket runtime/state/shogun.sock, or a short path in the user's
+// runtime folder when the workspace's path is too long for a socket address
+// (SocketPath; AF_UNIX works on Windows 10 and later too), and the attach
+// stream over the same socket. The CLI's status,
 // screen, type, restart, stop and attach commands are its clients; the
 // endpoints are documented in docs/api.md for other tools.
 package control
@@ -11,10 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	stdlog "log"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -28,6 +32,9 @@ type Team interface {
 	Supervisor() *supervisor.Supervisor
 	Queue() *queue.Queue
 	RunID() string
+	// Halted says why the queue stopped taking work while the roles run
+	// on (the history database was lost), or nil.
+	Halted() error
 }
 
 // Server serves the API of one running supervisor.
@@ -39,18 +46,18 @@ type Server struct {
 	srv   *http.Server
 	ln    net.Listener
 	start time.Time
+
+	attaches slots // attach streams, which leave the HTTP server's limit
 }
 
-// SocketPath is where a workspace's API listens.
-func SocketPath(workspace string) string {
-	return filepath.Join(workspace, "runtime", "state", "shogun.sock")
-}
-
-// Listen creates the socket, owner-only, replacing one left by a supervisor
-// that was killed (the workspace lock guarantees no other supervisor owns
-// it). stop is called for POST /v1/stop.
+// Listen creates the socket at SocketPath, owner-only, replacing one left by
+// a supervisor that was killed (the workspace lock guarantees no other
+// supervisor owns it). stop is called for POST /v1/stop.
 func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server, error) {
-	path := SocketPath(workspace)
+	path, err := listenPath(workspace)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
@@ -80,8 +87,28 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	mux.HandleFunc("POST /v1/roles/{id}/restart", s.restart)
 	mux.HandleFunc("GET /v1/roles/{id}/attach", s.attach)
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	limit := newConnLimit(maxConns)
+	s.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       readTimeout, // cleared on attach streams once upgraded
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         limit.track,
+		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
+	}
+	s.attaches.max = maxAttach
 	return s, nil
+}
+
+// debugWriter logs the HTTP server's own messages (a client that hung up, an
+// accept that failed and is retried) at debug level.
+type debugWriter struct{ log zerolog.Logger }
+
+func (w debugWriter) Write(p []byte) (int, error) {
+	w.log.Debug().Str("source", "control socket").Msg(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // Serve answers requests until ctx ends, then closes the socket and removes it.
@@ -113,6 +140,8 @@ type StatusReply struct {
 	Roles     []RoleReply    `json:"roles"`
 	Tasks     map[string]int `json:"tasks"`
 	Attention []string       `json:"attention"`
+	// Halted, when set, says why the queue has stopped taking work.
+	Halted string `json:"halted,omitempty"`
 }
 
 // RoleReply is one role in StatusReply.
@@ -144,6 +173,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(), Tasks: snap.Tasks, Attention: snap.Attention}
+	if err := s.team.Halted(); err != nil {
+		out.Halted = err.Error()
+	}
 	byID := map[string]queue.RoleStatus{}
 	for _, rs := range snap.Roles {
 		byID[rs.ID] = rs

@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/supervisor"
 )
 
 // The attach stream, after an HTTP upgrade to "shogun-attach", is a
@@ -76,6 +79,11 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, errors.New("attach needs Upgrade: "+upgradeName))
 		return
 	}
+	if !s.attaches.take() {
+		fail(w, http.StatusServiceUnavailable, fmt.Errorf("attach %s: %d terminals are attached already, the most this supervisor serves", role.ID(), maxAttach))
+		return
+	}
+	defer s.attaches.give()
 	q := r.URL.Query()
 	cols, _ := strconv.Atoi(q.Get("cols"))
 	rows, _ := strconv.Atoi(q.Get("rows"))
@@ -95,6 +103,9 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer conn.Close()
+	// The server's read and write timeouts are for requests; an attached
+	// terminal may stay quiet for hours. Writes get their own deadline below.
+	_ = conn.SetDeadline(time.Time{})
 	_, _ = brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: " + upgradeName + "\r\nConnection: Upgrade\r\n\r\n")
 	if err := brw.Flush(); err != nil {
 		return
@@ -103,32 +114,19 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	if err := WriteFrame(out, FrameOutput, a.Paint); err != nil {
 		return
 	}
+	// The input side says why it stopped, when it was not simply the person
+	// leaving: a broken frame or a refused size ends the stream with that
+	// reason, never with "the role's program exited".
+	inputEnd := make(chan string, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		// Input and resizes from the person, until the client goes away.
 		defer wg.Done()
-		defer conn.Close()
-		// The person left: end the output side too, even if the role is
-		// silent, so the role gets its own size back at once.
+		// The person left or the stream broke: end the output side too, even
+		// if the role is silent, so the role gets its own size back at once.
 		defer a.Close()
-		in := bufio.NewReader(brw.Reader)
-		for {
-			kind, p, err := ReadFrame(in)
-			if err != nil {
-				return
-			}
-			switch kind {
-			case FrameInput:
-				if err := a.Input(p); err != nil {
-					return
-				}
-			case FrameResize:
-				if len(p) == 4 {
-					_ = a.Resize(int(binaryU16(p[:2])), int(binaryU16(p[2:])))
-				}
-			}
-		}
+		inputEnd <- s.readInput(brw.Reader, a)
 	}()
 	reason := "the role's program exited"
 	stuck := false
@@ -137,6 +135,13 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 			reason, stuck = "", errors.Is(err, os.ErrDeadlineExceeded)
 			break
 		}
+	}
+	why, inputDone := "", false
+	select {
+	case why = <-inputEnd:
+		inputDone = true
+		reason = why // "" when the person left: nobody to tell
+	default:
 	}
 	if stuck || a.Dropped() {
 		reason = "detached: your terminal did not keep up with the output"
@@ -147,6 +152,43 @@ func (s *Server) attach(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.Close()
 	wg.Wait()
+	if inputDone && why != "" {
+		s.log.Warn().Str("role", role.ID()).Str("reason", why).Msg("ended an attach stream")
+	}
+}
+
+// readInput applies the person's frames to the attachment until the stream
+// ends. It returns "" when the person simply went away, else the reason to
+// tell them: the stream broke (a malformed or oversized frame) or a frame
+// was refused (a terminal size out of range).
+func (s *Server) readInput(r io.Reader, a *supervisor.Attachment) string {
+	in := bufio.NewReader(r)
+	for {
+		kind, p, err := ReadFrame(in)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
+				return ""
+			}
+			return fmt.Sprintf("the attach stream broke: %v", err)
+		}
+		switch kind {
+		case FrameInput:
+			if err := a.Input(p); err != nil {
+				return ""
+			}
+		case FrameResize:
+			if len(p) != 4 {
+				return fmt.Sprintf("the attach stream broke: a resize frame of %d bytes (want 4)", len(p))
+			}
+			cols, rows := int(binaryU16(p[:2])), int(binaryU16(p[2:]))
+			if err := a.Resize(cols, rows); err != nil {
+				return fmt.Sprintf("refused your terminal size %dx%d: shogun takes %d to %d columns and %d to %d rows; resize the window and attach again",
+					cols, rows, ptyhost.MinCols, ptyhost.MaxCols, ptyhost.MinRows, ptyhost.MaxRows)
+			}
+		default:
+			return fmt.Sprintf("the attach stream broke: unknown frame type %q", kind)
+		}
+	}
 }
 
 func binaryU16(b []byte) uint16 { return binary.BigEndian.Uint16(b) }

@@ -22,7 +22,8 @@ type Command struct {
 	Env []string
 	// Dir is the working directory; empty means the supervisor's.
 	Dir string
-	// Cols and Rows are the terminal size. Both must be between 1 and 32767.
+	// Cols and Rows are the terminal size, within MinCols..MaxCols and
+	// MinRows..MaxRows.
 	Cols, Rows int
 }
 
@@ -31,20 +32,35 @@ func (c Command) Validate() error {
 	if c.Path == "" {
 		return errors.New("ptyhost: empty command path")
 	}
-	if err := checkSize(c.Cols, c.Rows); err != nil {
+	if err := CheckSize(c.Cols, c.Rows); err != nil {
 		return err
 	}
 	return nil
 }
 
-// checkSize rejects terminal sizes that neither the kernel's winsize (uint16)
-// nor ConPTY's COORD (int16) can hold.
-func checkSize(cols, rows int) error {
-	if cols < 1 || rows < 1 || cols > 32767 || rows > 32767 {
-		return fmt.Errorf("ptyhost: terminal size %dx%d out of range (1..32767)", cols, rows)
+// The terminal sizes a pseudo-terminal may have. The screen model keeps a
+// cell for every column and row, so whatever a configuration file or an
+// attached client asks for, a role's screen stays under half a million cells;
+// below the minimums no TUI can draw its prompt.
+const (
+	MinCols, MaxCols = 20, 1000
+	MinRows, MaxRows = 5, 500
+)
+
+// CheckSize rejects a terminal size outside MinCols..MaxCols columns and
+// MinRows..MaxRows rows. Every size that reaches a pseudo-terminal or the
+// screen model passes through it: at start, on resize and on attach.
+func CheckSize(cols, rows int) error {
+	if cols < MinCols || cols > MaxCols || rows < MinRows || rows > MaxRows {
+		return fmt.Errorf("ptyhost: terminal size %dx%d is out of range (%d to %d columns, %d to %d rows)",
+			cols, rows, MinCols, MaxCols, MinRows, MaxRows)
 	}
 	return nil
 }
+
+// checkSize is CheckSize; ConPTY's COORD (int16) and the kernel's winsize
+// (uint16) hold every size it lets through.
+func checkSize(cols, rows int) error { return CheckSize(cols, rows) }
 
 // Exit describes how a process ended.
 type Exit struct {
@@ -114,18 +130,65 @@ func Start(c Command) (Process, error) {
 
 // Identity returns a string that identifies the process pid for as long as it
 // lives and differs for a later process that reuses the pid (its start time).
-// It returns ErrNoProcess when no such process runs. The pid ledger stores it so
-// that leftovers are killed at the next start without killing a stranger.
+// It returns ErrNoProcess when no such process runs. The workspace lock
+// stores it so that a lock left by a dead supervisor is told from a live one.
 func Identity(pid int) (string, error) { return identity(pid) }
 
-// KillLeftovers kills what is left of a tree that a previous supervisor
-// started as pid with the given Identity, when no Process value exists any
-// more (the supervisor was killed with -9). The leader itself may be gone
-// while its descendants live on: on Linux the members of its process group
-// that started no earlier than it are killed; elsewhere the tree is killed
-// only while the leader still runs as the same process, so that a stranger
-// reusing the pid is never touched. It reports whether anything was killed.
-func KillLeftovers(pid int, identity string) (bool, error) { return killLeftovers(pid, identity) }
+// ProcessInfo tells one process from every other, now and later: what the
+// pid ledger records about each program the supervisor starts, so that
+// after a crash only that very program's leftovers are ever killed.
+type ProcessInfo struct {
+	// Pid is the process id.
+	Pid int `json:"pid"`
+	// Identity is the process's start time, as Identity returns it.
+	Identity string `json:"identity"`
+	// UID is the user the process runs as; -1 where the platform has no
+	// user ids (Windows).
+	UID int `json:"uid"`
+	// Exe is the path of the program the process runs, as the OS reports
+	// it; "" when the OS does not tell (another user's process).
+	Exe string `json:"exe"`
+}
+
+// Inspect describes the running process pid. It returns ErrNoProcess when no
+// such process runs.
+func Inspect(pid int) (ProcessInfo, error) { return inspect(pid) }
+
+// Matches reports why the running process cur is not the process p
+// describes, or nil when pid, start time, user and executable all agree. An
+// unknown field never matches: what cannot be proved is not the same.
+func (p ProcessInfo) Matches(cur ProcessInfo) error {
+	switch {
+	case p.Pid != cur.Pid:
+		return fmt.Errorf("%w: pid %d, recorded %d", ErrOtherProcess, cur.Pid, p.Pid)
+	case p.Identity == "" || p.Identity != cur.Identity:
+		return fmt.Errorf("%w: pid %d started at %q, recorded %q", ErrOtherProcess, p.Pid, cur.Identity, p.Identity)
+	case p.UID != cur.UID:
+		return fmt.Errorf("%w: pid %d runs as user %d, recorded %d", ErrOtherProcess, p.Pid, cur.UID, p.UID)
+	case p.Exe == "" || p.Exe != cur.Exe:
+		return fmt.Errorf("%w: pid %d runs %q, recorded %q", ErrOtherProcess, p.Pid, cur.Exe, p.Exe)
+	}
+	return nil
+}
+
+// KillLeftovers kills what is left of a process tree that a previous
+// supervisor started, as p describes its first process, when no Process
+// value exists any more (the supervisor was killed with -9). Nothing is
+// killed unless it is provably that tree:
+//   - while a process with p's pid runs, it must match p (Matches); after a
+//     pid reuse it is a stranger, and so is its process group;
+//   - on Linux, where the program itself died with the supervisor, the
+//     members of its process group and session that run as p's user and
+//     started no earlier than it are killed;
+//   - elsewhere the tree is killed only while its first process still runs
+//     as p.
+//
+// It reports whether anything was killed; an error wrapping ErrOtherProcess
+// says why nothing was.
+func KillLeftovers(p ProcessInfo) (bool, error) { return killLeftovers(p) }
+
+// ErrOtherProcess means a process is not the one a record describes.
+var ErrOtherProcess = errors.New("ptyhost: not the recorded process")
 
 // ErrNoProcess is returned by Identity when no process has the given pid.
 var ErrNoProcess = errors.New("ptyhost: no such process")

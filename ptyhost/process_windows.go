@@ -565,6 +565,30 @@ func identity(pid int) (string, error) {
 	return fmt.Sprintf("windows-created:%d", created), nil
 }
 
+// inspect describes pid: its creation time and the path of its program.
+// Windows has no numeric user ids; UID is -1.
+func inspect(pid int) (ProcessInfo, error) {
+	h, err := openProcess(pid, windows.PROCESS_QUERY_LIMITED_INFORMATION|windows.SYNCHRONIZE)
+	if err != nil {
+		return ProcessInfo{}, err
+	}
+	defer windows.CloseHandle(h)
+	if exitedProcess(h) {
+		return ProcessInfo{}, ErrNoProcess
+	}
+	created, err := creationTime(h)
+	if err != nil {
+		return ProcessInfo{}, fmt.Errorf("ptyhost: process %d: %w", pid, err)
+	}
+	info := ProcessInfo{Pid: pid, Identity: fmt.Sprintf("windows-created:%d", created), UID: -1}
+	buf := make([]uint16, windows.MAX_LONG_PATH)
+	n := uint32(len(buf))
+	if err := windows.QueryFullProcessImageName(h, 0, &buf[0], &n); err == nil {
+		info.Exe = windows.UTF16ToString(buf[:n])
+	}
+	return info, nil
+}
+
 // killTree ends pid and its descendants, children before their parents.
 // Windows keeps no tree, only each process's parent pid, which may belong to
 // a parent long gone whose pid was reused: a process only counts as a child

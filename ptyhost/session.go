@@ -216,7 +216,11 @@ func (s *Session) Write(p []byte) (int, error) {
 }
 
 // Resize changes the terminal size of the program and of the screen model.
+// A size outside CheckSize's bounds is refused before anything changes.
 func (s *Session) Resize(cols, rows int) error {
+	if err := CheckSize(cols, rows); err != nil {
+		return fmt.Errorf("resize terminal: %w", err)
+	}
 	if err := s.proc.Resize(cols, rows); err != nil {
 		return fmt.Errorf("resize terminal: %w", err)
 	}

@@ -243,6 +243,14 @@ func TestSessionResize(t *testing.T) {
 	if err := s.Resize(0, 10); err == nil {
 		t.Error("resize to 0 columns succeeded")
 	}
+	// A size that would make the screen model allocate a billion cells is
+	// refused before anything changes.
+	if err := s.Resize(32767, 32767); err == nil || !strings.Contains(err.Error(), "out of range (20 to 1000 columns, 5 to 500 rows)") {
+		t.Errorf("resize to 32767x32767: %v, want an out-of-range error", err)
+	}
+	if scr := s.Screen(); scr.Cols != 132 || len(scr.Lines) > 50 {
+		t.Errorf("screen is %d columns, %d lines after a refused resize; want 132 columns", scr.Cols, len(scr.Lines))
+	}
 }
 
 func TestInputAreaIsTheComposer(t *testing.T) {

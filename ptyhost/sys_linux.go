@@ -48,16 +48,75 @@ func statFields(b []byte) ([]string, error) {
 	return f, nil
 }
 
-func killLeftovers(leader int, ident string) (bool, error) {
-	start, err := strconv.ParseUint(strings.TrimPrefix(ident, "linux-start:"), 10, 64)
-	if err != nil || !strings.HasPrefix(ident, "linux-start:") {
-		return false, fmt.Errorf("ptyhost: identity %q is not from this system", ident)
+// inspect reads the process's start time from /proc/PID/stat, its user from
+// the owner of /proc/PID and its program from /proc/PID/exe (unreadable for
+// another user's process unless the supervisor runs as root: Exe stays "").
+func inspect(pid int) (ProcessInfo, error) {
+	id, err := identity(pid)
+	if err != nil {
+		return ProcessInfo{}, err
 	}
+	info := ProcessInfo{Pid: pid, Identity: id, UID: -1}
+	dir := "/proc/" + strconv.Itoa(pid)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return ProcessInfo{}, ErrNoProcess
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		info.UID = int(st.Uid)
+	}
+	if exe, err := os.Readlink(dir + "/exe"); err == nil {
+		// A program replaced on disk while it runs (an update) reads
+		// "path (deleted)"; it is still the program that was started.
+		info.Exe = strings.TrimSuffix(exe, " (deleted)")
+	}
+	// A pid reused between the two reads would show another start time.
+	if again, err := identity(pid); err != nil || again != id {
+		return ProcessInfo{}, ErrNoProcess
+	}
+	return info, nil
+}
+
+func killLeftovers(want ProcessInfo) (bool, error) {
+	start, err := strconv.ParseUint(strings.TrimPrefix(want.Identity, "linux-start:"), 10, 64)
+	if err != nil || !strings.HasPrefix(want.Identity, "linux-start:") {
+		return false, fmt.Errorf("%w: identity %q is not from this system", ErrOtherProcess, want.Identity)
+	}
+	if want.UID < 0 {
+		return false, fmt.Errorf("%w: pid %d has no recorded user", ErrOtherProcess, want.Pid)
+	}
+	// While a process holds the pid it must be the recorded one: after a
+	// reuse, the group led by that pid belongs to a stranger.
+	cur, err := inspect(want.Pid)
+	switch {
+	case errors.Is(err, ErrNoProcess):
+	case err != nil:
+		return false, err
+	case cur.Identity == want.Identity && zombie(want.Pid):
+		// The recorded program itself, dead but not yet reaped by its
+		// new parent: it shows no executable any more.
+	default:
+		if err := want.Matches(cur); err != nil {
+			return false, err
+		}
+	}
+	// The leader is the recorded program or gone (Pdeathsig took it). Linux
+	// does not reuse a pid while a process group or session of that id
+	// exists, so members of both that run as the recorded user and started
+	// after the leader are what is left of its tree.
 	var members []int
 	err = eachProcess(func(pid int, f []string) {
 		pgrp, _ := strconv.Atoi(f[2])
+		sid, _ := strconv.Atoi(f[3])
 		started, _ := strconv.ParseUint(f[19], 10, 64)
-		if pgrp == leader && started >= start {
+		if pgrp != want.Pid || sid != want.Pid || started < start {
+			return
+		}
+		fi, err := os.Stat("/proc/" + strconv.Itoa(pid))
+		if err != nil {
+			return
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == want.UID {
 			members = append(members, pid)
 		}
 	})
@@ -71,6 +130,16 @@ func killLeftovers(leader int, ident string) (bool, error) {
 		}
 	}
 	return len(members) > 0, errors.Join(errs...)
+}
+
+// zombie reports whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	f, err := statFields(b)
+	return err == nil && (f[0] == "Z" || f[0] == "X")
 }
 
 // BecomeSubreaper makes the calling process a child subreaper: descendants

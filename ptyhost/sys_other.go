@@ -4,7 +4,6 @@ package ptyhost
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"syscall"
 )
@@ -13,21 +12,18 @@ import (
 // up after a supervisor killed with -9 on these systems.
 func setDeathSignal(*syscall.SysProcAttr) {}
 
-// identity on BSD-like systems is the process group's existence plus the pid:
-// without /proc the start time is not portable to read, so KillTree is only
-// ever applied to a process group that still exists.
-func identity(pid int) (string, error) {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return "", ErrNoProcess
-	}
-	return fmt.Sprintf("pid:%d", pid), nil
-}
-
-func killLeftovers(pid int, ident string) (bool, error) {
-	if id, err := identity(pid); err != nil || id != ident {
+func killLeftovers(want ProcessInfo) (bool, error) {
+	cur, err := inspect(want.Pid)
+	if errors.Is(err, ErrNoProcess) {
 		return false, nil
 	}
-	return true, killTree(pid)
+	if err != nil {
+		return false, err
+	}
+	if err := want.Matches(cur); err != nil {
+		return false, err
+	}
+	return true, killTree(want.Pid)
 }
 
 // BecomeSubreaper is not available outside Linux.

@@ -10,11 +10,18 @@ import (
 // closes the job handle and ends them. A leftover can only be a process that
 // was started before that guarantee held, so it is killed only while it still
 // runs as the same process.
-func killLeftovers(pid int, ident string) (bool, error) {
-	if id, err := identity(pid); err != nil || id != ident {
+func killLeftovers(want ProcessInfo) (bool, error) {
+	cur, err := inspect(want.Pid)
+	if errors.Is(err, ErrNoProcess) {
 		return false, nil
 	}
-	return true, killTree(pid)
+	if err != nil {
+		return false, err
+	}
+	if err := want.Matches(cur); err != nil {
+		return false, err
+	}
+	return true, killTree(want.Pid)
 }
 
 // BecomeSubreaper is Linux-only; on Windows the job object keeps every

@@ -52,6 +52,8 @@ type Store struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // prepared on w, by query text; nil once closed
+
+	opened os.FileInfo // the database file as opened, for CheckFile
 }
 
 // readers is the size of the read pool: enough for the dashboard, the
@@ -98,6 +100,10 @@ func Open(path string) (*Store, error) {
 	if err := s.r.Ping(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: read pool: %w", path, err)
+	}
+	if s.opened, err = os.Stat(abs); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
 }

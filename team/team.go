@@ -36,6 +36,12 @@ type Options struct {
 	OnEvent func(supervisor.Event)
 	// Tune, when set, adjusts the supervisor's options (tests use faster timings).
 	Tune func(*supervisor.Options)
+	// NewHistory allows creating a new, empty history database although the
+	// workspace's archive shows an earlier one existed (ErrHistoryMissing).
+	NewHistory bool
+	// HistoryCheck is how often the database file is checked for deletion
+	// or replacement (default 3 s).
+	HistoryCheck time.Duration
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -48,17 +54,31 @@ type Team struct {
 
 	skills     skills.ScanOptions
 	scanWanted chan struct{} // a report arrived; scan when skills are enabled
+
+	historyCheck time.Duration
+	haltMu       sync.Mutex
+	halted       error // why the queue stopped while the roles run on
 }
 
 // Open opens the history, records a new run and prepares the roles and the
 // queue. Nothing runs until Run. Close releases the history.
 func Open(opts Options) (*Team, error) {
 	cfg := opts.Config
+	if err := CheckHistory(cfg, opts.NewHistory); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(cfg.Settings.Data.SQLitePath)
 	if err != nil {
 		return nil, err
 	}
-	t := &Team{st: st, log: opts.Logger}
+	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck}
+	if t.historyCheck <= 0 {
+		t.historyCheck = historyCheckEvery
+	}
+	if err := seedTaskNumbers(st, cfg.Workspace); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if err := t.open(opts); err != nil {
 		st.Close()
 		return nil, err
@@ -168,16 +188,23 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 func (t *Team) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	var qErr error
-	wg.Add(2)
+	// The queue stops with ctx, or alone when the history is lost.
+	qctx, stopQueue := context.WithCancel(ctx)
+	defer stopQueue()
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		qErr = t.q.Run(ctx)
+		qErr = t.q.Run(qctx)
 	}()
 	go func() {
 		defer wg.Done()
-		t.scanSkills(ctx)
+		t.scanSkills(qctx)
 	}()
-	err := errors.Join(t.sup.Run(ctx), func() error { wg.Wait(); return qErr }())
+	go func() {
+		defer wg.Done()
+		t.watchHistory(qctx, t.historyCheck, stopQueue)
+	}()
+	err := errors.Join(t.sup.Run(ctx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	status := "stopped"
 	if err != nil {
 		status = "failed"

@@ -32,6 +32,7 @@ func startCommand() *cli.Command {
 			workspaceFlag,
 			&cli.StringSliceFlag{Name: "roles", Usage: "run only these role ids (comma-separated)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configuration and print what would run"},
+			&cli.BoolFlag{Name: "new-history", Usage: "begin a new, empty history database although the archive shows an earlier one (it was lost)"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
@@ -124,6 +125,12 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 		return err
 	}
 	defer closer.Close()
+	for _, warning := range cfg.Warnings {
+		log.Warn().Str("file", warning.File).Int("line", warning.Line).Int("column", warning.Column).Msg(warning.Message)
+	}
+	if err := supervisor.CheckStateDir(ws); err != nil {
+		return err
+	}
 	lock, err := supervisor.AcquireLock(filepath.Join(ws, "runtime", "state", "shogun.lock"))
 	if err != nil {
 		return err
@@ -133,7 +140,8 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 			log.Warn().Err(err).Msg("release lock")
 		}
 	}()
-	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe})
+	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe,
+		NewHistory: c.Bool("new-history")})
 	if err != nil {
 		return err
 	}
@@ -178,6 +186,12 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 		return errors.New("no enabled roles in config/roles.yaml")
 	}
 	fmt.Fprintf(w, "workspace %s: configuration OK, %d role(s) would start\n\n", ws, len(roles))
+	for _, warning := range cfg.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+	if len(cfg.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROLE\tNAME\tCLI\tTERMINAL\tRESTART\tCOMMAND")
 	for _, r := range roles {
