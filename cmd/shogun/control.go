@@ -12,8 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/control"
-	"github.com/shogun-dev/shogun/display"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 // client returns the control client of the command's workspace.
@@ -72,13 +72,13 @@ func statusCommand() *cli.Command {
 			for _, r := range st.Roles {
 				task := "-"
 				if r.TaskID != "" {
-					task = display.Escape(r.TaskID) + " " + short(r.TaskTitle, 30)
+					task = textsafe.Escape(r.TaskID) + " " + short(r.TaskTitle, 30)
 				}
 				pid := "-"
 				if r.Pid > 0 {
 					pid = fmt.Sprint(r.Pid)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", display.Escape(r.ID), short(r.Name, 40), display.Escape(r.State), pid,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", textsafe.Escape(r.ID), short(r.Name, 40), textsafe.Escape(r.State), pid,
 					secs(r.UptimeS), r.Restarts, task, r.QueueDepth, secs(r.SinceOutput))
 			}
 			tw.Flush()
@@ -91,12 +91,12 @@ func statusCommand() *cli.Command {
 			if len(parts) == 0 {
 				parts = []string{"no tasks"}
 			}
-			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), display.Escape(st.RunID), strings.Join(parts, ", "))
+			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID), strings.Join(parts, ", "))
 			for _, a := range st.Attention {
-				fmt.Fprintf(w, "attention: %s\n", display.Escape(a))
+				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))
 			}
 			if st.Halted != "" {
-				fmt.Fprintf(w, "QUEUE STOPPED: %s\n", display.Escape(st.Halted))
+				fmt.Fprintf(w, "QUEUE STOPPED: %s\n", textsafe.Escape(st.Halted))
 			}
 			return nil
 		},

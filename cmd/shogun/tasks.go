@@ -13,10 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/shogun-dev/shogun/display"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/team"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 func sendCommand() *cli.Command {
@@ -169,7 +169,7 @@ func tasksCommand() *cli.Command {
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TASK\tROLE\tSTATUS\tATTEMPTS\tCREATED\tUPDATED\tTITLE\tREPORT")
 			for _, t := range tasks {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", display.Escape(t.ID), display.Escape(t.Role), display.Escape(t.Status), t.Attempts,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", textsafe.Escape(t.ID), textsafe.Escape(t.Role), textsafe.Escape(t.Status), t.Attempts,
 					t.CreatedAt.Local().Format("01-02 15:04:05"), t.UpdatedAt.Local().Format("15:04:05"),
 					short(t.Title, 40), short(t.Summary, 40))
 			}
@@ -196,7 +196,7 @@ func contains(list []string, s string) bool {
 // short keeps a table cell on one line and under n characters, with every
 // control character made visible (agents write titles and summaries).
 func short(s string, n int) string {
-	s = display.Escape(strings.Join(strings.Fields(s), " "))
+	s = textsafe.Escape(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
