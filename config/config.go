@@ -22,6 +22,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/roles"
 )
 
@@ -203,7 +204,7 @@ func loadRoles(workspace string, lookup func(string) (string, bool), defaultComm
 		return nil
 	}
 	if root.Kind != yaml.MappingNode {
-		d.errorf(root, "expected a mapping with a \"roles\" list at the top, got %s", DescribeNode(root))
+		d.errorf(root, "expected a mapping with a \"roles\" list at the top, got %s", yamlstrict.Describe(root))
 		return nil
 	}
 	m := d.mapping(root, "", "roles file")
@@ -213,7 +214,7 @@ func loadRoles(workspace string, lookup func(string) (string, bool), defaultComm
 		return nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		d.errorf(list, "\"roles\" must be a list of roles, got %s", DescribeNode(list))
+		d.errorf(list, "\"roles\" must be a list of roles, got %s", yamlstrict.Describe(list))
 		return nil
 	}
 	if len(list.Content) == 0 {

@@ -1,26 +1,25 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/internal/yamlstrict"
 )
 
 // The files are decoded by walking yaml.Node trees rather than with
 // yaml.Unmarshal into structs: Unmarshal stops at the first type error and
 // reports no column, while a person fixing a config wants every problem with
 // its line and column at once. The walker also tells "key absent" from "key
-// set to an empty string", which the preset overrides need.
+// set to an empty string", which the preset overrides need. The YAML rules
+// themselves (one document, aliases, merge keys, nulls, the node bound) are
+// internal/yamlstrict's, shared with the queue's file formats.
 
 // decoder walks one file and records problems in errs.
 type decoder struct {
@@ -32,93 +31,24 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 	d.errs.add(d.file, n.Line, n.Column, format, args...)
 }
 
+// report records problems found by yamlstrict.
+func (d *decoder) report(problems ...*yamlstrict.Error) {
+	for _, p := range problems {
+		d.errs.add(d.file, p.Line, p.Column, "%s", p.Message)
+	}
+}
+
 // parse reads a single YAML document and returns its root node, or nil after
-// recording why there is none.
+// recording why there is none. A configuration is written by a person, but
+// it may be copied from anywhere: the node bound stops an alias bomb just
+// as it does for the queue's files.
 func (d *decoder) parse(data []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) {
-		d.errs.add(d.file, 0, 0, "file is empty")
-		return nil
-	}
+	root, err := yamlstrict.Parse(data, yamlstrict.DefaultMaxNodes)
 	if err != nil {
-		line, msg := syntaxError(err)
-		d.errs.add(d.file, line, 0, "%s", msg)
-		return nil
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			line, msg := syntaxError(err)
-			d.errs.add(d.file, line, 0, "%s", msg)
-		} else {
-			d.errorf(&extra, "only one YAML document is allowed, found a second one")
-		}
-		return nil
-	}
-	root := resolve(doc.Content[0])
-	if isNull(root) {
-		d.errs.add(d.file, 0, 0, "file is empty")
+		d.report(err)
 		return nil
 	}
 	return root
-}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// syntaxError takes the line out of a yaml.v3 parse error; the parser gives
-// no column.
-func syntaxError(err error) (line int, msg string) {
-	s := err.Error()
-	if m := yamlLine.FindStringSubmatch(s); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		return line, "invalid YAML: " + m[2]
-	}
-	return 0, "invalid YAML: " + strings.TrimPrefix(s, "yaml: ")
-}
-
-// resolve follows aliases, so that anchors work everywhere a value does.
-func resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// DescribeNode names what a YAML node holds, for "must be X, got Y"
-// messages: "a list", "string \"yes\"", "number 3". The queue's file formats
-// use it too, so every strict decoder words its errors alike.
-func DescribeNode(n *yaml.Node) string {
-	n = resolve(n)
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		v := n.Value
-		if utf8.RuneCountInString(v) > 40 {
-			v = string([]rune(v)[:37]) + "..."
-		}
-		switch tag := n.ShortTag(); tag {
-		case "!!null":
-			return "null"
-		case "!!bool":
-			return "boolean " + v
-		case "!!int", "!!float":
-			return "number " + v
-		case "!!str":
-			return fmt.Sprintf("string %q", v)
-		default:
-			return fmt.Sprintf("%s %q", tag, v)
-		}
-	}
-	return "an unsupported value"
 }
 
 // mapping is one YAML mapping being decoded. Callers take the keys they know;
@@ -138,70 +68,27 @@ type mapping struct {
 // mapping starts decoding n as a mapping. It returns nil, after recording an
 // error naming key, when n is something else.
 func (d *decoder) mapping(n *yaml.Node, key, where string) *mapping {
-	n = resolve(n)
+	n = yamlstrict.Resolve(n)
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "%q must be a mapping, got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be a mapping, got %s", key, yamlstrict.Describe(n))
 		return nil
 	}
+	fields, problems := yamlstrict.Fields(n)
+	d.report(problems...)
 	m := &mapping{d: d, node: n, where: where, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
-	m.collect(n, 0)
+	for _, f := range fields {
+		m.order = append(m.order, f.Name)
+		m.keys[f.Name] = f.Key
+		m.vals[f.Name] = f.Value
+	}
 	return m
-}
-
-// collect indexes the keys of n, then the keys merged in with "<<", which
-// never override keys written out.
-func (m *mapping) collect(n *yaml.Node, depth int) {
-	var merges []*yaml.Node
-	own := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.ShortTag() == "!!merge" {
-			merges = append(merges, v)
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			m.d.errorf(k, "keys must be plain strings, got %s", DescribeNode(k))
-			continue
-		}
-		if first, dup := own[k.Value]; dup && depth == 0 {
-			m.d.errorf(k, "duplicate key %q (first at line %d)", k.Value, first.Line)
-			continue
-		}
-		own[k.Value] = k
-		if _, seen := m.vals[k.Value]; seen {
-			continue
-		}
-		m.order = append(m.order, k.Value)
-		m.keys[k.Value] = k
-		m.vals[k.Value] = resolve(v)
-	}
-	if depth > 10 {
-		return
-	}
-	for _, v := range merges {
-		v = resolve(v)
-		switch v.Kind {
-		case yaml.MappingNode:
-			m.collect(v, depth+1)
-		case yaml.SequenceNode:
-			for _, item := range v.Content {
-				if item = resolve(item); item.Kind == yaml.MappingNode {
-					m.collect(item, depth+1)
-				} else {
-					m.d.errorf(item, "\"<<\" must merge mappings, got %s", DescribeNode(item))
-				}
-			}
-		default:
-			m.d.errorf(v, "\"<<\" must merge a mapping, got %s", DescribeNode(v))
-		}
-	}
 }
 
 // take returns the value of key, or nil when the key is absent or null: a
 // null value ("key:" with nothing after it) means "not set" everywhere.
 func (m *mapping) take(key string) *yaml.Node {
 	m.known = append(m.known, key)
-	if v := m.vals[key]; !isNull(v) {
+	if v := m.vals[key]; !yamlstrict.IsNull(v) {
 		return v
 	}
 	return nil
@@ -234,7 +121,7 @@ func (m *mapping) done() {
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q in %s", key, m.where)
-		if s := closest(key, m.known); s != "" {
+		if s := yamlstrict.SuggestKey(key, m.known); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		m.d.errorf(m.keys[key], "%s", msg)
@@ -250,47 +137,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// closest suggests a known key within two edits of a misspelt one.
-func closest(key string, known []string) string { return SuggestKey(key, known) }
-
-// SuggestKey returns the known key within two edits of a misspelt one, for
-// "did you mean" in error messages; "" when none is that close. The queue's
-// file formats use it too, so every strict decoder suggests alike.
-func SuggestKey(key string, known []string) string {
-	if len(key) > 64 {
-		return "" // not a typo of a short key; skip the quadratic work
-	}
-	best, bestDist := "", 3
-	cands := append([]string(nil), known...)
-	sort.Strings(cands)
-	for _, k := range cands {
-		if d := editDistance(strings.ToLower(key), k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // The value readers below return ok=false after recording an error, so
 // callers keep the default and go on to find the next problem.
 
@@ -298,7 +144,7 @@ func editDistance(a, b string) int {
 // the strings a person would expect.
 func (d *decoder) str(n *yaml.Node, key string) (string, bool) {
 	if n.Kind != yaml.ScalarNode {
-		d.errorf(n, "%q must be a string, got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be a string, got %s", key, yamlstrict.Describe(n))
 		return "", false
 	}
 	return n.Value, true
@@ -306,7 +152,7 @@ func (d *decoder) str(n *yaml.Node, key string) (string, bool) {
 
 func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
-		d.errorf(n, "%q must be a boolean (true or false), got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be a boolean (true or false), got %s", key, yamlstrict.Describe(n))
 		return false, false
 	}
 	return strings.EqualFold(n.Value, "true"), true
@@ -315,7 +161,7 @@ func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 // integer reads an integer and checks it lies in [lo, hi].
 func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64) (int64, bool) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		d.errorf(n, "%q must be an integer, got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be an integer, got %s", key, yamlstrict.Describe(n))
 		return 0, false
 	}
 	v, err := strconv.ParseInt(n.Value, 0, 64)
@@ -330,7 +176,7 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64) (int64, bool) 
 func (d *decoder) fraction(n *yaml.Node, key string) (float64, bool) {
 	tag := n.ShortTag()
 	if n.Kind != yaml.ScalarNode || tag != "!!float" && tag != "!!int" {
-		d.errorf(n, "%q must be a number, got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be a number, got %s", key, yamlstrict.Describe(n))
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(n.Value, 64)
@@ -354,7 +200,7 @@ func (d *decoder) duration(n *yaml.Node, key string, allowZero bool) (time.Durat
 			return 0, false
 		}
 	default:
-		d.errorf(n, "%q must be a duration with a unit, such as \"300ms\", got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be a duration with a unit, such as \"300ms\", got %s", key, yamlstrict.Describe(n))
 		return 0, false
 	}
 	switch {
@@ -372,15 +218,15 @@ func (d *decoder) duration(n *yaml.Node, key string, allowZero bool) (time.Durat
 // for the bad ones, so callers can still check the good ones by index.
 func (d *decoder) strList(n *yaml.Node, key string) ([]string, bool) {
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, "%q must be a list of strings, got %s", key, DescribeNode(n))
+		d.errorf(n, "%q must be a list of strings, got %s", key, yamlstrict.Describe(n))
 		return nil, false
 	}
 	out := make([]string, len(n.Content))
 	ok := true
 	for i, item := range n.Content {
-		item = resolve(item)
-		if item.Kind != yaml.ScalarNode || isNull(item) {
-			d.errorf(item, "%q items must be strings, got %s", key, DescribeNode(item))
+		item = yamlstrict.Resolve(item)
+		if item.Kind != yaml.ScalarNode || yamlstrict.IsNull(item) {
+			d.errorf(item, "%q items must be strings, got %s", key, yamlstrict.Describe(item))
 			ok = false
 			continue
 		}

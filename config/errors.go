@@ -38,6 +38,7 @@ type Errors struct {
 	List []Error
 
 	warnings []Error // not errors: Load returns them in Config.Warnings
+	seen     map[Error]bool
 }
 
 // Error joins the problems, one per line.
@@ -49,9 +50,18 @@ func (e *Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// add records a problem at a position.
+// add records a problem at a position, once: a mapping merged with "<<" in
+// several places is checked at each, and its problems are still one each.
 func (e *Errors) add(file string, line, col int, format string, args ...any) {
-	e.List = append(e.List, Error{File: file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
+	item := Error{File: file, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
+	if e.seen[item] {
+		return
+	}
+	if e.seen == nil {
+		e.seen = map[Error]bool{}
+	}
+	e.seen[item] = true
+	e.List = append(e.List, item)
 }
 
 // warn records something suspicious that does not stop a start.

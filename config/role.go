@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/roles"
 )
@@ -30,9 +31,9 @@ type roleDecoder struct {
 // role decodes one entry. Every problem is recorded; the returned Role is
 // only used when there were none.
 func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
-	n = resolve(n)
+	n = yamlstrict.Resolve(n)
 	if n.Kind != yaml.MappingNode {
-		rd.errorf(n, "each role must be a mapping, got %s", DescribeNode(n))
+		rd.errorf(n, "each role must be a mapping, got %s", yamlstrict.Describe(n))
 		return Role{}, false
 	}
 	m := rd.mapping(n, "", "role")
@@ -273,7 +274,7 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 	if v := m.take("args"); v != nil {
 		args, ok := d.strList(v, "args")
 		for i, a := range args {
-			args[i], _ = d.expand(resolve(v.Content[i]), "args", a, lookup)
+			args[i], _ = d.expand(yamlstrict.Resolve(v.Content[i]), "args", a, lookup)
 		}
 		if ok {
 			c.Args = args
@@ -287,8 +288,8 @@ func (d *decoder) command(n *yaml.Node, key, where, workspace string, lookup fun
 					d.errorf(k, "invalid environment variable name %q", name)
 					continue
 				}
-				if isNull(val) || val.Kind != yaml.ScalarNode {
-					d.errorf(val, "env %q must be a string, got %s", name, DescribeNode(val))
+				if yamlstrict.IsNull(val) || val.Kind != yaml.ScalarNode {
+					d.errorf(val, "env %q must be a string, got %s", name, yamlstrict.Describe(val))
 					continue
 				}
 				c.Env[name], _ = d.expand(val, "env "+name, val.Value, lookup)

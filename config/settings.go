@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/internal/yamlstrict"
 )
 
 // The PTY backends settings.yaml may name (pty.backend).
@@ -141,7 +143,7 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		return
 	}
 	if root.Kind != yaml.MappingNode {
-		d.errorf(root, "expected a mapping of settings at the top, got %s", DescribeNode(root))
+		d.errorf(root, "expected a mapping of settings at the top, got %s", yamlstrict.Describe(root))
 		return
 	}
 	m := d.mapping(root, "", "settings")
