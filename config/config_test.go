@@ -338,6 +338,44 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 			want:  []string{`config/roles.yaml:2: invalid YAML: found character that cannot start any token`},
 		},
 		{
+			name:  "control character, located",
+			roles: "roles:\n  - id: a\x07\n",
+			want:  []string{`config/roles.yaml:2:10: invalid YAML: control characters are not allowed`},
+		},
+		{
+			name:  "alias bomb",
+			roles: "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\nroles: *d\n",
+			want:  []string{`config/roles.yaml: document has more than 10000 YAML nodes once aliases are expanded (an alias bomb?)`},
+		},
+		{
+			name: "a duplicate key in an anchor merged twice is one problem",
+			roles: `roles:
+  - &base
+    id: a
+    prompt_path: roles/a.md
+    prompt_path: roles/b.md
+    command: {exec: codex}
+  - <<: *base
+    id: b
+  - <<: *base
+    id: c
+`,
+			want: []string{`config/roles.yaml:5:5: duplicate key "prompt_path" (first at line 4)`},
+		},
+		{
+			name:  "a duplicate key in an anchor that is only merged",
+			roles: "x-base: &base {prompt_path: roles/a.md, prompt_path: roles/b.md}\nroles:\n  - {<<: *base, id: a, command: {exec: codex}}\n",
+			want: []string{
+				`config/roles.yaml:1:1: unknown key "x-base" in roles file`,
+				`config/roles.yaml:1:41: duplicate key "prompt_path" (first at line 1)`,
+			},
+		},
+		{
+			name:  "a key that is not a string",
+			roles: "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: codex}, [x]: 1}\n",
+			want:  []string{`config/roles.yaml:2:62: keys must be strings, got a list`},
+		},
+		{
 			name:  "empty file",
 			roles: "# nothing yet\n",
 			want:  []string{`config/roles.yaml: file is empty`},
@@ -833,6 +871,21 @@ roles:
 	c, _ := cfg.Role("c")
 	if b.SubmitDelay != 70*time.Millisecond || b.Command.Exec != "claude" || b.PromptPath != "roles/a.md" || c.Command.Args[0] != "--dangerously-skip-permissions" {
 		t.Errorf("b = %+v, c = %+v", b, c)
+	}
+}
+
+// The configuration follows the queue's rule for document separators: a
+// "---" that starts or ends a file (editors and generators add them) holds
+// nothing and is not a second document.
+func TestStrayDocumentSeparatorsAreHarmless(t *testing.T) {
+	dir := workspace(t, map[string]string{
+		"roles/a.md": "a",
+		RolesFile:    "---\nroles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: codex}}\n---\n",
+		SettingsFile: "---\n---\nui:\n  port: 6000\n--- ~\n",
+	})
+	cfg := mustLoad(t, dir, nil)
+	if len(cfg.Roles) != 1 || cfg.Settings.UI.Port != 6000 {
+		t.Errorf("roles %+v, port %d", cfg.Roles, cfg.Settings.UI.Port)
 	}
 }
 

@@ -9,9 +9,10 @@
 // parsing, a bound on YAML nodes after aliases are expanded, no unknown keys,
 // and an error that names the file, line and column of the first problem.
 // The YAML rules themselves are internal/yamlstrict's, shared with the
-// configuration; what each file holds is here, one file per format:
-// command.go, report.go, task.go (with taskfile.go, which writes it), and
-// limits.go for what reading one may cost.
+// configuration. What each file holds is here, one file per format:
+// command.go, report.go, task.go (with taskfile.go, which writes it); this
+// file has the checks they share, formatdecode.go turns a parsed file into
+// their structs, and limits.go bounds what reading one may cost.
 package queue
 
 import (

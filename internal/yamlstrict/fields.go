@@ -24,8 +24,8 @@ type Field struct {
 // Fields lists the keys of mapping n in document order, then the keys
 // merged in with "<<" (a mapping or a list of mappings), which never
 // override keys written out, earlier merges winning over later ones. It
-// returns every problem found, in document order of discovery, with the
-// fields that were fine: a key that is not a string, a key written twice
+// returns every problem, in the order found (own keys before merged ones),
+// with the fields that were fine: a key that is not a string, a key written twice
 // in one mapping (the first one counts), a "<<" of something other than
 // mappings, merges nested more than MaxMergeDepth deep. Decoders that stop
 // at the first problem take problems[0]; those that report everything

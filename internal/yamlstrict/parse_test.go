@@ -12,17 +12,17 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// billionLaughs is the classic alias bomb: nine levels of nine aliases,
-// 9^9 (387 million) strings once expanded, in well under a kilobyte.
-func billionLaughs(top string) string {
+// aliasBomb nests width aliases to the level below, levels deep:
+// width^levels scalars once expanded, from a few hundred bytes. top is
+// appended, to use the last level ("top: *l8").
+func aliasBomb(levels, width int, top string) string {
 	var b strings.Builder
-	b.WriteString(`a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
-	for c := 'b'; c <= 'i'; c++ {
-		p := string(c - 1)
-		fmt.Fprintf(&b, "%c: &%c [*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s,*%s]\n", c, c, p, p, p, p, p, p, p, p, p)
+	items := strings.TrimSuffix(strings.Repeat("lol, ", width), ", ")
+	for i := range levels {
+		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, items)
+		items = strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i), width), ", ")
 	}
-	b.WriteString(top)
-	return b.String()
+	return b.String() + top
 }
 
 func utf16LE(s string) string {
@@ -56,8 +56,8 @@ func TestParseRefusesBadDocuments(t *testing.T) {
 		{name: "truncated UTF-8 located", in: "#\n - - QI\xd7", want: "2:8: invalid YAML: incomplete UTF-8 octet sequence"},
 		{name: "a bad byte in UTF-16 is not located", in: utf16LE("a: b\x07\n"), want: "invalid YAML: control characters are not allowed"},
 		{name: "unknown anchor", in: "a: *nope\n", want: "invalid YAML: unknown anchor 'nope' referenced"},
-		{name: "alias bomb", in: billionLaughs("top: *i\n"), want: bombMessage},
-		{name: "alias bomb in a document before an empty one", in: billionLaughs("top: *i\n") + "---\n", want: bombMessage},
+		{name: "alias bomb", in: aliasBomb(9, 9, "top: *l8\n"), want: bombMessage},
+		{name: "alias bomb in a document before an empty one", in: aliasBomb(9, 9, "top: *l8\n") + "---\n", want: bombMessage},
 		{name: "a list of itself", in: "&a [*a]\n", want: bombMessage},
 		{name: "a mapping that merges itself", in: "&a {k: v, <<: *a}\n", want: bombMessage},
 		{name: "node limit counts every node", in: "[a, b, c]\n", maxNodes: 3, want: "document has more than 3 YAML nodes once aliases are expanded (an alias bomb?)"},
@@ -116,7 +116,7 @@ func TestParseAcceptsGoodDocuments(t *testing.T) {
 // machine, while an expansion shows up as gigabytes allocated.
 func TestParseRefusesAliasBombsCheaply(t *testing.T) {
 	for name, in := range map[string]string{
-		"billion laughs": billionLaughs("top: *i\n"),
+		"billion laughs": aliasBomb(9, 9, "top: *l8\n"),
 		"self-reference": "&a [" + strings.Repeat("*a,", 50000) + "*a]\n",
 	} {
 		t.Run(name, func(t *testing.T) {
