@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // maxSocketPath is the longest socket path every supported OS takes: a Unix
@@ -16,31 +19,22 @@ import (
 // included.
 const maxSocketPath = 103
 
-// PointerFile is where a supervisor whose socket could not live in the
-// workspace writes the socket's path, relative to the workspace, for
-// clients and other tools to read.
-const PointerFile = "runtime/state/shogun.sock.path"
-
-// workspaceSocket is the socket's place in the workspace.
-func workspaceSocket(workspace string) string {
-	return filepath.Join(workspace, "runtime", "state", "shogun.sock")
-}
-
 // SocketPath is where the API of the workspace's supervisor listens:
 // runtime/state/shogun.sock when that path fits in a socket address, else a
 // short path in the user's runtime folder ($XDG_RUNTIME_DIR/shogun, or
 // shogun-<uid> in the temporary folder) named by a hash of the workspace
-// path. The supervisor writes the latter into PointerFile; a client takes
-// the path from there when it names a socket for this workspace in a folder
-// that only the user can enter, so server and client agree even when their
-// environments differ.
-func SocketPath(workspace string) string {
-	own := workspaceSocket(workspace)
+// path. The supervisor writes the latter into the layout's SocketPointer; a
+// client takes the path from there when it names a socket for this
+// workspace in a folder that only the user can enter, so server and client
+// agree even when their environments differ.
+func SocketPath(ws string) string {
+	l := workspace.New(ws)
+	own := l.Socket()
 	if len(own) <= maxSocketPath {
 		return own
 	}
-	name := socketName(workspace)
-	if b, err := os.ReadFile(filepath.Join(workspace, filepath.FromSlash(PointerFile))); err == nil {
+	name := socketName(ws)
+	if b, err := os.ReadFile(l.SocketPointer()); err == nil {
 		p := strings.TrimSpace(string(b))
 		if filepath.IsAbs(p) && filepath.Base(p) == name && privateDir(filepath.Dir(p)) == nil {
 			return p
@@ -50,8 +44,8 @@ func SocketPath(workspace string) string {
 }
 
 // socketName names a workspace's socket outside the workspace.
-func socketName(workspace string) string {
-	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+func socketName(ws string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(ws)))
 	return "shogun-" + hex.EncodeToString(sum[:8]) + ".sock"
 }
 
@@ -71,10 +65,10 @@ func runtimeDir() string {
 // listenPath is SocketPath for the supervisor: it creates the runtime
 // folder (owner-only) when the socket must live there, refuses a folder
 // that someone else could enter or own, and records the path in
-// PointerFile; otherwise it removes a stale pointer.
-func listenPath(workspace string) (string, error) {
-	own := workspaceSocket(workspace)
-	pointer := filepath.Join(workspace, filepath.FromSlash(PointerFile))
+// the layout's SocketPointer; otherwise it removes a stale pointer.
+func listenPath(ws string) (string, error) {
+	l := workspace.New(ws)
+	own, pointer := l.Socket(), l.SocketPointer()
 	if len(own) <= maxSocketPath {
 		if err := os.Remove(pointer); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("remove stale socket pointer: %w", err)
@@ -82,9 +76,9 @@ func listenPath(workspace string) (string, error) {
 		return own, nil
 	}
 	dir := runtimeDir()
-	path := filepath.Join(dir, socketName(workspace))
+	path := filepath.Join(dir, socketName(ws))
 	if len(path) > maxSocketPath {
-		return "", fmt.Errorf("control socket: neither %s nor %s fits in a socket address (%d bytes at most); use a shorter workspace path or set XDG_RUNTIME_DIR to a short folder",
+		return "", fmt.Errorf("control socket: neither %s nor %s fits in a socket address (%d bytes at most); use a shorter ws path or set XDG_RUNTIME_DIR to a short folder",
 			own, path, maxSocketPath)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -96,7 +90,7 @@ func listenPath(workspace string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(pointer), 0o755); err != nil {
 		return "", fmt.Errorf("control socket pointer: %w", err)
 	}
-	if err := os.WriteFile(pointer, []byte(path+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(pointer, []byte(path+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("control socket pointer: %w", err)
 	}
 	return path, nil
