@@ -95,7 +95,7 @@ func (l Layout) State() string { return l.Path(StateDir) }
 // Lock names the running supervisor; one per workspace.
 func (l Layout) Lock() string { return filepath.Join(l.State(), "shogun.lock") }
 
-// Socket is the control endpoint's usual path (see control.SocketPath for
+// Socket is the control endpoint's usual path (see control.Endpoint for
 // a workspace path too long for a socket).
 func (l Layout) Socket() string { return filepath.Join(l.State(), "shogun.sock") }
 

@@ -92,6 +92,7 @@ func statusCommand() *cli.Command {
 				parts = []string{"no tasks"}
 			}
 			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID), strings.Join(parts, ", "))
+			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))
 			}
