@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
-)
 
-// commandsDir is where a workspace takes commands (section 5 of DESIGN.md).
-var commandsDir = filepath.Join("runtime", "queue", "commands")
+	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/workspace"
+)
 
 // command is a command file as section 5 of DESIGN.md describes it, with the
 // fields a karo fills in. It is written, never read, by the agent.
@@ -47,11 +47,11 @@ type delegator struct {
 	written map[string]bool // ids of commands this process has written
 }
 
-func newDelegator(roles []string, self, workspace string, workTime time.Duration, fail bool) *delegator {
+func newDelegator(roles []string, self, ws string, workTime time.Duration, fail bool) *delegator {
 	return &delegator{
 		roles:    roles,
 		self:     self,
-		dir:      filepath.Join(workspace, commandsDir),
+		dir:      workspace.New(ws).Commands(),
 		workTime: workTime,
 		fail:     fail,
 		written:  make(map[string]bool),
@@ -107,13 +107,7 @@ func (d *delegator) write(name string, c command) (bool, error) {
 	if err := os.MkdirAll(d.dir, 0o755); err != nil {
 		return false, err
 	}
-	tmp := filepath.Join(d.dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return false, err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(final, data, 0o644); err != nil {
 		return false, err
 	}
 	d.written[c.ID] = true

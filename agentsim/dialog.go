@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shogun-dev/shogun/atomicfile"
 )
 
 // ChoicesFile is where, in its working directory, the agent saves every
@@ -249,14 +251,8 @@ func saveChoice(c Choice) error {
 	if err != nil {
 		return fmt.Errorf("encode choices: %w", err)
 	}
-	// Written aside and renamed, so a reader never sees half a file.
-	tmp := ChoicesFile + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, ChoicesFile); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("save %s: %w", ChoicesFile, err)
+	if err := atomicfile.Write(ChoicesFile, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("save choices: %w", err)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 
 // workspace writes files (slash-separated relative path → content) into a
 // fresh folder and returns it.
-func workspace(t *testing.T, files map[string]string) string {
+func testWorkspace(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for rel, content := range files {
@@ -103,7 +103,7 @@ skills:
 `
 
 func TestSeedExampleFilesLoadUnchanged(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"config/roles.yaml":    seedRoles,
 		"config/settings.yaml": seedSettings,
 		"roles/shogun.md":      "# shogun\n",
@@ -165,7 +165,7 @@ func TestSeedExampleFilesLoadUnchanged(t *testing.T) {
 }
 
 func TestMissingSettingsMeansDefaults(t *testing.T) {
-	dir := workspace(t, map[string]string{"config/roles.yaml": seedRoles, "roles/shogun.md": "x", "roles/ashigaru1.md": "x"})
+	dir := testWorkspace(t, map[string]string{"config/roles.yaml": seedRoles, "roles/shogun.md": "x", "roles/ashigaru1.md": "x"})
 	cfg := mustLoad(t, dir, nil)
 	want := defaultSettings()
 	want.resolve(cfg.Workspace)
@@ -498,7 +498,7 @@ colour: true
 			if tt.settings != "" {
 				files[SettingsFile] = tt.settings
 			}
-			cfg, err := Load(workspace(t, files), env(nil))
+			cfg, err := Load(testWorkspace(t, files), env(nil))
 			if err == nil {
 				t.Fatalf("Load succeeded with %d roles, want errors", len(cfg.Roles))
 			}
@@ -526,7 +526,7 @@ func TestPathsThatLeaveTheWorkspaceThroughSymlinks(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("root:x:0:0\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "# a\n",
 		"work/x":     "",
 		RolesFile: `roles:
@@ -575,7 +575,7 @@ func TestPathsThatLeaveTheWorkspaceThroughSymlinks(t *testing.T) {
 // An unset ${VAR} silently became "": now every one is a warning with its
 // position, and an exec that ends up empty says which variable was missing.
 func TestUnsetVariablesAreReported(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "# a\n",
 		RolesFile: `roles:
   - id: a
@@ -604,7 +604,7 @@ func TestUnsetVariablesAreReported(t *testing.T) {
 }
 
 func TestErrorsCarryFileLineAndColumn(t *testing.T) {
-	dir := workspace(t, map[string]string{RolesFile: "roles:\n  - id: a\n    prompt_path: roles/nope.md\n    command: {exec: codex}\n"})
+	dir := testWorkspace(t, map[string]string{RolesFile: "roles:\n  - id: a\n    prompt_path: roles/nope.md\n    command: {exec: codex}\n"})
 	_, err := Load(dir, env(nil))
 	var errs *Errors
 	if !errors.As(err, &errs) || len(errs.List) != 1 {
@@ -617,7 +617,7 @@ func TestErrorsCarryFileLineAndColumn(t *testing.T) {
 }
 
 func TestCommandExpansion(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "a",
 		RolesFile: `roles:
   - id: a
@@ -704,7 +704,7 @@ func TestExpandEnv(t *testing.T) {
 }
 
 func TestPresetChosenByCLIOrExecutableName(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "a",
 		RolesFile: `roles:
   - {id: win, prompt_path: roles/a.md, command: {exec: 'C:\tools\codex.exe'}}
@@ -738,7 +738,7 @@ func TestPresetChosenByCLIOrExecutableName(t *testing.T) {
 }
 
 func TestOptionalKeysOverrideThePresetOnlyWhenSet(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "a",
 		RolesFile: `roles:
   - id: unset
@@ -811,7 +811,7 @@ func TestOptionalKeysOverrideThePresetOnlyWhenSet(t *testing.T) {
 }
 
 func TestRolesWithoutCommandRunTheDefaultCommand(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "a",
 		SettingsFile: `agent:
   default_command: {exec: "${BIN:-claude}", args: [--verbose], env: {X: "1"}, cwd: sub}
@@ -832,7 +832,7 @@ func TestRolesWithoutCommandRunTheDefaultCommand(t *testing.T) {
 }
 
 func TestAnchorsAndMergeKeys(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "a",
 		RolesFile: `x-claude: &claude
   exec: claude

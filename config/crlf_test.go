@@ -55,7 +55,7 @@ func compareCRLF(t *testing.T, what, rolesYAML, settingsYAML string) {
 		for _, kind := range []string{"shogun", "karo", "ashigaru", "ashigaru1"} {
 			files["roles/"+kind+".md"] = conv("# " + kind + "\n")
 		}
-		ws := workspace(t, files)
+		ws := testWorkspace(t, files)
 		cfg, err := Load(ws, env(map[string]string{"SHOGUN_EXE": "shogun"}))
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)

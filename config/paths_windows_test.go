@@ -128,7 +128,7 @@ func TestPromptPathsOutsideTheWorkspaceAreRefused(t *testing.T) {
 	for _, p := range []string{`C:\Users\me\roles\karo.md`, `c:/roles/karo.md`, `C:roles\karo.md`,
 		`\\server\share\karo.md`, `//server/share/karo.md`, `\roles\karo.md`, `\\?\C:\karo.md`, `roles\..\..\karo.md`} {
 		t.Run(p, func(t *testing.T) {
-			ws := workspace(t, map[string]string{
+			ws := testWorkspace(t, map[string]string{
 				RolesFile:       strings.Replace(oneRole, `"roles/karo.md"`, "'"+p+"'", 1),
 				"roles/karo.md": "# karo\n",
 			})
@@ -138,7 +138,7 @@ func TestPromptPathsOutsideTheWorkspaceAreRefused(t *testing.T) {
 			}
 		})
 	}
-	ws := workspace(t, map[string]string{
+	ws := testWorkspace(t, map[string]string{
 		RolesFile:       strings.Replace(oneRole, `"roles/karo.md"`, `'roles\karo.md'`, 1),
 		"roles/karo.md": "# karo\n",
 	})
@@ -152,7 +152,7 @@ func TestPromptPathsOutsideTheWorkspaceAreRefused(t *testing.T) {
 // Explorer and every Windows program would find it. (On Linux the same
 // roles.yaml is an error naming the missing file.)
 func TestPromptPathInAnotherCaseFindsTheFile(t *testing.T) {
-	ws := workspace(t, map[string]string{
+	ws := testWorkspace(t, map[string]string{
 		RolesFile:       strings.Replace(oneRole, `"roles/karo.md"`, `"ROLES/Karo.MD"`, 1),
 		"roles/karo.md": "# karo\n",
 	})
@@ -166,7 +166,7 @@ func TestPromptPathInAnotherCaseFindsTheFile(t *testing.T) {
 // `shogun init` finds a person's roles/KARO.md where it would write
 // roles/karo.md and keeps it, never replacing it with the default.
 func TestInitKeepsARoleFileThatDiffersOnlyInCase(t *testing.T) {
-	ws := workspace(t, map[string]string{"roles/KARO.md": "# my own karo\n"})
+	ws := testWorkspace(t, map[string]string{"roles/KARO.md": "# my own karo\n"})
 	results, err := Scaffold(ws, ScaffoldOptions{})
 	if err != nil {
 		t.Fatal(err)

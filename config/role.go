@@ -12,6 +12,7 @@ import (
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // roleIDPattern keeps role ids usable as file names on every OS and as
@@ -364,4 +365,19 @@ func (c Command) String() string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// TemplateVars are the values of the placeholders that every template of
+// the role (startup_prompt, nudge, notify) may use: its names, and its
+// files as its agent sees them from its working directory (relative there
+// when inside it). The one place they are built; notify adds the values
+// that describe the incoming report.
+func (r Role) TemplateVars(l workspace.Layout) map[string]string {
+	return map[string]string{
+		roles.VarPromptPath: workspace.RelTo(r.Command.Cwd, r.PromptFile),
+		roles.VarName:       r.Name,
+		roles.VarID:         r.ID,
+		roles.VarTaskFile:   workspace.RelTo(r.Command.Cwd, l.TaskFile(r.ID)),
+		roles.VarReportFile: workspace.RelTo(r.Command.Cwd, l.ReportFile(r.ID)),
+	}
 }

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // The default configuration files, per language: settings.yaml, roles.yaml
@@ -17,25 +18,6 @@ import (
 //
 //go:embed defaults
 var defaults embed.FS
-
-// The folders of a workspace's runtime, relative to the workspace. Other
-// packages name them through these so the layout has one definition.
-const (
-	CommandsDir   = "runtime/queue/commands"
-	TasksDir      = "runtime/queue/tasks"
-	ReportsDir    = "runtime/queue/reports"
-	ArchiveDir    = "runtime/queue/archive"
-	FailedDir     = "runtime/queue/failed"
-	LogsDir       = "runtime/logs"
-	StateDir      = "runtime/state"
-	DashboardFile = "runtime/dashboard.md"
-)
-
-// Path turns a slash-separated path relative to the workspace (such as
-// TasksDir) into an absolute path for this OS.
-func (c *Config) Path(rel string) string {
-	return absPath(c.Workspace, rel)
-}
 
 // ScaffoldOptions are the choices of `shogun init`.
 type ScaffoldOptions struct {
@@ -82,8 +64,8 @@ type ScaffoldResult struct {
 // workspaceDirs are created empty; files are listed separately so that the
 // results read in the order a person would look for them.
 var workspaceDirs = []string{
-	CommandsDir, TasksDir, ReportsDir, ArchiveDir, FailedDir,
-	LogsDir, StateDir, "data", "skills/codex", "skills/copilot",
+	workspace.CommandsDir, workspace.TasksDir, workspace.ReportsDir, workspace.ArchiveDir, workspace.FailedDir,
+	workspace.LogsDir, workspace.StateDir, workspace.DataDir, "skills/codex", "skills/copilot",
 }
 
 // Scaffold creates a workspace in dir (made if missing): the configuration,
@@ -192,23 +174,9 @@ func writeFile(path string, content []byte, force bool) (ScaffoldAction, error) 
 	if !force {
 		return Skipped, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	// A configuration file is not secret: 0644, as an editor would leave it.
+	if err := atomicfile.Write(path, content, 0o644); err != nil {
 		return Skipped, err
-	}
-	_, werr := tmp.Write(content)
-	if werr == nil {
-		werr = tmp.Chmod(0o644) // CreateTemp makes 0600; a config file is not secret
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return Skipped, werr
 	}
 	return Overwritten, nil
 }

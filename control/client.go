@@ -28,13 +28,22 @@ type Client struct {
 
 // NewClient returns a client for the workspace's socket.
 func NewClient(workspace string) *Client {
-	path := SocketPath(workspace)
-	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", path)
+	path := Endpoint(workspace)
+	dialer := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		conn, err := dial(ctx, path)
+		var op *net.OpError
+		if err != nil && !errors.As(err, &op) {
+			// A named pipe's dial fails with a plain path error: mark it as a
+			// dial, so every platform's client says no supervisor answers.
+			err = &net.OpError{Op: "dial", Net: "pipe", Err: err}
+		}
+		return conn, err
 	}
-	return &Client{path: path, http: &http.Client{Transport: &http.Transport{DialContext: dial}}}
+	return &Client{path: path, http: &http.Client{Transport: &http.Transport{DialContext: dialer}}}
 }
+
+// Endpoint is the socket or named pipe the client talks to.
+func (c *Client) Endpoint() string { return c.path }
 
 // dialError explains why the socket could not be reached: permission
 // denied says so (the supervisor belongs to another user), everything else
@@ -122,7 +131,9 @@ type Stream struct {
 
 // Attach opens an attach stream to a role.
 func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, error) {
-	conn, err := net.DialTimeout("unix", c.path, 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	conn, err := dial(ctx, c.path)
+	cancel()
 	if err != nil {
 		return nil, c.dialError(err)
 	}

@@ -1,7 +1,55 @@
+//go:build windows
+
 package control
 
-import "io/fs"
+import (
+	"context"
+	"fmt"
+	"net"
 
-// ownedPrivately accepts the folder on Windows, where the temporary folder
-// is already the user's own (%LOCALAPPDATA%\Temp) and ACLs guard it.
-func ownedPrivately(fs.FileInfo) error { return nil }
+	"github.com/Microsoft/go-winio"
+	"github.com/rs/zerolog"
+	"golang.org/x/sys/windows"
+)
+
+// Endpoint is where the API of the workspace's supervisor listens. On
+// Windows it is a named pipe, \\.\pipe\shogun-<hash of the workspace
+// path>, as Windows daemons expose local control endpoints (Docker's
+// docker_engine, containerd): no path-length limit, an owner-only security
+// descriptor, and nothing left behind after a crash.
+func Endpoint(ws string) string { return `\\.\pipe\` + endpointName(ws) }
+
+// listen creates the workspace's pipe, reachable by the user who runs the
+// supervisor only. A pipe of that name already served means another
+// supervisor runs (the workspace lock should have said so).
+func listen(ws string, _ zerolog.Logger) (net.Listener, string, error) {
+	addr := Endpoint(ws)
+	sddl, err := ownerOnly()
+	if err != nil {
+		return nil, "", fmt.Errorf("control pipe: %w", err)
+	}
+	ln, err := winio.ListenPipe(addr, &winio.PipeConfig{SecurityDescriptor: sddl})
+	if err != nil {
+		return nil, "", fmt.Errorf("control pipe %s: %w", addr, err)
+	}
+	return ln, addr, nil
+}
+
+// ownerOnly is a security descriptor that grants the current user, and
+// nobody else, full access: a protected DACL with one entry.
+func ownerOnly() (string, error) {
+	tok := windows.GetCurrentProcessToken()
+	user, err := tok.GetTokenUser()
+	if err != nil {
+		return "", fmt.Errorf("read the current user: %w", err)
+	}
+	return "D:P(A;;GA;;;" + user.User.Sid.String() + ")", nil
+}
+
+// dial connects to the pipe at addr.
+func dial(ctx context.Context, addr string) (net.Conn, error) {
+	return winio.DialPipeContext(ctx, addr)
+}
+
+// removeEndpoint has nothing to remove: a pipe ends with its last handle.
+func removeEndpoint(string) error { return nil }

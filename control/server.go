@@ -1,8 +1,8 @@
-// Package control is the supervisor's local API: HTTP+JSON on the Unix
-// domain socket runtime/state/shogun.sock, or a short path in the user's
-// runtime folder when the workspace's path is too long for a socket address
-// (SocketPath; AF_UNIX works on Windows 10 and later too), and the attach
-// stream over the same socket. The CLI's status,
+// Package control is the supervisor's local API: HTTP+JSON and the attach
+// stream on one endpoint per workspace (Endpoint): on Unix the socket
+// runtime/state/shogun.sock, or a short path in the user's runtime folder
+// when the workspace's path is too long for a socket address; on Windows a
+// named pipe with an owner-only security descriptor. The CLI's status,
 // screen, type, restart, stop and attach commands are its clients; the
 // endpoints are documented in docs/api.md for other tools.
 package control
@@ -12,12 +12,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	stdlog "log"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,34 +48,13 @@ type Server struct {
 	attaches slots // attach streams, which leave the HTTP server's limit
 }
 
-// Listen creates the socket at SocketPath, owner-only, replacing one left by
-// a supervisor that was killed (the workspace lock guarantees no other
-// supervisor owns it). stop is called for POST /v1/stop.
+// Listen creates the workspace's control endpoint (see Endpoint): a socket
+// on Unix, a named pipe on Windows, usable by the user who runs the
+// supervisor only. stop is called for POST /v1/stop.
 func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server, error) {
-	path, err := listenPath(workspace)
+	ln, path, err := listen(workspace, log)
 	if err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("control socket: %w", err)
-	}
-	if _, err := os.Lstat(path); err == nil {
-		if c, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("control socket %s: another process is listening on it", path)
-		}
-		log.Info().Str("path", path).Msg("removing a stale control socket left by a killed supervisor")
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("remove stale control socket: %w", err)
-		}
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("control socket: %w", err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("control socket: %w", err)
 	}
 	s := &Server{team: t, path: path, stop: stop, log: log, ln: ln, start: time.Now()}
 	mux := http.NewServeMux()
@@ -117,7 +94,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { done <- s.srv.Serve(s.ln) }()
 	select {
 	case err := <-done:
-		os.Remove(s.path)
+		_ = removeEndpoint(s.path)
 		return err
 	case <-ctx.Done():
 	}
@@ -126,10 +103,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	_ = s.srv.Shutdown(shut)
 	_ = s.srv.Close() // hijacked attach streams end here
 	<-done
-	if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove control socket: %w", err)
-	}
-	return nil
+	return removeEndpoint(s.path)
 }
 
 // StatusReply is GET /v1/status.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/textsafe"
@@ -157,10 +157,10 @@ func (q *Queue) writeDashboard() {
 	}
 	b, err := yaml.Marshal(st)
 	if err == nil {
-		err = writeAtomic(filepath.Join(q.ws, "runtime", "state", "status.yaml"), b)
+		err = atomicfile.Write(q.layout.Status(), b, runtimeFileMode)
 	}
 	if err == nil {
-		err = writeAtomic(filepath.Join(q.ws, "runtime", "dashboard.md"), []byte(renderDashboard(st)))
+		err = atomicfile.Write(q.layout.Dashboard(), []byte(renderDashboard(st)), runtimeFileMode)
 	}
 	if err != nil {
 		q.log.Warn().Err(err).Msg("write dashboard")

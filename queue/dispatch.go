@@ -7,14 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // worker hands one role its work: at most one task in flight, the next one
@@ -235,32 +236,14 @@ func (w *worker) typeNote(ctx context.Context, n note) {
 	}
 }
 
-// paths of a role's task and report files, and how the role sees them.
+// taskPath is the role's task file.
 func (w *worker) taskPath() string {
-	return filepath.Join(w.q.dirs.tasks, w.a.ID()+".yaml")
+	return w.q.layout.TaskFile(w.a.ID())
 }
 
-func (w *worker) reportPath() string {
-	return filepath.Join(w.q.dirs.reports, w.a.ID()+".yaml")
-}
-
-// rel shows a path relative to the role's working directory, as an agent
-// reads it most easily.
-func (w *worker) rel(p string) string {
-	if r, err := filepath.Rel(w.cfg.Command.Cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
-	}
-	return p
-}
-
+// nudgeText is the role's nudge with its values filled in.
 func (w *worker) nudgeText() string {
-	return roles.Expand(w.cfg.Nudge, map[string]string{
-		roles.VarTaskFile:   w.rel(w.taskPath()),
-		roles.VarReportFile: w.rel(w.reportPath()),
-		roles.VarID:         w.cfg.ID,
-		roles.VarName:       w.cfg.Name,
-		roles.VarPromptPath: w.cfg.PromptPath,
-	})
+	return roles.Expand(w.cfg.Nudge, w.cfg.TemplateVars(w.q.layout))
 }
 
 // writeTaskFile archives the role's previous task file, if it was another
@@ -293,33 +276,13 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 	b, err := MarshalTask(Task{
 		TaskID: t.ID, CommandID: t.CommandID, Role: t.Role, From: t.From, Title: t.Title, Body: t.Body,
 		Tags: t.Tags, Priority: t.Priority, AssignedAt: at, Attempt: t.Attempts + 1,
-		ReportTo: filepath.ToSlash(filepath.Join(filepath.FromSlash(config.ReportsDir), w.a.ID()+".yaml")),
+		ReportTo: workspace.ReportsDir + "/" + w.a.ID() + ".yaml",
 	})
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, b); err != nil {
+	if err := atomicfile.Write(path, b, runtimeFileMode); err != nil {
 		return fmt.Errorf("write task file: %w", err)
-	}
-	return nil
-}
-
-// writeAtomic writes b beside path and renames it into place, so a reader
-// (an agent, a person) sees the old file or the new one, never a part.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := replaceFile(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/textsafe"
 )
 
@@ -84,40 +85,12 @@ func writeFailure(failedDir, name, original string, cause error, at time.Time) (
 	}
 
 	errorFile = filepath.Join(failedDir, base+".error.yaml")
-	if err := writeFailureAtomic(errorFile, buf.Bytes()); err != nil {
+	// Owner-only, as everything under runtime/: a record may quote the
+	// rejected file, which other users must not read through it.
+	if err := atomicfile.Write(errorFile, buf.Bytes(), runtimeFileMode); err != nil {
 		return "", fmt.Errorf("queue: write failure record: %w", err)
 	}
 	return errorFile, nil
-}
-
-// writeFailureAtomic writes data to a hidden temporary file beside path, syncs
-// it and renames it over path. The temporary name starts with a dot so that
-// folder scans, which skip hidden files, never pick it up.
-func writeFailureAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	// CreateTemp made the file 0600, and it stays so: a record may quote
-	// the rejected file, which other users must not read through it.
-	return os.Rename(tmp, path)
 }
 
 // ReadFailure reads a record written by WriteFailure, strictly: a record

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/textsafe"
 )
 
@@ -123,7 +124,7 @@ func moveInto(src, dir, name string) (string, error) {
 		} else if !os.IsNotExist(err) {
 			return "", err
 		}
-		if err := replaceFile(src, dst); err != nil {
+		if err := atomicfile.Rename(src, dst); err != nil {
 			return "", err
 		}
 		return dst, nil

@@ -51,7 +51,7 @@ func fastSim(id, rec string) string {
 }
 
 // workspace writes config/roles.yaml with the given entries.
-func workspace(t *testing.T, entries ...string) string {
+func testWorkspace(t *testing.T, entries ...string) string {
 	t.Helper()
 	ws := t.TempDir()
 	for _, d := range []string{"config", "roles"} {

@@ -176,7 +176,7 @@ func hasControl(b []byte) bool {
 // each file goes to failed/ under a safe name, with its original name
 // escaped in the error record, once, and the queue moves on.
 func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "queue:\n  rescan: 100ms\n")
 	b := startQueue(t, ws)
 	cmds := queueDir(ws, "commands")
@@ -282,7 +282,7 @@ func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
 func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
 	dir := t.TempDir()
 	karoRec := filepath.Join(dir, "karo.jsonl")
-	ws := workspace(t, sim("karo", karoRec), sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "3s"))
+	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "3s"))
 	r := startTeam(t, ws)
 	r.drop(t, "c.yaml", "id: cmd-1\nto: ashigaru1\nfrom: karo\ntitle: Add the login form\nbody: b\n")
 	tasks := r.waitTasks(t, "the task delivered", 20*time.Second, func(ts []store.Task) bool {
@@ -326,7 +326,7 @@ func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
 // secret is in neither the log nor failed/, error records are private, and
 // the FIFO does not hold up the files after it.
 func TestQueueEntriesThatAreNotRegularFilesAreNeverOpened(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	secret := filepath.Join(t.TempDir(), "id_token")
 	const token = "hunter2-5f3a9c-secret"
 	if err := os.WriteFile(secret, []byte(token+"\n"), 0o600); err != nil {
@@ -400,7 +400,7 @@ func TestQueueEntriesThatAreNotRegularFilesAreNeverOpened(t *testing.T) {
 func TestReportsForOtherRolesTasksCloseNothing(t *testing.T) {
 	dir := t.TempDir()
 	rec1 := filepath.Join(dir, "a1.jsonl")
-	ws := workspace(t, sim("ashigaru1", rec1, "--work-time", "3s"), sim("ashigaru2", filepath.Join(dir, "a2.jsonl"), "--work-time", "0s"))
+	ws := testWorkspace(t, sim("ashigaru1", rec1, "--work-time", "3s"), sim("ashigaru2", filepath.Join(dir, "a2.jsonl"), "--work-time", "0s"))
 	r := startTeam(t, ws)
 	r.drop(t, "first.yaml", "id: cmd-first\nto: ashigaru1\ntitle: first\nbody: b\n")
 	r.drop(t, "second.yaml", "id: cmd-second\nto: ashigaru1\ntitle: second\nbody: b\n")
@@ -468,7 +468,7 @@ func TestReportsForOtherRolesTasksCloseNothing(t *testing.T) {
 // restart.
 func TestTaskFileWriteFailureIsRetriedAndShown(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
-	ws := workspace(t, sim("ashigaru1", rec, "--work-time", "0s"))
+	ws := testWorkspace(t, sim("ashigaru1", rec, "--work-time", "0s"))
 	r := startTeam(t, ws)
 	tasksDir := queueDir(ws, "tasks")
 	if err := os.RemoveAll(tasksDir); err != nil {
@@ -530,7 +530,7 @@ func TestTaskFileWriteFailureIsRetriedAndShown(t *testing.T) {
 // is blocked, the log says so once, and once failed/ is back the file goes
 // there with its reason.
 func TestBrokenFailedFolderKeepsTheFileClaimed(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	b := startQueue(t, ws)
 	failed := queueDir(ws, "failed")
 	if err := os.RemoveAll(failed); err != nil {
@@ -595,7 +595,7 @@ func runTwoTasks(t *testing.T, ws string, between func(first store.Task)) (store
 // the config is untouched, and the edited file is archived under the task's
 // real id.
 func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	rolesYAML := filepath.Join(ws, "config", "roles.yaml")
 	before, err := os.ReadFile(rolesYAML)
 	if err != nil {
@@ -623,7 +623,7 @@ func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
 // Item 6. An archived task file is never replaced: when its name is taken
 // (a history started again, an older file), the new one gets a suffix.
 func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	var kept string
 	first, _ := runTwoTasks(t, ws, func(first store.Task) {
 		kept = queueDir(ws, "archive", "tasks", "ashigaru1-"+first.ID+".yaml")
@@ -643,7 +643,7 @@ func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
 // terminal escapes (an OSC that retitles the window, a screen clear): the
 // dashboard shows them escaped, never raw.
 func TestDashboardEscapesControlCharacters(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	st, err := store.Open(filepath.Join(ws, "data", "shogun.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -690,7 +690,7 @@ func TestDashboardEscapesControlCharacters(t *testing.T) {
 // Item 1. A file an older shogun claimed under an unsafe name, left by a
 // crash, is rejected at the next start under a safe name, not used.
 func TestUnsafeNameLeftClaimedIsRejectedAtStart(t *testing.T) {
-	ws := workspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	claimed := queueDir(ws, "reports", ".claimed")
 	if err := os.MkdirAll(claimed, 0o755); err != nil {
 		t.Fatal(err)

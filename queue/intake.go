@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/shogun-dev/shogun/atomicfile"
 )
 
 // intake finds files dropped into the commands and reports folders and
@@ -225,7 +227,7 @@ func (in *intake) settleDue() {
 		c, err := in.q.claimFile(dir, name)
 		if err != nil {
 			switch {
-			case fileInUse(err):
+			case atomicfile.FileInUse(err):
 				in.note(r.path) // its writer still has it open (Windows): again after the settle time
 			case errors.Is(err, fs.ErrNotExist):
 				in.q.unblock(key)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // The queue's intake on Windows: ReadDirectoryChangesW through fsnotify,
@@ -122,7 +123,7 @@ func (r *intakeRun) waitQueued(t *testing.T, titles ...string) []store.Task {
 
 func TestIntakeTakesCommandsDroppedOnWindows(t *testing.T) {
 	r := startIntake(t)
-	cmds := r.path(config.CommandsDir)
+	cmds := r.path(workspace.CommandsDir)
 
 	// A careful writer: a temporary name, then a rename into place.
 	tmp := filepath.Join(cmds, ".renamed.tmp")
@@ -165,10 +166,10 @@ func TestIntakeTakesCommandsDroppedOnWindows(t *testing.T) {
 
 func TestIntakeRejectsABadCommandWithItsReason(t *testing.T) {
 	r := startIntake(t)
-	if err := os.WriteFile(r.path(config.CommandsDir+"/bad.yaml"), []byte("to: ashigaru9\r\ntitle: t\r\nbody: b\r\n"), 0o644); err != nil {
+	if err := os.WriteFile(r.path(workspace.CommandsDir+"/bad.yaml"), []byte("to: ashigaru9\r\ntitle: t\r\nbody: b\r\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	errFile := r.path(config.FailedDir + "/bad.yaml.error.yaml")
+	errFile := r.path(workspace.FailedDir + "/bad.yaml.error.yaml")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if b, err := os.ReadFile(errFile); err == nil {
@@ -182,7 +183,7 @@ func TestIntakeRejectsABadCommandWithItsReason(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := os.Stat(r.path(config.FailedDir + "/bad.yaml")); err != nil {
+	if _, err := os.Stat(r.path(workspace.FailedDir + "/bad.yaml")); err != nil {
 		t.Errorf("the rejected file itself: %v", err)
 	}
 }
@@ -219,7 +220,7 @@ func waitEmpty(t *testing.T, dir string) {
 func TestIntakeWaitsQuietlyForAWriterHoldingTheFile(t *testing.T) {
 	log := &lockedLog{}
 	r := startIntakeLogging(t, log)
-	f, err := os.Create(r.path(config.CommandsDir + "/held.yaml"))
+	f, err := os.Create(r.path(workspace.CommandsDir + "/held.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // claim is a file moved into a .claimed folder: from then on it is the
@@ -436,16 +437,13 @@ func (q *Queue) notifySender(task store.Task, reportPath string) {
 		q.event(task.From, "notify-skipped", task.ID, "sender is not running")
 		return
 	}
-	rel := reportPath
-	if r, err := filepath.Rel(from.Command.Cwd, reportPath); err == nil && !strings.HasPrefix(r, "..") {
-		rel = filepath.ToSlash(r)
-	}
 	// Titles and file names were checked on the way in; escaping them again
 	// keeps a history written by an older shogun from typing controls.
-	text := roles.Expand(from.Notify, map[string]string{
-		roles.VarRole: task.Role, roles.VarTitle: textsafe.Escape(task.Title), roles.VarReportPath: textsafe.Escape(rel),
-		roles.VarID: from.ID, roles.VarName: from.Name,
-	})
+	vars := from.TemplateVars(q.layout)
+	vars[roles.VarRole] = task.Role
+	vars[roles.VarTitle] = textsafe.Escape(task.Title)
+	vars[roles.VarReportPath] = textsafe.Escape(workspace.RelTo(from.Command.Cwd, reportPath))
+	text := roles.Expand(from.Notify, vars)
 	w.addNote(note{taskID: task.ID, text: text})
 }
 

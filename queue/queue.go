@@ -14,6 +14,7 @@ import (
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // Agent is a supervised role as the queue uses it. *supervisor.Role
@@ -58,6 +59,7 @@ type Options struct {
 type Queue struct {
 	cfg    *config.Config
 	ws     string
+	layout workspace.Layout
 	st     *store.Store
 	agents map[string]Agent
 	runID  string
@@ -74,7 +76,12 @@ type Queue struct {
 	blocked  map[string]blockage // what cannot make progress now, and why
 }
 
-// dirs are the queue folders of a workspace.
+// runtimeFileMode is the mode of every file the queue writes under
+// runtime/: owner-only, since task files, reports and error records quote
+// what agents wrote.
+const runtimeFileMode = 0o600
+
+// dirs are the queue folders of a workspace, from its layout.
 type dirs struct {
 	commands, tasks, reports, archive, failed string
 }
@@ -87,22 +94,18 @@ func New(opts Options) (*Queue, error) {
 		return nil, errors.New("queue: configuration and store are required")
 	}
 	ws := opts.Config.Workspace
+	l := workspace.New(ws)
 	q := &Queue{
-		cfg:    opts.Config,
-		ws:     ws,
-		st:     opts.Store,
-		agents: opts.Agents,
-		runID:  opts.RunID,
-		log:    opts.Logger,
-		now:    opts.Now,
-		limits: Limits{MaxBytes: opts.Config.Settings.Queue.MaxFileBytes},
-		dirs: dirs{
-			commands: filepath.Join(ws, filepath.FromSlash(config.CommandsDir)),
-			tasks:    filepath.Join(ws, filepath.FromSlash(config.TasksDir)),
-			reports:  filepath.Join(ws, filepath.FromSlash(config.ReportsDir)),
-			archive:  filepath.Join(ws, filepath.FromSlash(config.ArchiveDir)),
-			failed:   filepath.Join(ws, filepath.FromSlash(config.FailedDir)),
-		},
+		cfg:      opts.Config,
+		ws:       ws,
+		layout:   l,
+		st:       opts.Store,
+		agents:   opts.Agents,
+		runID:    opts.RunID,
+		log:      opts.Logger,
+		now:      opts.Now,
+		limits:   Limits{MaxBytes: opts.Config.Settings.Queue.MaxFileBytes},
+		dirs:     dirs{commands: l.Commands(), tasks: l.Tasks(), reports: l.Reports(), archive: l.Archive(), failed: l.Failed()},
 		workers:  map[string]*worker{},
 		changed:  make(chan struct{}, 1),
 		onReport: opts.OnReport,
@@ -113,7 +116,7 @@ func New(opts Options) (*Queue, error) {
 	for _, d := range []string{
 		q.dirs.commands, q.dirs.claimed(q.dirs.commands), q.dirs.tasks, q.dirs.reports, q.dirs.claimed(q.dirs.reports),
 		filepath.Join(q.dirs.archive, "commands"), filepath.Join(q.dirs.archive, "reports"), filepath.Join(q.dirs.archive, "tasks"),
-		q.dirs.failed, filepath.Join(ws, "runtime", "state"),
+		q.dirs.failed, l.State(),
 	} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("queue: create %s: %w", d, err)

@@ -21,7 +21,7 @@ import (
 func TestCommandToReportEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	karoRec, ashiRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "ashigaru1.jsonl")
-	ws := workspace(t, sim("karo", karoRec), sim("ashigaru1", ashiRec, "--work-time", "300ms"))
+	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", ashiRec, "--work-time", "300ms"))
 	r := startTeam(t, ws)
 
 	r.drop(t, "login.yaml", "id: cmd-login\nto: ashigaru1\nfrom: karo\ntitle: Add the login form\nbody: |\n  Create src/login.tsx\n  with email and password.\ntags: [frontend]\n")
@@ -121,7 +121,7 @@ func TestThousandCommandsExactlyOnce(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		entries = append(entries, fastSim(fmt.Sprintf("worker%d", i), filepath.Join(dir, fmt.Sprintf("w%d.jsonl", i))))
 	}
-	ws := workspace(t, entries...)
+	ws := testWorkspace(t, entries...)
 	// The files are there before the supervisor starts, as after a burst.
 	cmds := filepath.Join(ws, "runtime", "queue", "commands")
 	if err := os.MkdirAll(cmds, 0o755); err != nil {
@@ -176,7 +176,7 @@ func TestThousandCommandsExactlyOnce(t *testing.T) {
 // keeps going, and a good file after them is still handled.
 func TestBadInputIsRejectedWithReasons(t *testing.T) {
 	dir := t.TempDir()
-	ws := workspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"),
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"),
 		strings.Replace(sim("spare", filepath.Join(dir, "s.jsonl")), "  - id: spare\n", "  - id: spare\n    enabled: false\n", 1))
 	r := startTeam(t, ws)
 	bomb := "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
@@ -241,7 +241,7 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 // A file written in place, slowly, in three parts is accepted once whole.
 func TestSlowInPlaceWriterIsAccepted(t *testing.T) {
 	dir := t.TempDir()
-	ws := workspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"))
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"))
 	r := startTeam(t, ws)
 	path := filepath.Join(ws, "runtime", "queue", "commands", "slow.yaml")
 	f, err := os.Create(path)
@@ -270,7 +270,7 @@ func TestSlowInPlaceWriterIsAccepted(t *testing.T) {
 // An agent that ignores its nudge leaves the task undelivered, visibly.
 func TestIgnoredNudgeIsUndelivered(t *testing.T) {
 	dir := t.TempDir()
-	ws := workspace(t, strings.Replace(sim("deaf", filepath.Join(dir, "d.jsonl"), "--ignore-input"), "  - id: deaf\n", "  - id: deaf\n    startup_prompt: \"\"\n", 1))
+	ws := testWorkspace(t, strings.Replace(sim("deaf", filepath.Join(dir, "d.jsonl"), "--ignore-input"), "  - id: deaf\n", "  - id: deaf\n    startup_prompt: \"\"\n", 1))
 	r := startTeam(t, ws)
 	r.drop(t, "c.yaml", "id: cmd-deaf\nto: deaf\ntitle: unheard\nbody: nobody listens\n")
 	tasks := r.waitTasks(t, "the task undelivered", 30*time.Second, func(ts []store.Task) bool {
@@ -290,7 +290,7 @@ func TestIgnoredNudgeIsUndelivered(t *testing.T) {
 func TestTaskInFlightIsDeliveredAgainAfterACrash(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "f.jsonl")
-	ws := workspace(t, sim("flaky", rec, "--work-time", "30s", "--crash-after", "2500ms"))
+	ws := testWorkspace(t, sim("flaky", rec, "--work-time", "30s", "--crash-after", "2500ms"))
 	r := startTeam(t, ws)
 	r.drop(t, "c.yaml", "id: cmd-flaky\nto: flaky\ntitle: survive a crash\nbody: keep going\n")
 	tasks := r.waitTasks(t, "a second attempt", 40*time.Second, func(ts []store.Task) bool {

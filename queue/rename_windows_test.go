@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 )
@@ -137,7 +138,7 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("write the next task: %v", err)
 		}
-	case <-time.After(renameRetryFor):
+	case <-time.After(atomicfile.RenameRetryFor):
 		t.Fatal("the next task was not written after the agent closed the file")
 	}
 	if got := readFile(t, path); !strings.Contains(got, "task_id: "+second.ID) || !strings.Contains(got, "second task") {
@@ -170,8 +171,8 @@ func TestTaskFileHeldOpenTooLongFailsCleanly(t *testing.T) {
 	if err == nil {
 		t.Fatal("the task file was replaced while open elsewhere")
 	}
-	if took := time.Since(start); took < renameRetryFor {
-		t.Errorf("gave up after %v, want at least %v of retries", took, renameRetryFor)
+	if took := time.Since(start); took < atomicfile.RenameRetryFor {
+		t.Errorf("gave up after %v, want at least %v of retries", took, atomicfile.RenameRetryFor)
 	}
 	t.Logf("after %v: %v", time.Since(start).Round(time.Millisecond), err)
 	if got := readFile(t, w.taskPath()); got != before {
@@ -224,7 +225,7 @@ func TestRedeliveryWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("write the task again: %v", err)
 		}
-	case <-time.After(renameRetryFor):
+	case <-time.After(atomicfile.RenameRetryFor):
 		t.Fatal("the task was not written again after the agent closed the file")
 	}
 	if got := readFile(t, w.taskPath()); !strings.Contains(got, "attempt: 2") {

@@ -10,14 +10,15 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // Send writes cmd into the workspace's commands folder the way every writer
 // should: a hidden temporary file renamed into place, so the queue never
 // sees half a command. A command without an id gets a fresh one. It returns
 // the id and the path written.
-func Send(workspace string, cmd Command, now time.Time) (id, path string, err error) {
+func Send(ws string, cmd Command, now time.Time) (id, path string, err error) {
 	if cmd.ID == "" {
 		var b [4]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -32,7 +33,7 @@ func Send(workspace string, cmd Command, now time.Time) (id, path string, err er
 	if err != nil {
 		return "", "", fmt.Errorf("send: %w", err)
 	}
-	dir := filepath.Join(workspace, filepath.FromSlash(config.CommandsDir))
+	dir := workspace.New(ws).Commands()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", fmt.Errorf("send: %w", err)
 	}
@@ -40,7 +41,7 @@ func Send(workspace string, cmd Command, now time.Time) (id, path string, err er
 	if _, err := os.Stat(path); err == nil {
 		return "", "", fmt.Errorf("send: %s already exists", path)
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, runtimeFileMode); err != nil {
 		return "", "", fmt.Errorf("send: %w", err)
 	}
 	return cmd.ID, path, nil

@@ -30,7 +30,7 @@ func dialogRole(id, got string) string {
 // Enter of the stop keys would pick the dialog's default, and CLIs save it.
 func TestStopSendsNoKeysIntoADialog(t *testing.T) {
 	got := filepath.Join(t.TempDir(), "answers")
-	ws := workspace(t, "roles:"+dialogRole("trusting", got))
+	ws := testWorkspace(t, "roles:"+dialogRole("trusting", got))
 	r := start(t, ws, nil)
 	r.waitState(t, "trusting", Attention, 15*time.Second)
 	began := time.Now()
@@ -50,7 +50,7 @@ func TestStopSendsNoKeysIntoADialog(t *testing.T) {
 // nothing is typed into the dialog, and the program starts again.
 func TestRestartSendsNoKeysIntoADialog(t *testing.T) {
 	got := filepath.Join(t.TempDir(), "answers")
-	ws := workspace(t, "roles:"+dialogRole("trusting", got))
+	ws := testWorkspace(t, "roles:"+dialogRole("trusting", got))
 	r := start(t, ws, nil)
 	role := r.role(t, "trusting")
 	r.waitState(t, "trusting", Attention, 15*time.Second)
@@ -69,7 +69,7 @@ func TestRestartSendsNoKeysIntoADialog(t *testing.T) {
 // while the dialog shows, and nothing reaches it.
 func TestTypeWaitsOutADialog(t *testing.T) {
 	got := filepath.Join(t.TempDir(), "answers")
-	ws := workspace(t, "roles:"+dialogRole("trusting", got))
+	ws := testWorkspace(t, "roles:"+dialogRole("trusting", got))
 	r := start(t, ws, nil)
 	r.waitState(t, "trusting", Attention, 15*time.Second)
 	ctx, cancel := contextWithTimeout(t, 1500*time.Millisecond)
@@ -87,7 +87,7 @@ func TestTypeWaitsOutADialog(t *testing.T) {
 // startup prompt typed then is lost.
 func TestReadyOnlyWhenThePatternShows(t *testing.T) {
 	got := filepath.Join(t.TempDir(), "typed")
-	ws := workspace(t, `
+	ws := testWorkspace(t, `
 roles:
   - id: loading
     prompt_path: roles/loading.md
@@ -113,7 +113,7 @@ roles:
 // A role without a ready pattern is not ready before its program drew
 // anything, however long it is quiet.
 func TestNotReadyBeforeTheFirstOutput(t *testing.T) {
-	ws := workspace(t, `
+	ws := testWorkspace(t, `
 roles:
   - id: silent
     prompt_path: roles/silent.md
@@ -132,7 +132,7 @@ roles:
 // A program that exits at start shows why: its last line is in the status
 // and in the fatal reason.
 func TestFatalReasonIsTheLastOutputLine(t *testing.T) {
-	ws := workspace(t, `
+	ws := testWorkspace(t, `
 roles:
   - id: rootless
     prompt_path: roles/rootless.md

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { shoguntest.Main(m, &shogunBin) }
 
 // workspace writes a workspace with the given roles.yaml body and a role
 // file for every prompt_path it names.
-func workspace(t *testing.T, rolesYAML string) string {
+func testWorkspace(t *testing.T, rolesYAML string) string {
 	t.Helper()
 	ws := t.TempDir()
 	for _, d := range []string{"config", "roles"} {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/ptyhost"
 )
 
@@ -174,33 +175,13 @@ func (l *Ledger) save() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(l.path, b); err != nil {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return fmt.Errorf("write pid ledger: %w", err)
 	}
-	return nil
-}
-
-// writeFileAtomic writes b to a temporary file beside path and renames it
-// over path, so readers see the old or the new content, never a part. The
-// file is owner-only (os.CreateTemp creates it 0600).
-func writeFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(b)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	// Owner-only: a ledger others could write would let them name processes
+	// for the next start to kill.
+	if err := atomicfile.Write(l.path, b, 0o600); err != nil {
+		return fmt.Errorf("pid ledger: %w", err)
 	}
 	return nil
 }

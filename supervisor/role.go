@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -469,126 +468,8 @@ func (r *Role) reapTree(sess *ptyhost.Session, exited <-chan struct{}) {
 	}
 }
 
-// watch derives the role's state from its screen and output until ctx ends,
-// and types the startup prompt the first time the role is ready.
-func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
-	var prompt sync.WaitGroup
-	defer prompt.Wait()
-	var lastGen uint64 = ^uint64(0)
-	var sig signals
-	everReady := false
-	wake := time.NewTimer(0)
-	defer wake.Stop()
-	for {
-		// Sleep until the screen changes or a quiet period ends: an idle
-		// role costs no wake-ups, and patterns are matched once per change.
-		select {
-		case <-ctx.Done():
-			return
-		case <-sess.ScreenChanged():
-		case <-wake.C:
-		}
-		if g := sess.ScreenGeneration(); g != lastGen {
-			lastGen = g
-			sig = match(r.cfg, sess.Screen().Text())
-		}
-		quiet := time.Since(sess.LastOutput())
-		wake.Reset(nextCheck(r.cfg, quiet, r.sup.settle))
-		next, why := classify(r.cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
-		if next == "" && r.State() == Attention {
-			next, why = pick(everReady, Busy, Starting), "attention cleared"
-		}
-		if next == "" {
-			continue
-		}
-		r.setState(next, why)
-		if next == Ready && !everReady {
-			everReady = true
-			if r.cfg.StartupPrompt != "" {
-				prompt.Add(1)
-				go func() {
-					defer prompt.Done()
-					r.typeStartupPrompt(ctx)
-				}()
-			}
-		}
-	}
-}
-
-// signals are what a role's patterns say about its screen.
-type signals struct{ attention, busy, ready bool }
-
-func match(cfg config.Role, text string) signals {
-	return signals{
-		attention: cfg.AttentionPattern != nil && cfg.AttentionPattern.MatchString(text),
-		busy:      cfg.BusyPattern != nil && cfg.BusyPattern.MatchString(text),
-		ready:     cfg.ReadyPattern != nil && cfg.ReadyPattern.MatchString(text),
-	}
-}
-
-// classify derives a running role's state from what its screen shows and how
-// long its output has been quiet. everReady says whether this program was
-// ready before: until then it is starting, whatever it prints; hasOutput
-// whether it printed anything yet. An empty State means "no change" (quiet,
-// but the ready signal has not shown yet).
-//
-// A dialog (attention) wins over everything, then the busy pattern, then
-// recent output. A role with a ready pattern is ready only when that pattern
-// shows: silence proves nothing about a program that draws its prompt, and a
-// program still loading is often silent. For such a role "recent" output is
-// the short settle time: the patterns say the rest, and a full second of
-// silence after every echo would slow delivery down for no gain. A role
-// without one has only silence to go by: a second of it ends busy, and
-// ready_quiet of it, once the program has drawn something, means ready.
-func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration) (State, string) {
-	recent := time.Second
-	if cfg.ReadyPattern != nil {
-		recent = settle
-	}
-	working := pick(everReady, Busy, Starting)
-	switch {
-	case sig.attention:
-		return Attention, "screen asks for a person"
-	case sig.busy:
-		return working, "busy pattern on screen"
-	case quiet < recent:
-		return working, "output"
-	case cfg.ReadyPattern != nil:
-		if sig.ready {
-			return Ready, "ready pattern on screen"
-		}
-	case hasOutput && quiet >= cfg.ReadyQuiet:
-		return Ready, "quiet for " + cfg.ReadyQuiet.String()
-	}
-	return "", ""
-}
-
-// nextCheck is how long until quiet output can change a role's state: when
-// "recent" output stops counting as busy, or when ready_quiet is reached.
-// Past both, only screen changes matter and the wait is long.
-func nextCheck(cfg config.Role, quiet, settle time.Duration) time.Duration {
-	recent := time.Second
-	if cfg.ReadyPattern != nil {
-		recent = settle
-	}
-	for _, at := range []time.Duration{recent, cfg.ReadyQuiet} {
-		if quiet < at {
-			return at - quiet + time.Millisecond
-		}
-	}
-	return time.Minute
-}
-
-// pick returns a if cond holds, else b.
-func pick(cond bool, a, b State) State {
-	if cond {
-		return a
-	}
-	return b
-}
-
 func (r *Role) typeStartupPrompt(ctx context.Context) {
-	text := roles.Expand(r.cfg.StartupPrompt, r.sup.templateVars(r.cfg))
+	text := roles.Expand(r.cfg.StartupPrompt, r.cfg.TemplateVars(r.sup.layout))
 	res, err := r.Type(ctx, text, TypeOptions{})
 	r.mu.Lock()
 	r.settled = true
@@ -606,15 +487,6 @@ func (r *Role) typeStartupPrompt(ctx context.Context) {
 	r.mu.Unlock()
 	r.log.Info().Int("attempts", res.Attempts).Msg("startup prompt delivered")
 	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventPrompted, Message: "startup prompt delivered"})
-}
-
-// taskFile and reportFile are where the role's task and report live.
-func taskFile(ws, id string) string {
-	return filepath.Join(ws, "runtime", "queue", "tasks", id+".yaml")
-}
-
-func reportFile(ws, id string) string {
-	return filepath.Join(ws, "runtime", "queue", "reports", id+".yaml")
 }
 
 var errRestarted = errors.New("the role's program was replaced while typing")

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // CheckStateDir refuses a workspace whose runtime/state folder is not its
@@ -15,8 +17,8 @@ import (
 // socket; two workspaces sharing it would share one lock, and the second
 // would act on (and kill) the processes the first one recorded. A missing
 // folder is fine: it is created at start.
-func CheckStateDir(workspace string) error {
-	dir := filepath.Join(workspace, "runtime", "state")
+func CheckStateDir(ws string) error {
+	dir := workspace.New(ws).State()
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -31,7 +33,7 @@ func CheckStateDir(workspace string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("runtime/state is not a folder")
 	}
-	root, err := filepath.EvalSymlinks(workspace)
+	root, err := filepath.EvalSymlinks(ws)
 	if err != nil {
 		return fmt.Errorf("check runtime/state: %w", err)
 	}

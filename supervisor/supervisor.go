@@ -21,7 +21,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
-	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // EventKind classifies an Event.
@@ -81,6 +81,7 @@ type Options struct {
 // Supervisor runs the roles of one workspace.
 type Supervisor struct {
 	ws       string
+	layout   workspace.Layout
 	cfg      *config.Config
 	log      zerolog.Logger
 	env      []string
@@ -114,12 +115,13 @@ func New(opts Options) (*Supervisor, error) {
 	}
 	s := &Supervisor{
 		ws:            opts.Workspace,
+		layout:        workspace.New(opts.Workspace),
 		cfg:           opts.Config,
 		log:           opts.Logger,
 		env:           opts.Env,
 		exe:           opts.Executable,
 		onEvent:       opts.OnEvent,
-		ledger:        OpenLedger(filepath.Join(opts.Workspace, "runtime", "state", "pids.json")),
+		ledger:        OpenLedger(workspace.New(opts.Workspace).PidLedger()),
 		byID:          map[string]*Role{},
 		spawned:       map[int]bool{},
 		backoff:       opts.Backoff,
@@ -143,7 +145,7 @@ func New(opts Options) (*Supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	logDir := filepath.Join(s.ws, "runtime", "logs")
+	logDir := s.layout.Logs()
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create log folder: %w", err)
 	}
@@ -345,8 +347,8 @@ func (s *Supervisor) roleEnv(rc config.Role) []string {
 		"TERM":               "xterm-256color",
 		"SHOGUN_ROLE":        rc.ID,
 		"SHOGUN_WORKSPACE":   s.ws,
-		"SHOGUN_TASK_FILE":   taskFile(s.ws, rc.ID),
-		"SHOGUN_REPORT_FILE": reportFile(s.ws, rc.ID),
+		"SHOGUN_TASK_FILE":   s.layout.TaskFile(rc.ID),
+		"SHOGUN_REPORT_FILE": s.layout.ReportFile(rc.ID),
 	}
 	if s.exe != "" {
 		set["SHOGUN_EXE"] = s.exe
@@ -370,24 +372,4 @@ func (s *Supervisor) roleEnv(rc config.Role) []string {
 		env = append(env, k+"="+set[k])
 	}
 	return env
-}
-
-// templateVars fills the placeholders of a role's prompts. Paths are given
-// relative to the workspace when the program runs there, as an agent reads
-// them most easily.
-func (s *Supervisor) templateVars(rc config.Role) map[string]string {
-	return map[string]string{
-		roles.VarPromptPath: s.rel(rc, filepath.Join(s.ws, rc.PromptPath)),
-		roles.VarName:       rc.Name,
-		roles.VarID:         rc.ID,
-		roles.VarTaskFile:   s.rel(rc, taskFile(s.ws, rc.ID)),
-		roles.VarReportFile: s.rel(rc, reportFile(s.ws, rc.ID)),
-	}
-}
-
-func (s *Supervisor) rel(rc config.Role, path string) string {
-	if rel, err := filepath.Rel(rc.Command.Cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return path
 }

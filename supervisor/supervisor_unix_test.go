@@ -17,7 +17,7 @@ import (
 )
 
 func TestRoleRunsInATerminalOfItsSize(t *testing.T) {
-	ws := workspace(t, `
+	ws := testWorkspace(t, `
 roles:
   - id: worker
     name: Worker
@@ -73,7 +73,7 @@ func simRole(id string, extra string, simArgs ...string) string {
 func TestStartupPromptIsSubmittedAsOneLine(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+simRole("ashigaru1", "", "--record", rec))
+	ws := testWorkspace(t, "roles:"+simRole("ashigaru1", "", "--record", rec))
 	r := start(t, ws, nil)
 	r.waitEvent(t, "startup prompt delivered", 15*time.Second, func(e Event) bool {
 		return e.Role == "ashigaru1" && e.Kind == EventPrompted
@@ -99,7 +99,7 @@ func TestStartupPromptIsSubmittedAsOneLine(t *testing.T) {
 func TestTextAndReturnInOneWriteIsNotSubmitted(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+simRole("ashigaru1", `    startup_prompt: ""`+"\n", "--record", rec))
+	ws := testWorkspace(t, "roles:"+simRole("ashigaru1", `    startup_prompt: ""`+"\n", "--record", rec))
 	r := start(t, ws, nil)
 	r.waitState(t, "ashigaru1", Ready, 15*time.Second)
 	sess := r.role(t, "ashigaru1").Session()
@@ -125,7 +125,7 @@ func TestTextAndReturnInOneWriteIsNotSubmitted(t *testing.T) {
 }
 
 func TestIgnoredInputIsUndelivered(t *testing.T) {
-	ws := workspace(t, "roles:"+simRole("deaf", `    startup_prompt: ""`+"\n", "--ignore-input"))
+	ws := testWorkspace(t, "roles:"+simRole("deaf", `    startup_prompt: ""`+"\n", "--ignore-input"))
 	r := start(t, ws, func(o *Options) { o.VerifyTimeout = 200 * time.Millisecond })
 	r.waitState(t, "deaf", Ready, 15*time.Second)
 	d, err := r.role(t, "deaf").Type(t.Context(), "are you there?", TypeOptions{})
@@ -138,7 +138,7 @@ func TestIgnoredInputIsUndelivered(t *testing.T) {
 }
 
 func TestCrashLoopBacksOffThenGoesFatal(t *testing.T) {
-	ws := workspace(t, `
+	ws := testWorkspace(t, `
 roles:
   - id: crashy
     prompt_path: roles/crashy.md
@@ -188,7 +188,7 @@ func TestRestartPolicies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.policy+"/"+c.script, func(t *testing.T) {
-			ws := workspace(t, fmt.Sprintf(`
+			ws := testWorkspace(t, fmt.Sprintf(`
 roles:
   - id: once
     prompt_path: roles/once.md
@@ -209,7 +209,7 @@ roles:
 func TestCrashedAgentIsRestartedAndPromptedAgain(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+simRole("flaky", "", "--record", rec, "--crash-after", "1500ms", "--exit-code", "9"))
+	ws := testWorkspace(t, "roles:"+simRole("flaky", "", "--record", rec, "--crash-after", "1500ms", "--exit-code", "9"))
 	r := start(t, ws, nil)
 	r.waitEvent(t, "a restart", 20*time.Second, func(e Event) bool { return e.State == Backoff })
 	waitFor(t, "a second startup prompt", 20*time.Second, func() bool { return len(readRecords(t, rec)) >= 2 })
@@ -227,7 +227,7 @@ func TestStopKillsStubbornProcessTree(t *testing.T) {
 	dir := t.TempDir()
 	pids := filepath.Join(dir, "pids")
 	script := fmt.Sprintf(`trap '' TERM HUP; (trap '' TERM HUP; exec sleep 1000) & echo "$$ $!" > %s; while :; do sleep 0.2; done`, pids)
-	ws := workspace(t, fmt.Sprintf(`
+	ws := testWorkspace(t, fmt.Sprintf(`
 roles:
   - id: stubborn
     prompt_path: roles/stubborn.md
@@ -266,7 +266,7 @@ roles:
 func TestStopTypesStopKeysFirst(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+simRole("polite", "    stop: {keys: \"/exit\\r\", timeout: 10s}\n", "--record", rec, "--ignore-term"))
+	ws := testWorkspace(t, "roles:"+simRole("polite", "    stop: {keys: \"/exit\\r\", timeout: 10s}\n", "--record", rec, "--ignore-term"))
 	r := start(t, ws, nil)
 	r.waitEvent(t, "prompt", 15*time.Second, func(e Event) bool { return e.Kind == EventPrompted })
 	if err := r.stop(t); err != nil {
@@ -284,7 +284,7 @@ func TestStopTypesStopKeysFirst(t *testing.T) {
 func TestAttentionBlocksTypingUntilAnswered(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+simRole("careful", "    attention_pattern: \"Do you trust\"\n", "--record", rec, "--trust-prompt"))
+	ws := testWorkspace(t, "roles:"+simRole("careful", "    attention_pattern: \"Do you trust\"\n", "--record", rec, "--trust-prompt"))
 	r := start(t, ws, nil)
 	r.waitState(t, "careful", Attention, 15*time.Second)
 	time.Sleep(500 * time.Millisecond)

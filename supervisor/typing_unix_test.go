@@ -62,7 +62,7 @@ func TestTypingConfirmsOnlyRealSubmits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "received.jsonl")
 			args := append([]string{"--record", rec, "--work-time", "200ms"}, c.args...)
-			ws := workspace(t, "roles:"+markedSimRole("agent", c.marker, "", args...))
+			ws := testWorkspace(t, "roles:"+markedSimRole("agent", c.marker, "", args...))
 			r := start(t, ws, nil)
 			r.waitState(t, "agent", Ready, 15*time.Second)
 			role := r.role(t, "agent")
@@ -101,7 +101,7 @@ func TestTypingConfirmsOnlyRealSubmits(t *testing.T) {
 func TestTextStuckInTheComposerIsUndelivered(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "received.jsonl")
 	// A paste window longer than every pause: each Enter becomes a newline.
-	ws := workspace(t, "roles:"+markedSimRole("agent", "›", "", "--record", rec, "--paste-window", "10s"))
+	ws := testWorkspace(t, "roles:"+markedSimRole("agent", "›", "", "--record", rec, "--paste-window", "10s"))
 	r := start(t, ws, func(o *Options) { o.VerifyTimeout = 300 * time.Millisecond })
 	r.waitState(t, "agent", Ready, 15*time.Second)
 	d, err := r.role(t, "agent").Type(t.Context(), "this never gets through", TypeOptions{})
@@ -125,7 +125,7 @@ func TestTextStuckInTheComposerIsUndelivered(t *testing.T) {
 func TestDialogBetweenSubmitRetriesGetsNoKey(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
-	ws := workspace(t, "roles:"+markedSimRole("agent", "›", "    attention_pattern: \"Do you want to proceed\"\n",
+	ws := testWorkspace(t, "roles:"+markedSimRole("agent", "›", "    attention_pattern: \"Do you want to proceed\"\n",
 		"--record", rec, "--paste-window", "400ms", "--dialog-after", "1200ms"))
 	r := start(t, ws, nil)
 	r.waitState(t, "agent", Ready, 15*time.Second)

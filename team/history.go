@@ -14,6 +14,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // ErrHistoryMissing means the history database does not exist although the
@@ -38,17 +39,17 @@ func CheckHistory(cfg *config.Config, newHistory bool) error {
 	rel, _ := filepath.Rel(cfg.Workspace, db)
 	return fmt.Errorf("%w: %s does not exist, but %s holds %d archived file(s) from earlier runs; "+
 		"restore the database (from a backup), or run `shogun start --new-history` to begin a new, empty history (task ids continue after the archived ones)",
-		ErrHistoryMissing, filepath.ToSlash(rel), config.ArchiveDir, n)
+		ErrHistoryMissing, filepath.ToSlash(rel), workspace.ArchiveDir, n)
 }
 
 // archiveFolders are the archive's subfolders that the queue fills.
 var archiveFolders = []string{"commands", "reports", "tasks"}
 
 // archivedFiles counts the files in the archive's folders.
-func archivedFiles(workspace string) int {
+func archivedFiles(ws string) int {
 	n := 0
 	for _, sub := range archiveFolders {
-		entries, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(config.ArchiveDir), sub))
+		entries, err := os.ReadDir(filepath.Join(workspace.New(ws).Archive(), sub))
 		if err != nil {
 			continue
 		}
@@ -70,7 +71,8 @@ var archivedTaskID = regexp.MustCompile(`t-(\d{8})-(\d{4,9})\b`)
 // shows outside the database: in the names of archived task files, and in
 // the current task files. Both can be edited by agents, but a number read
 // here only ever makes later ids skip ahead, never repeat.
-func seedTaskNumbers(st *store.Store, workspace string) error {
+func seedTaskNumbers(st *store.Store, ws string) error {
+	l := workspace.New(ws)
 	last := map[string]int64{}
 	note := func(s string) {
 		for _, m := range archivedTaskID.FindAllStringSubmatch(s, -1) {
@@ -82,17 +84,17 @@ func seedTaskNumbers(st *store.Store, workspace string) error {
 			}
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(config.ArchiveDir), "tasks"))
+	entries, err := os.ReadDir(filepath.Join(l.Archive(), "tasks"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read archived tasks: %w", err)
 	}
 	for _, e := range entries {
 		note(e.Name())
 	}
-	current, _ := os.ReadDir(filepath.Join(workspace, filepath.FromSlash(config.TasksDir)))
+	current, _ := os.ReadDir(l.Tasks())
 	for _, e := range current {
 		if e.Type().IsRegular() && filepath.Ext(e.Name()) == ".yaml" {
-			note(taskIDOf(filepath.Join(workspace, filepath.FromSlash(config.TasksDir), e.Name())))
+			note(taskIDOf(filepath.Join(l.Tasks(), e.Name())))
 		}
 	}
 	if len(last) == 0 {

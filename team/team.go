@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // Options configure a Team.
@@ -118,7 +118,7 @@ func (t *Team) open(opts Options) error {
 	agents := map[string]queue.Agent{}
 	for _, r := range t.sup.Roles() {
 		agents[r.ID()] = r
-		if err := t.st.RecordLog(run.ID, r.ID(), filepath.ToSlash(filepath.Join(config.LogsDir, r.ID()+".log")), now); err != nil {
+		if err := t.st.RecordLog(run.ID, r.ID(), workspace.LogsDir+"/"+r.ID()+".log", now); err != nil {
 			return err
 		}
 	}
@@ -185,16 +185,26 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 
 // Run runs the roles and the queue until ctx ends and every process tree is
 // gone, then records how the run ended.
+//
+// A queue that cannot run (its claimed files cannot be read at start) stops
+// the roles too: they would run with nothing handing them work, and Run
+// returns why.
 func (t *Team) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	var qErr error
+	supCtx, stopRoles := context.WithCancel(ctx)
+	defer stopRoles()
 	// The queue stops with ctx, or alone when the history is lost.
 	qctx, stopQueue := context.WithCancel(ctx)
 	defer stopQueue()
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		qErr = t.q.Run(qctx)
+		if qErr = t.q.Run(qctx); qErr != nil && ctx.Err() == nil {
+			qErr = fmt.Errorf("the queue could not run, so the roles were stopped: %w", qErr)
+			t.log.Error().Err(qErr).Msg("queue")
+			stopRoles()
+		}
 	}()
 	go func() {
 		defer wg.Done()
@@ -204,7 +214,7 @@ func (t *Team) Run(ctx context.Context) error {
 		defer wg.Done()
 		t.watchHistory(qctx, t.historyCheck, stopQueue)
 	}()
-	err := errors.Join(t.sup.Run(ctx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
+	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	status := "stopped"
 	if err != nil {
 		status = "failed"

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/textsafe"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // client returns the control client of the command's workspace.
@@ -92,6 +92,7 @@ func statusCommand() *cli.Command {
 				parts = []string{"no tasks"}
 			}
 			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID), strings.Join(parts, ", "))
+			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))
 			}
@@ -199,7 +200,7 @@ func stopCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			lock := filepath.Join(ws, "runtime", "state", "shogun.lock")
+			lock := workspace.New(ws).Lock()
 			deadline := time.Now().Add(c.Duration("wait"))
 			for time.Now().Before(deadline) {
 				if supervisor.Owner(lock) == 0 {

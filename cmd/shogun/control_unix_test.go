@@ -369,7 +369,7 @@ func TestStaleSocketAfterKill9(t *testing.T) {
 	waitStatus(t, ws, "up", func(s control.StatusReply) bool { return len(s.Roles) == 1 })
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_, _ = cmd.Process.Wait()
-	sock := control.SocketPath(ws)
+	sock := control.Endpoint(ws)
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatalf("expected a stale socket after kill -9: %v", err)
 	}

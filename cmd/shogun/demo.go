@@ -20,6 +20,7 @@ import (
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // demoOrder is what the demo asks of the shogun: the karo splits it among
@@ -217,7 +218,7 @@ func printDemoSummary(w io.Writer, ws, db string, took time.Duration) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ndashboard: %s\nhistory:   %s\nlogs:      %s\n",
-		filepath.Join(ws, "runtime", "dashboard.md"), db, filepath.Join(ws, "runtime", "logs"))
+		workspace.New(ws).Dashboard(), db, workspace.New(ws).Logs())
 	fmt.Fprintf(w, "try:       shogun tasks --workspace %s\n", ws)
 }
 

@@ -125,7 +125,7 @@ func TestControlSocketSurvivesIdleAndSlowConnections(t *testing.T) {
 		return len(entries)
 	}
 	before := fds()
-	sock := control.SocketPath(ws)
+	sock := control.Endpoint(ws)
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -370,8 +370,8 @@ func TestLongWorkspacePathGetsAShortSocket(t *testing.T) {
 		t.Fatalf("no pointer file: %v\n%s", err, errOut)
 	}
 	sock := strings.TrimSpace(string(b))
-	if len(sock) > 103 || strings.HasPrefix(sock, ws) || sock != control.SocketPath(ws) {
-		t.Errorf("socket at %q (pointer), %q (SocketPath); want one short path outside the workspace", sock, control.SocketPath(ws))
+	if len(sock) > 103 || strings.HasPrefix(sock, ws) || sock != control.Endpoint(ws) {
+		t.Errorf("socket at %q (pointer), %q (SocketPath); want one short path outside the workspace", sock, control.Endpoint(ws))
 	}
 	if fi, err := os.Stat(filepath.Dir(sock)); err != nil {
 		t.Error(err)

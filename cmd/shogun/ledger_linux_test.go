@@ -80,7 +80,7 @@ func writeLedger(t *testing.T, ws string, mode os.FileMode, entries ...ledgerEnt
 // says why; only a ledger owned by the user, writable by nobody else, whose
 // entries match pid, start time, user and executable is acted on.
 func TestForgedPidLedgerKillsNothing(t *testing.T) {
-	ws := shWorkspace(t, "while :; do sleep 0.2; done")
+	ws := shWorkspace(t, "echo working; while :; do sleep 0.2; done") // ready after its first output and quiet
 
 	// The right pid, start time and user, but not the program the ledger
 	// claims (the agent's): an unrelated `sleep` of the same user.

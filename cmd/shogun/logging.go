@@ -11,6 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 	"gopkg.in/natefinch/lumberjack.v2"
+
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // consoleLevel is the level for stderr from --log-level, --quiet and --debug.
@@ -36,7 +38,7 @@ func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io
 	if err != nil {
 		return zerolog.Nop(), nil, err
 	}
-	dir := filepath.Join(ws, "runtime", "logs")
+	dir := workspace.New(ws).Logs()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return zerolog.Nop(), nil, fmt.Errorf("create %s: %w", dir, err)
 	}

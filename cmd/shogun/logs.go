@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 func logsCommand() *cli.Command {
@@ -50,7 +50,7 @@ func logsCommand() *cli.Command {
 					opts.cols, opts.rows = rc.Terminal.Cols, rc.Terminal.Rows
 				}
 			}
-			path := filepath.Join(ws, "runtime", "logs", role+".log")
+			path := workspace.New(ws).RoleLog(role)
 			ctx, stop := signalContext(context.Background())
 			defer stop()
 			return followLog(ctx, path, c.App.Writer, opts)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -19,6 +18,7 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 func startCommand() *cli.Command {
@@ -131,7 +131,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	if err := supervisor.CheckStateDir(ws); err != nil {
 		return err
 	}
-	lock, err := supervisor.AcquireLock(filepath.Join(ws, "runtime", "state", "shogun.lock"))
+	lock, err := supervisor.AcquireLock(workspace.New(ws).Lock())
 	if err != nil {
 		return err
 	}

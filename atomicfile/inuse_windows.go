@@ -1,4 +1,4 @@
-package queue
+package atomicfile
 
 import (
 	"errors"
@@ -11,9 +11,13 @@ const (
 	errLockViolation    syscall.Errno = 33 // ERROR_LOCK_VIOLATION
 )
 
-// fileInUse reports whether a rename failed because another process has
+// FileInUse reports whether a rename failed because another process has
 // the source or the destination open: replacing an open file is "access
 // denied", renaming one is a sharing violation.
-func fileInUse(err error) bool {
+func FileInUse(err error) bool {
 	return errors.Is(err, syscall.ERROR_ACCESS_DENIED) || errors.Is(err, errSharingViolation) || errors.Is(err, errLockViolation)
 }
+
+// syncDir does nothing: Windows cannot open a folder for syncing, and NTFS
+// journals the rename itself.
+func syncDir(string) error { return nil }

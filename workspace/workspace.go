@@ -1,0 +1,127 @@
+// Package workspace names every folder and file of a shogun workspace
+// (DESIGN.md section 2): the one place a path is spelled. Everything else
+// asks a Layout, so a change to the layout is a change here.
+//
+//	config/settings.yaml, config/roles.yaml     configuration
+//	roles/                                      role instructions
+//	runtime/queue/commands/                     commands dropped by anyone
+//	runtime/queue/tasks/<role>.yaml             a role's current task
+//	runtime/queue/reports/<role>.yaml           where a role reports
+//	runtime/queue/archive/, failed/             processed and rejected files
+//	runtime/logs/<role>.log, shogun.log         PTY logs and the supervisor's log
+//	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json
+//	runtime/dashboard.md                        the dashboard
+//	data/shogun.db                              the history (data.sqlite_path)
+package workspace
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// The layout relative to the workspace, slash separated: what `shogun init`
+// creates and what is shown to people and agents. Layout's methods give the
+// same paths absolute.
+const (
+	ConfigDir     = "config"
+	SettingsFile  = "config/settings.yaml"
+	RolesFile     = "config/roles.yaml"
+	RolesDir      = "roles"
+	RuntimeDir    = "runtime"
+	QueueDir      = "runtime/queue"
+	CommandsDir   = "runtime/queue/commands"
+	TasksDir      = "runtime/queue/tasks"
+	ReportsDir    = "runtime/queue/reports"
+	ArchiveDir    = "runtime/queue/archive"
+	FailedDir     = "runtime/queue/failed"
+	LogsDir       = "runtime/logs"
+	StateDir      = "runtime/state"
+	DashboardFile = "runtime/dashboard.md"
+	DataDir       = "data"
+	DatabaseFile  = "data/shogun.db" // the default of data.sqlite_path
+)
+
+// Layout gives the absolute paths of one workspace.
+type Layout struct {
+	// Root is the workspace folder, absolute.
+	Root string
+}
+
+// New returns the layout of the workspace at root (made absolute).
+func New(root string) Layout {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return Layout{Root: root}
+}
+
+// Path turns a slash-separated path relative to the workspace (one of the
+// constants) into an absolute path for this OS.
+func (l Layout) Path(rel string) string { return filepath.Join(l.Root, filepath.FromSlash(rel)) }
+
+// Commands is where commands are dropped.
+func (l Layout) Commands() string { return l.Path(CommandsDir) }
+
+// Tasks holds each role's current task file.
+func (l Layout) Tasks() string { return l.Path(TasksDir) }
+
+// Reports is where agents write reports.
+func (l Layout) Reports() string { return l.Path(ReportsDir) }
+
+// Archive keeps processed commands, reports and superseded task files.
+func (l Layout) Archive() string { return l.Path(ArchiveDir) }
+
+// Failed keeps rejected files with their error records.
+func (l Layout) Failed() string { return l.Path(FailedDir) }
+
+// TaskFile is the role's current task.
+func (l Layout) TaskFile(role string) string { return filepath.Join(l.Tasks(), role+".yaml") }
+
+// ReportFile is where the role writes its report.
+func (l Layout) ReportFile(role string) string { return filepath.Join(l.Reports(), role+".yaml") }
+
+// Logs holds the roles' PTY logs and the supervisor's log.
+func (l Layout) Logs() string { return l.Path(LogsDir) }
+
+// RoleLog is the raw PTY output of the role.
+func (l Layout) RoleLog(role string) string { return filepath.Join(l.Logs(), role+".log") }
+
+// SupervisorLog is the supervisor's own log (zerolog JSON).
+func (l Layout) SupervisorLog() string { return filepath.Join(l.Logs(), "shogun.log") }
+
+// State holds the running supervisor's files.
+func (l Layout) State() string { return l.Path(StateDir) }
+
+// Lock names the running supervisor; one per workspace.
+func (l Layout) Lock() string { return filepath.Join(l.State(), "shogun.lock") }
+
+// Socket is the control endpoint's usual path (see control.Endpoint for
+// a workspace path too long for a socket).
+func (l Layout) Socket() string { return filepath.Join(l.State(), "shogun.sock") }
+
+// SocketPointer names the socket's real path when it could not live at
+// Socket.
+func (l Layout) SocketPointer() string { return filepath.Join(l.State(), "shogun.sock.path") }
+
+// PidLedger lists the processes the supervisor started.
+func (l Layout) PidLedger() string { return filepath.Join(l.State(), "pids.json") }
+
+// Status is the machine-readable status, rewritten on every change.
+func (l Layout) Status() string { return filepath.Join(l.State(), "status.yaml") }
+
+// Dashboard is the human- and agent-readable dashboard.
+func (l Layout) Dashboard() string { return l.Path(DashboardFile) }
+
+// Database is the default history database (settings may put it elsewhere).
+func (l Layout) Database() string { return l.Path(DatabaseFile) }
+
+// RelTo says path as an agent working in dir sees it: relative and slash
+// separated when path is inside dir, else absolute as it is. A name that
+// merely starts with two dots ("..notes") is inside.
+func RelTo(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
