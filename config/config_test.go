@@ -878,7 +878,7 @@ roles:
 // "---" that starts or ends a file (editors and generators add them) holds
 // nothing and is not a second document.
 func TestStrayDocumentSeparatorsAreHarmless(t *testing.T) {
-	dir := workspace(t, map[string]string{
+	dir := testWorkspace(t, map[string]string{
 		"roles/a.md": "a",
 		RolesFile:    "---\nroles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: codex}}\n---\n",
 		SettingsFile: "---\n---\nui:\n  port: 6000\n--- ~\n",
