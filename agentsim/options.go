@@ -158,6 +158,11 @@ type Options struct {
 	// 3:45pm") instead of working, as a CLI out of quota does.
 	LimitScreen bool
 
+	// LimitReset lifts the limit of LimitScreen this long after it was hit;
+	// the screen names the reset as a clock time to the second. Zero means
+	// the limit never lifts.
+	LimitReset time.Duration
+
 	// CrashAfter ends the agent this long after it started, with ExitCode,
 	// whatever it is doing. Zero means never.
 	CrashAfter time.Duration
@@ -224,6 +229,7 @@ func (o *Options) Validate() error {
 		{"crash-after duration", o.CrashAfter},
 		{"first-paint delay", o.FirstPaintDelay},
 		{"dialog-after duration", o.DialogAfter},
+		{"limit-reset duration", o.LimitReset},
 	} {
 		if d.v < 0 {
 			return fmt.Errorf("agent-sim: negative %s %v", d.name, d.v)

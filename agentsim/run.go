@@ -23,8 +23,18 @@ const quitConfirm = time.Second
 // previewLen is how much of a submitted line the agent repeats back.
 const previewLen = 60
 
-// limitLine is what an agent out of quota (Options.LimitScreen) shows.
+// limitLine is what an agent out of quota (Options.LimitScreen) shows
+// without LimitReset.
 const limitLine = "■ You've hit your usage limit · resets 3:45pm"
+
+// limitLine is the usage-limit line, naming the reset time (to the second,
+// as a clock) when the limit lifts (Options.LimitReset).
+func (a *agent) limitLine() string {
+	if a.limitUntil.IsZero() {
+		return limitLine
+	}
+	return "■ You've hit your usage limit · resets " + a.limitUntil.Format("15:04:05")
+}
 
 // termSignals are what a supervisor or a closing terminal sends to end a program.
 var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt}
@@ -135,8 +145,10 @@ type agent struct {
 	quitAt      time.Time // when a Ctrl-C on an empty composer asked to confirm
 	dirty       bool      // the pane needs a redraw
 	inputClosed bool
-	pasteOn     bool // bracketed paste was switched on, so it is switched off at the end
-	limited     bool // LimitScreen: the quota is spent
+	pasteOn     bool      // bracketed paste was switched on, so it is switched off at the end
+	limited     bool      // LimitScreen: the quota is spent
+	limitUntil  time.Time // LimitReset: when the quota comes back
+	quotaBack   bool      // the limit has lifted and does not come again
 
 	// dialog is the one shown, over the composer when the phase is ready;
 	// dialogsLeft are to come after it.
@@ -264,6 +276,12 @@ func (a *agent) run(ctx context.Context, in *os.File) error {
 		case <-tick.C:
 			if a.job != nil && !a.opts.SilentWork {
 				a.dirty = true // the elapsed time in the busy indicator
+			}
+			if a.limited && !a.limitUntil.IsZero() && !time.Now().Before(a.limitUntil) {
+				// The quota is back, for good: the agent works again.
+				a.limited, a.limitUntil, a.quotaBack = false, time.Time{}, true
+				a.say("✓ Your usage limit has reset.")
+				a.dirty = true
 			}
 		}
 		if a.done {
@@ -503,7 +521,7 @@ func (a *agent) submit(at time.Time) {
 		return
 	}
 	if a.limited {
-		a.say(limitLine)
+		a.say(a.limitLine())
 		return
 	}
 	if a.job != nil {
@@ -512,9 +530,12 @@ func (a *agent) submit(at time.Time) {
 		return
 	}
 	a.handleLine(line)
-	if a.opts.LimitScreen && !a.limited {
+	if a.opts.LimitScreen && !a.limited && !a.quotaBack {
 		// Out of quota from now on; the line that spent it is still answered.
 		a.limited = true
+		if a.opts.LimitReset > 0 {
+			a.limitUntil = time.Now().Add(a.opts.LimitReset)
+		}
 		a.dirty = true
 	}
 }
@@ -730,7 +751,7 @@ func (a *agent) view() pane {
 		case a.job != nil && !a.opts.SilentWork:
 			p.header = []string{a.busyLine()}
 		case a.job == nil && a.limited:
-			p.header = []string{limitLine}
+			p.header = []string{a.limitLine()}
 		}
 		return p
 	}

@@ -121,6 +121,15 @@ type Role struct {
 	ReadyPattern, BusyPattern, AttentionPattern *regexp.Regexp
 	// ReadyQuiet is how long without output counts as ready.
 	ReadyQuiet time.Duration
+	// LimitPattern matches a usage or rate limit on the screen (a "reset"
+	// group may say when it ends); nil means none. LimitWait is how long
+	// a limit without a reset time lasts.
+	LimitPattern *regexp.Regexp
+	LimitWait    time.Duration
+	// InterruptKeys, BetweenTasks and Remind: see roles.Preset.
+	InterruptKeys, BetweenTasks, Remind string
+	// AckTimeout and StallAfter: see roles.Preset.
+	AckTimeout, StallAfter time.Duration
 	// Restart says when an exited program is started again.
 	Restart roles.RestartPolicy
 	// Stop says how the program is asked to quit.

@@ -156,8 +156,11 @@ func TestSeedExampleFilesLoadUnchanged(t *testing.T) {
 	if s.Logs != (LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024}) {
 		t.Errorf("logs = %+v", s.Logs)
 	}
-	if s.Queue != (QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second}) {
+	if s.Queue != (QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20}) {
 		t.Errorf("queue = %+v", s.Queue)
+	}
+	if !s.KeepAwake || len(s.Notify.Command) != 0 || s.Notify.Webhook != "" {
+		t.Errorf("keep_awake %v, notify %+v: want awake and no hooks", s.KeepAwake, s.Notify)
 	}
 	if s.Skills.Similarity != 0.6 {
 		t.Errorf("similarity = %v", s.Skills.Similarity)
@@ -230,6 +233,33 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 				`config/roles.yaml:4:14: missing required key "exec" in role command`,
 				`config/roles.yaml:8:13: "exec" is empty after expanding "${NOT_SET}": ${NOT_SET} is not set`,
 				`config/roles.yaml:9:12: "cwd" must be a string, got a list`,
+			},
+		},
+		{
+			name: "left-running keys: hooks, limits, timings",
+			settings: `notify:
+  command: []
+  webhook: ftp://example
+queue:
+  max_hops: 0
+keep_awake: "yes"
+`,
+			roles: `roles:
+  - id: a
+    prompt_path: roles/a.md
+    command: {exec: codex}
+    limit_pattern: "(?P<reset"
+    ack_timeout: soon
+    stall_after: 0
+`,
+			want: []string{
+				`config/settings.yaml:2:12: "command" needs a program: a list like ["/usr/local/bin/tell-me", "--json"]`,
+				`config/settings.yaml:3:12: "webhook" must be an http or https URL, got "ftp://example"`,
+				`config/settings.yaml:5:13: "max_hops" must be between 1 and 10000, got 0`,
+				`config/settings.yaml:6:13: "keep_awake" must be a boolean (true or false), got string "yes"`,
+				`config/roles.yaml:5:20: "limit_pattern" is not a valid regular expression: invalid named capture: ` + "`(?P<reset`",
+				`config/roles.yaml:6:18: "ack_timeout" is not a valid duration: "soon" (use a number with a unit, such as "300ms", "2s" or "10m")`,
+				`config/roles.yaml:7:18: "stall_after" must be longer than 0, got "0"`,
 			},
 		},
 		{

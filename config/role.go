@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -132,6 +133,9 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	r.Submit, r.SubmitDelay, r.ClearInput = p.Submit, p.SubmitDelay, p.ClearInput
 	r.InputMarker = p.InputMarker
 	r.ReadyQuiet, r.Restart, r.Stop = p.ReadyQuiet, p.Restart, p.Stop
+	r.LimitPattern = regexp.MustCompile(p.LimitPattern)
+	r.LimitWait, r.AckTimeout, r.StallAfter = p.LimitWait, p.AckTimeout, p.StallAfter
+	r.InterruptKeys, r.BetweenTasks, r.Remind = p.InterruptKeys, p.BetweenTasks, p.Remind
 	r.ReadyPattern = regexp.MustCompile(p.ReadyPattern)
 	r.BusyPattern = regexp.MustCompile(p.BusyPattern)
 	r.AttentionPattern = regexp.MustCompile(p.AttentionPattern)
@@ -162,6 +166,9 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 		{"submit", &r.Submit, true},
 		{"clear_input", &r.ClearInput, false},
 		{"input_marker", &r.InputMarker, false},
+		{"interrupt_keys", &r.InterruptKeys, false},
+		{"between_tasks", &r.BetweenTasks, false},
+		{"remind", &r.Remind, false},
 	} {
 		if v := m.take(f.key); v != nil {
 			if s, ok := rd.str(v, f.key); ok {
@@ -184,11 +191,26 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	}
 	for _, f := range []struct {
 		key string
+		dst *time.Duration
+	}{
+		{"limit_wait", &r.LimitWait},
+		{"ack_timeout", &r.AckTimeout},
+		{"stall_after", &r.StallAfter},
+	} {
+		if v := m.take(f.key); v != nil {
+			if d, ok := rd.duration(v, f.key, false); ok {
+				*f.dst = d
+			}
+		}
+	}
+	for _, f := range []struct {
+		key string
 		dst **regexp.Regexp
 	}{
 		{"ready_pattern", &r.ReadyPattern},
 		{"busy_pattern", &r.BusyPattern},
 		{"attention_pattern", &r.AttentionPattern},
+		{"limit_pattern", &r.LimitPattern},
 	} {
 		if v := m.take(f.key); v != nil {
 			if re, ok := rd.pattern(v, f.key); ok {
@@ -198,7 +220,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	}
 	// The preset's empty patterns compile to a regexp matching everything;
 	// nil is what "no pattern" means to the supervisor.
-	for _, p := range []**regexp.Regexp{&r.ReadyPattern, &r.BusyPattern, &r.AttentionPattern} {
+	for _, p := range []**regexp.Regexp{&r.ReadyPattern, &r.BusyPattern, &r.AttentionPattern, &r.LimitPattern} {
 		if *p != nil && (*p).String() == "" {
 			*p = nil
 		}

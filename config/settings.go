@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"net/url"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -33,6 +34,21 @@ type Settings struct {
 	Skills   SkillsSettings
 	Logs     LogSettings
 	Queue    QueueSettings
+	Notify   NotifySettings
+	// KeepAwake keeps the machine from sleeping while any role is busy
+	// (keep_awake, default true).
+	KeepAwake bool
+}
+
+// NotifySettings say how a person is told when something needs them
+// (notify:); see package notify for the events.
+type NotifySettings struct {
+	// Command is run once per event with the event's JSON on its standard
+	// input (notify.command, an argv list; default none).
+	Command []string
+	// Webhook receives an HTTP POST of the same JSON (notify.webhook, an
+	// http or https URL such as an ntfy topic; default none).
+	Webhook string
 }
 
 // PTYSettings choose the pseudo-terminal implementation (pty:).
@@ -106,6 +122,13 @@ type QueueSettings struct {
 	MaxFileBytes int64
 	// Rescan is the period of the safety-net folder scan (default 3s).
 	Rescan time.Duration
+	// MaxHops bounds a chain of commands each sent by a role working on the
+	// previous one's task (default 8): agents that hand work back and forth
+	// forever are stopped.
+	MaxHops int
+	// MaxExchanges bounds the commands between the same two roles within
+	// ten minutes (default 20).
+	MaxExchanges int
 }
 
 // defaultSettings are the values of keys absent from settings.yaml, with
@@ -120,7 +143,10 @@ func defaultSettings() Settings {
 		Data:   DataSettings{SQLitePath: "data/shogun.db"},
 		Skills: SkillsSettings{Enabled: true, CodexPath: "skills/codex", CopilotPath: "skills/copilot", AutoCandidateThreshold: 2, Similarity: 0.6},
 		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
-		Queue:  QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second},
+		Queue:  QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20},
+		Notify: NotifySettings{Command: []string{}},
+
+		KeepAwake: true,
 	}
 }
 
@@ -251,7 +277,46 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 				s.Queue.Rescan = x
 			}
 		}
+		for _, f := range []struct {
+			key string
+			dst *int
+		}{
+			{"max_hops", &s.Queue.MaxHops},
+			{"max_exchanges", &s.Queue.MaxExchanges},
+		} {
+			if v := sec.take(f.key); v != nil {
+				if n, ok := d.integer(v, f.key, 1, 10_000); ok {
+					*f.dst = int(n)
+				}
+			}
+		}
 		sec.done()
+	}
+	if sec := d.section(m, "notify"); sec != nil {
+		if v := sec.take("command"); v != nil {
+			if argv, ok := d.strList(v, "command"); ok {
+				if len(argv) == 0 || argv[0] == "" {
+					d.errorf(v, "%q needs a program: a list like [\"/usr/local/bin/tell-me\", \"--json\"]", "command")
+				} else {
+					s.Notify.Command = argv
+				}
+			}
+		}
+		if v := sec.take("webhook"); v != nil {
+			if raw, ok := d.str(v, "webhook"); ok && raw != "" {
+				if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					d.errorf(v, "%q must be an http or https URL, got %q", "webhook", raw)
+				} else {
+					s.Notify.Webhook = raw
+				}
+			}
+		}
+		sec.done()
+	}
+	if v := m.take("keep_awake"); v != nil {
+		if b, ok := d.boolean(v, "keep_awake"); ok {
+			s.KeepAwake = b
+		}
 	}
 }
 

@@ -107,6 +107,31 @@ type Preset struct {
 	// "waiting for a person" (trust dialogs, sign-in, permission prompts).
 	// Nothing is typed into a role while it matches.
 	AttentionPattern string
+	// LimitPattern is a regular expression over the screen text meaning "a
+	// usage or rate limit was reached"; a named group "reset" may capture
+	// when it resets (a clock time like "3:45pm" or "15:45:30", or a
+	// duration like "in 2h 5m"). Empty means the CLI shows none we know.
+	LimitPattern string
+	// LimitWait is how long a limit lasts when the screen does not say.
+	LimitWait time.Duration
+	// InterruptKeys stop the agent's current turn (step 2 of a stalled
+	// task's escalation); empty sends nothing.
+	InterruptKeys string
+	// BetweenTasks is typed after a report and before the role's next task,
+	// so a long-running role starts each task with a fresh context; empty
+	// types nothing.
+	BetweenTasks string
+	// Remind is typed when a delivered task has had no report for
+	// StallAfter while the role sat ready and quiet.
+	Remind string
+	// AckTimeout is how long after a delivery a sign of work (busy, output
+	// that is not the echo, or the report) must show, or the delivery
+	// counts as lost.
+	AckTimeout time.Duration
+	// StallAfter is how long a role may sit ready and quiet with a
+	// delivered task before it is reminded, and again before it is
+	// interrupted, and again before the task is stalled.
+	StallAfter time.Duration
 	// ReadyQuiet is how long without output counts as ready when
 	// ReadyPattern does not match.
 	ReadyQuiet time.Duration
@@ -126,6 +151,7 @@ const (
 		"Do not look for work yet: wait until you are told to read your task file."
 	defaultNudge  = "Read {task_file} and carry out the task. Write your report to {report_file}."
 	defaultNotify = "Report from {role} on '{title}': read {report_path}"
+	defaultRemind = "You have an open task: read {task_file} and write your report to {report_file}."
 )
 
 // base is what every preset starts from.
@@ -138,6 +164,10 @@ var base = Preset{
 	SubmitDelay:   300 * time.Millisecond,
 	ClearInput:    "\x15",
 	ReadyQuiet:    2 * time.Second,
+	Remind:        defaultRemind,
+	LimitWait:     15 * time.Minute,
+	AckTimeout:    time.Minute,
+	StallAfter:    10 * time.Minute,
 	Restart:       RestartPolicy{Policy: RestartOnFailure, MaxRestarts: 5, Window: 10 * time.Minute},
 	Stop:          StopSequence{Timeout: 10 * time.Second},
 }
@@ -173,6 +203,10 @@ var presets = func() map[string]Preset {
 		// any other dialog: its selected, numbered option
 		`|(?m)^[›>] \d+\. \S`
 	codex.InputMarker = "›"
+	// Codex 0.169's usage and rate limit errors.
+	codex.LimitPattern = `(?i)you've hit your usage limit(?:.*?try again (?:at|in) (?P<reset>[^.\n]+))?|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
+	codex.InterruptKeys = "\x1b"
+	codex.BetweenTasks = "/new"
 	codex.Stop.Keys = "/quit\r"
 
 	claude := base
@@ -195,6 +229,10 @@ var presets = func() map[string]Preset {
 		`|do you want to (make this edit|create|allow)|press enter to continue|enter to confirm · esc to cancel` +
 		`|(?m)^ +❯ \d+\. `
 	claude.InputMarker = "❯"
+	// Claude Code 2.1's usage-limit message names its reset time.
+	claude.LimitPattern = `(?i)(?:usage limit reached|you've hit your (?:usage )?limit|limit will reset)(?:[^\n]*?resets? (?:at )?(?P<reset>\d{1,2}(?::\d{2}){0,2}\s*(?:[ap]m)?))?|\b429\b.*rate.?limit`
+	claude.InterruptKeys = "\x1b"
+	claude.BetweenTasks = "/clear"
 	claude.Stop.Keys = "/exit\r"
 
 	copilot := base
@@ -216,6 +254,8 @@ var presets = func() map[string]Preset {
 		`|please (log|sign) in|use /login|do you want to run this command|allow (this|the following) tool` +
 		`|↑/↓ to navigate · enter to select|(?m)^│ +❯ \d+\. `
 	copilot.InputMarker = "❯"
+	copilot.LimitPattern = `(?i)rate limit(?:ed| exceeded)|quota exceeded|\b429\b[^\n]*(?:too many|rate|quota)`
+	copilot.InterruptKeys = "\x1b"
 	copilot.Stop.Keys = "/exit\r"
 
 	gemini := base
@@ -233,6 +273,9 @@ var presets = func() map[string]Preset {
 		`|login with google|sign in with google|use gemini api key|allow execution|apply this change\?` +
 		`|waiting for user confirmation|do you want to proceed\?|● \d+\. `
 	gemini.InputMarker = ">"
+	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429).
+	gemini.LimitPattern = `(?i)quota exceeded|resource_exhausted|rate limit|\b429\b[^\n]*(?:too many|rate|quota)`
+	gemini.InterruptKeys = "\x1b"
 	gemini.Stop.Keys = "/quit\r"
 
 	// A generic program promises nothing: readiness is quiet output, work is

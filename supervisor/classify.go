@@ -16,6 +16,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	defer prompt.Wait()
 	var lastGen uint64 = ^uint64(0)
 	var sig signals
+	var limit limitWatch
 	everReady := false
 	wake := time.NewTimer(0)
 	defer wake.Stop()
@@ -34,9 +35,24 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		}
 		quiet := time.Since(sess.LastOutput())
 		wake.Reset(nextCheck(r.cfg, quiet, r.sup.settle))
+		if until, limited := limit.check(sig, time.Now(), r.cfg.LimitWait); limited {
+			// Nothing is typed into a limited role; a dialog still wins.
+			r.setLimited(until)
+			if sig.attention {
+				r.setState(Attention, "screen asks for a person")
+			} else {
+				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
+			}
+			wake.Reset(min(nextCheck(r.cfg, quiet, r.sup.settle), time.Until(until)+time.Millisecond))
+			continue
+		}
+		was := r.State()
+		if was == Limited {
+			r.setLimited(time.Time{})
+		}
 		next, why := classify(r.cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
-		if next == "" && r.State() == Attention {
-			next, why = pick(everReady, Busy, Starting), "attention cleared"
+		if next == "" && (was == Attention || was == Limited) {
+			next, why = pick(everReady, Busy, Starting), string(was)+" over"
 		}
 		if next == "" {
 			continue
@@ -56,14 +72,28 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 }
 
 // signals are what a role's patterns say about its screen.
-type signals struct{ attention, busy, ready bool }
+type signals struct {
+	attention, busy, ready bool
+	// limits counts the usage-limit messages on screen; reset is what the
+	// last one says of its reset time ("" when it says nothing).
+	limits int
+	reset  string
+}
 
 func match(cfg config.Role, text string) signals {
-	return signals{
+	sig := signals{
 		attention: cfg.AttentionPattern != nil && cfg.AttentionPattern.MatchString(text),
 		busy:      cfg.BusyPattern != nil && cfg.BusyPattern.MatchString(text),
 		ready:     cfg.ReadyPattern != nil && cfg.ReadyPattern.MatchString(text),
 	}
+	if cfg.LimitPattern != nil {
+		all := cfg.LimitPattern.FindAllStringSubmatch(text, -1)
+		sig.limits = len(all)
+		if i := cfg.LimitPattern.SubexpIndex("reset"); i > 0 && len(all) > 0 {
+			sig.reset = all[len(all)-1][i]
+		}
+	}
+	return sig
 }
 
 // classify derives a running role's state from what its screen shows and how

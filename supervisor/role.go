@@ -39,6 +39,7 @@ type Role struct {
 
 	learnedDelay time.Duration // a longer submit delay the program turned out to need
 	lastLine     string        // the last line the previous program showed
+	limitedUntil time.Time     // while limited: when the usage limit lifts
 
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
@@ -65,6 +66,9 @@ type Status struct {
 	// SubmitDelay is the pause between text and submit in effect: the
 	// configured one, or longer once a submit became a newline.
 	SubmitDelay time.Duration
+	// LimitedUntil is when a limited role's usage limit lifts (zero when
+	// it is not limited).
+	LimitedUntil time.Time
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -93,7 +97,7 @@ func (r *Role) Status() Status {
 	st := Status{
 		ID: r.cfg.ID, Name: r.cfg.Name, State: r.state, Since: r.since,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
-		LastLine: r.lastLine, SubmitDelay: max(r.cfg.SubmitDelay, r.learnedDelay),
+		LastLine: r.lastLine, SubmitDelay: max(r.cfg.SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -137,6 +141,13 @@ func (r *Role) Changed() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.changed
+}
+
+// setLimited records until when the role's usage limit lasts (zero: none).
+func (r *Role) setLimited(until time.Time) {
+	r.mu.Lock()
+	r.limitedUntil = until
+	r.mu.Unlock()
 }
 
 // NoteHumanInput records that a person typed into the role; automatic typing

@@ -4,8 +4,8 @@ package supervisor
 //
 //	starting → ready ⇄ busy → exited → backoff → starting …
 //
-// plus attention (a person must answer the program), fatal (too many
-// restarts) and stopped.
+// plus attention (a person must answer the program), limited (a usage
+// limit, until it lifts), fatal (too many restarts) and stopped.
 type State string
 
 // The states of a role.
@@ -19,6 +19,10 @@ const (
 	// Attention: the screen shows a dialog only a person should answer;
 	// nothing is typed until it goes away.
 	Attention State = "attention"
+	// Limited: the program hit a usage or rate limit; nothing is typed
+	// until it lifts (its reset time, or limit_wait), and then the role
+	// goes on by itself.
+	Limited State = "limited"
 	// Exited: the program ended; the restart policy decides what follows.
 	Exited State = "exited"
 	// Backoff: waiting before the next start.
@@ -31,5 +35,5 @@ const (
 
 // Running reports whether a program process exists in this state.
 func (s State) Running() bool {
-	return s == Starting || s == Ready || s == Busy || s == Attention
+	return s == Starting || s == Ready || s == Busy || s == Attention || s == Limited
 }

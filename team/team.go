@@ -15,10 +15,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -42,6 +44,9 @@ type Options struct {
 	// HistoryCheck is how often the database file is checked for deletion
 	// or replacement (default 3 s).
 	HistoryCheck time.Duration
+	// AwakeLinger is how long the machine is kept awake after the last
+	// role stopped working (default 30 s).
+	AwakeLinger time.Duration
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -54,6 +59,11 @@ type Team struct {
 
 	skills     skills.ScanOptions
 	scanWanted chan struct{} // a report arrived; scan when skills are enabled
+
+	notifier     *notify.Notifier
+	stateChanged chan struct{} // a role changed state (keep_awake)
+	keepAwakeOn  bool
+	awakeLinger  time.Duration
 
 	historyCheck time.Duration
 	haltMu       sync.Mutex
@@ -71,7 +81,16 @@ func Open(opts Options) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck}
+	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck,
+		stateChanged: make(chan struct{}, 1), keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
+		notifier: notify.New(notify.Options{
+			Command: cfg.Settings.Notify.Command, Webhook: cfg.Settings.Notify.Webhook,
+			Dir: cfg.Workspace, Logger: opts.Logger,
+		}),
+	}
+	if t.awakeLinger <= 0 {
+		t.awakeLinger = awakeLinger
+	}
 	if t.historyCheck <= 0 {
 		t.historyCheck = historyCheckEvery
 	}
@@ -172,6 +191,11 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 	msg := e.Message
 	if e.Kind == supervisor.EventState {
 		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
+		select {
+		case t.stateChanged <- struct{}{}:
+		default:
+		}
+		t.notifyState(e)
 	}
 	if !e.Routine {
 		if err := t.st.AddEvent(store.Event{At: e.Time, RunID: t.run.ID, Role: e.Role, Kind: string(e.Kind), Message: msg}); err != nil {
@@ -198,6 +222,18 @@ func (t *Team) Run(ctx context.Context) error {
 	qctx, stopQueue := context.WithCancel(ctx)
 	defer stopQueue()
 	wg.Add(3)
+	if t.keepAwakeOn {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.keepAwake(supCtx)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.notifier.Run(supCtx)
+	}()
 	go func() {
 		defer wg.Done()
 		if qErr = t.q.Run(qctx); qErr != nil && ctx.Err() == nil {
@@ -236,3 +272,24 @@ func (t *Team) RunID() string { return t.run.ID }
 
 // Close releases the history; call it after Run has returned.
 func (t *Team) Close() error { return t.st.Close() }
+
+// notifyState tells a person about a role state that needs them: a dialog
+// (attention), a role given up on (fatal), a usage limit (limited).
+func (t *Team) notifyState(e supervisor.Event) {
+	kind := ""
+	switch e.State {
+	case supervisor.Attention:
+		kind = notify.KindAttention
+	case supervisor.Fatal:
+		kind = notify.KindFatal
+	case supervisor.Limited:
+		kind = notify.KindLimited
+	default:
+		return
+	}
+	t.notifier.Send(notify.Event{Kind: kind, Role: e.Role, Message: textsafe.Escape(e.Message), At: e.Time})
+}
+
+// Notify sends an event to the configured hooks (see package notify); the
+// queue uses it for task events.
+func (t *Team) Notify(e notify.Event) { t.notifier.Send(e) }

@@ -267,6 +267,10 @@ func TestSigtermStopsEverythingAndExitsZero(t *testing.T) {
 	if !strings.Contains(errOut.String(), "worker state starting") || !strings.Contains(errOut.String(), "worker state stopped") {
 		t.Errorf("stderr does not show the role's states:\n%s", errOut)
 	}
+	// The log says why the supervisor stopped.
+	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), `"why":"received terminated"`) {
+		t.Errorf("shogun.log does not say the supervisor stopped on SIGTERM:\n%s", b)
+	}
 }
 
 func TestKill9ThenStartCleansUpLeftovers(t *testing.T) {

@@ -120,6 +120,9 @@ func TestStatusShowsEveryState(t *testing.T) {
 	if _, _, code := shogun(t, "status", "-w", ws); code != 3 {
 		t.Errorf("status after stop: exit %d, want 3", code)
 	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), "asked to stop (shogun stop") {
+		t.Errorf("shogun.log does not say the supervisor was asked to stop")
+	}
 }
 
 func TestScreenTypeAndUnknownRole(t *testing.T) {

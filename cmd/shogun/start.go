@@ -100,10 +100,27 @@ func splitList(vals []string) []string {
 	return out
 }
 
-// signalContext ends on the first SIGINT or SIGTERM.
+// signalContext ends on the first SIGINT or SIGTERM, with the signal as its
+// cause, so the log can say why the supervisor stopped.
 func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(fmt.Errorf("received %v", s))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
 }
+
+// errStopRequested is why a supervisor stops on `shogun stop`.
+var errStopRequested = errors.New("asked to stop (shogun stop, or POST /v1/stop)")
 
 // runSupervisor runs the workspace's team until ctx ends or `shogun stop`.
 // observe, when set, sees every supervisor event.
@@ -146,9 +163,9 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 		return err
 	}
 	defer t.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	srv, err := control.Listen(ws, t, cancel, log)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	srv, err := control.Listen(ws, t, func() { cancel(errStopRequested) }, log)
 	if err != nil {
 		return err
 	}
@@ -157,11 +174,18 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	log.Info().Int("pid", os.Getpid()).Int("roles", len(t.Supervisor().Roles())).Str("run", t.RunID()).Str("workspace", ws).Msg("supervisor started; Ctrl-C or `shogun stop` stops it")
 	started := time.Now()
 	err = run(ctx, t)
-	cancel()
+	why := "the run ended"
+	switch cause := context.Cause(ctx); {
+	case err != nil:
+		why = "error: " + err.Error()
+	case cause != nil:
+		why = cause.Error()
+	}
+	cancel(nil)
 	if serr := <-served; serr != nil {
 		log.Warn().Err(serr).Msg("control socket")
 	}
-	log.Info().Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped; every role's process tree is gone")
+	log.Info().Str("why", why).Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped (" + why + "); every role's process tree is gone")
 	return err
 }
 

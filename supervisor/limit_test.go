@@ -1,0 +1,59 @@
+package supervisor
+
+import (
+	"testing"
+	"time"
+)
+
+func TestResetAt(t *testing.T) {
+	now := time.Date(2026, 11, 23, 14, 0, 0, 0, time.Local)
+	wait := 15 * time.Minute
+	cases := []struct {
+		reset string
+		want  time.Time
+	}{
+		{"", now.Add(wait)},
+		{"soon", now.Add(wait)},
+		{"3:45pm", time.Date(2026, 11, 23, 15, 45, 0, 0, time.Local).Add(time.Minute)},
+		{"3pm", time.Date(2026, 11, 23, 15, 0, 0, 0, time.Local).Add(time.Minute)},
+		{"at 9:05 am", time.Date(2026, 11, 24, 9, 5, 0, 0, time.Local).Add(time.Minute)},
+		{"14:00:30", time.Date(2026, 11, 23, 14, 0, 30, 0, time.Local).Add(1500 * time.Millisecond)},
+		{"12am", time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local).Add(time.Minute)},
+		{"in 2h 30m", now.Add(150*time.Minute + time.Minute)},
+		{"in 40 seconds", now.Add(42 * time.Second)},
+		{"5s", now.Add(6 * time.Second)},
+		{"99:99", now.Add(wait)},
+	}
+	for _, c := range cases {
+		if got := resetAt(now, c.reset, wait); !got.Equal(c.want) {
+			t.Errorf("resetAt(%q) = %v, want %v", c.reset, got.Format(time.TimeOnly), c.want.Format(time.TimeOnly))
+		}
+	}
+}
+
+// A limit message stays on screen after the limit lifted: the role is not
+// limited again by it, but by a new one.
+func TestLimitWatchCountsNewMessagesOnly(t *testing.T) {
+	var w limitWatch
+	now := time.Now()
+	steps := []struct {
+		at      time.Duration
+		limits  int
+		limited bool
+	}{
+		{0, 0, false},
+		{time.Second, 1, true},       // a limit: 5 s (+1 s margin)
+		{3 * time.Second, 1, true},   // still
+		{7 * time.Second, 1, false},  // lifted; the old message stays
+		{8 * time.Second, 1, false},  // not limited by it again
+		{9 * time.Second, 2, true},   // a second message: limited again
+		{20 * time.Second, 0, false}, // lifted, and the screen cleared
+		{21 * time.Second, 1, true},  // a new message after the clear
+	}
+	for i, s := range steps {
+		_, limited := w.check(signals{limits: s.limits, reset: "in 5s"}, now.Add(s.at), time.Minute)
+		if limited != s.limited {
+			t.Errorf("step %d (%v, %d on screen): limited = %v, want %v", i, s.at, s.limits, limited, s.limited)
+		}
+	}
+}
