@@ -13,8 +13,13 @@ import (
 
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/textsafe"
 )
+
+// The team a supervisor runs is what its control API serves. The assertion
+// lives here, where the two meet, so that neither package imports the other.
+var _ control.Team = (*team.Team)(nil)
 
 // client returns the control client of the command's workspace.
 func client(c *cli.Context) (*control.Client, error) {
