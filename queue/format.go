@@ -27,22 +27,16 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
 )
 
-// Priorities of a command and of the task made from it. A role gets its high
-// tasks before its normal ones and its normal ones before its low ones.
+// Report statuses, as an agent writes them in a report's status: the status
+// its task closes with, so they are the history's words.
 const (
-	PriorityHigh   = "high"
-	PriorityNormal = "normal"
-	PriorityLow    = "low"
-)
-
-// Report statuses, as an agent writes them in a report's status.
-const (
-	ReportDone    = "done"
-	ReportFailed  = "failed"
-	ReportBlocked = "blocked"
+	ReportDone    = store.StatusDone
+	ReportFailed  = store.StatusFailed
+	ReportBlocked = store.StatusBlocked
 )
 
 // Defaults of Limits, used for its zero fields.
@@ -149,8 +143,8 @@ type Command struct {
 	Body string `yaml:"body"`
 	// Tags group related tasks when skills are mined.
 	Tags []string `yaml:"tags,omitempty"`
-	// Priority orders a role's waiting tasks: PriorityHigh, PriorityNormal
-	// or PriorityLow; empty means normal.
+	// Priority orders a role's waiting tasks: store.PriorityHigh,
+	// store.PriorityNormal or store.PriorityLow; empty means normal.
 	Priority string `yaml:"priority,omitempty"`
 }
 
@@ -349,8 +343,8 @@ func (r Report) problem() *fieldError {
 }
 
 var (
-	priorities = []string{PriorityHigh, PriorityNormal, PriorityLow}
-	statuses   = []string{ReportDone, ReportFailed, ReportBlocked}
+	priorities = store.Priorities
+	statuses   = store.ReportStatuses
 	roleIDRe   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 )
 
@@ -939,7 +933,7 @@ func (d *formatDecoder) command(fields []yamlField, data []byte, index int) (Com
 		c.ID = DeriveCommandID(d.file, data, index)
 	}
 	if c.Priority == "" {
-		c.Priority = PriorityNormal
+		c.Priority = store.PriorityNormal
 	}
 	return c, nil
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/shogun-dev/shogun/store"
 )
 
 // billionLaughs is the classic alias bomb: nine levels of nine aliases,
@@ -129,13 +131,13 @@ tags: [frontend]
 priority: high
 `,
 			want: []Command{{ID: "cmd-042", To: "ashigaru1", From: "karo", Title: "Add the login form",
-				Body: "Create src/login.tsx ...\n", Tags: []string{"frontend"}, Priority: PriorityHigh}},
+				Body: "Create src/login.tsx ...\n", Tags: []string{"frontend"}, Priority: store.PriorityHigh}},
 		},
 		{
 			name: "defaults: derived id, normal priority",
 			in:   goodCommand,
 			want: []Command{{ID: DeriveCommandID(file, []byte(goodCommand), -1), To: "ashigaru1",
-				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: PriorityNormal}},
+				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: store.PriorityNormal}},
 		},
 		{
 			name: "a list of commands",
@@ -146,13 +148,13 @@ priority: high
     body: second
 `,
 			want: []Command{
-				{ID: "c1", To: "ashigaru1", Title: "One", Body: "first", Priority: PriorityLow},
+				{ID: "c1", To: "ashigaru1", Title: "One", Body: "first", Priority: store.PriorityLow},
 				{ID: DeriveCommandID(file, []byte(`commands:
   - {id: c1, to: ashigaru1, title: One, body: first, priority: low}
   - to: ashigaru2
     title: Two
     body: second
-`), 1), To: "ashigaru2", Title: "Two", Body: "second", Priority: PriorityNormal},
+`), 1), To: "ashigaru2", Title: "Two", Body: "second", Priority: store.PriorityNormal},
 			},
 		},
 		{
@@ -164,26 +166,26 @@ priority: high
     title: Two
 `,
 			want: []Command{
-				{ID: "c1", To: "ashigaru1", From: "karo", Title: "One", Body: "first", Tags: []string{"ui"}, Priority: PriorityNormal},
-				{ID: "c2", To: "ashigaru1", From: "karo", Title: "Two", Body: "first", Tags: []string{"ui"}, Priority: PriorityNormal},
+				{ID: "c1", To: "ashigaru1", From: "karo", Title: "One", Body: "first", Tags: []string{"ui"}, Priority: store.PriorityNormal},
+				{ID: "c2", To: "ashigaru1", From: "karo", Title: "Two", Body: "first", Tags: []string{"ui"}, Priority: store.PriorityNormal},
 			},
 		},
 		{
 			name: "scalars read as the text written",
 			in:   "id: 0042\nto: ashigaru1\ntitle: 2026\nbody: true\n",
-			want: []Command{{ID: "0042", To: "ashigaru1", Title: "2026", Body: "true", Priority: PriorityNormal}},
+			want: []Command{{ID: "0042", To: "ashigaru1", Title: "2026", Body: "true", Priority: store.PriorityNormal}},
 		},
 		{
 			name: "a trailing document separator and a byte order mark",
 			in:   "\ufeff---\n" + goodCommand + "---\n",
 			want: []Command{{ID: DeriveCommandID(file, []byte("\ufeff---\n"+goodCommand+"---\n"), -1), To: "ashigaru1",
-				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: PriorityNormal}},
+				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: store.PriorityNormal}},
 		},
 		{
 			name: "CRLF line ends and a unicode title",
 			in:   "to: ashigaru1\r\ntitle: ログインフォームを追加\r\nbody: |\r\n  line one\r\n  line two\r\n",
 			want: []Command{{ID: DeriveCommandID(file, []byte("to: ashigaru1\r\ntitle: ログインフォームを追加\r\nbody: |\r\n  line one\r\n  line two\r\n"), -1),
-				To: "ashigaru1", Title: "ログインフォームを追加", Body: "line one\nline two\n", Priority: PriorityNormal}},
+				To: "ashigaru1", Title: "ログインフォームを追加", Body: "line one\nline two\n", Priority: store.PriorityNormal}},
 		},
 	}
 	for _, tt := range tests {
@@ -339,7 +341,7 @@ skill_candidate:             # optional
 // and forgetting the decoder, or the other way round: what yaml.v3 writes
 // from the struct tags must read back through the decoders unchanged.
 func TestStructTagsMatchTheDecoders(t *testing.T) {
-	c := Command{ID: "c-1", To: "ashigaru1", From: "karo", Title: "T", Body: "B\nC\n", Tags: []string{"x", "y"}, Priority: PriorityLow}
+	c := Command{ID: "c-1", To: "ashigaru1", From: "karo", Title: "T", Body: "B\nC\n", Tags: []string{"x", "y"}, Priority: store.PriorityLow}
 	data, err := yaml.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -428,7 +430,7 @@ func TestMarshalTaskRoundTrips(t *testing.T) {
 	tricky.Title = "123"                                   // would read back as a number unquoted
 	tricky.Body = "no trailing newline\n  indented\n\nend" // literal block with "|-" and a leading-space line
 	tricky.Tags = []string{"a b", "true", "x: y"}
-	tricky.Priority = PriorityHigh
+	tricky.Priority = store.PriorityHigh
 	tricky.Attempt = 2
 	tricky.From = ""
 	tricky.AssignedAt = time.Date(2026, 11, 22, 19, 15, 0, 123456789, time.FixedZone("JST", 9*3600))

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/textsafe"
@@ -88,7 +89,7 @@ func statusCommand() *cli.Command {
 			}
 			tw.Flush()
 			var parts []string
-			for _, k := range taskStatuses {
+			for _, k := range store.TaskStatuses {
 				if n := st.Tasks[k]; n > 0 {
 					parts = append(parts, fmt.Sprintf("%d %s", n, k))
 				}
