@@ -240,10 +240,16 @@ type TypeRequest struct {
 	Submit bool   `json:"submit"`
 }
 
-// TypeReply is its answer.
+// TypeReply is its answer, once the text has been typed.
 type TypeReply struct {
-	Submits   int  `json:"submits"`
+	// Submits is how many times the submit key was sent.
+	Submits int `json:"submits"`
+	// Confirmed is false when the text was typed and submitted but the
+	// screen never showed that the program took it; always true without
+	// submit.
 	Confirmed bool `json:"confirmed"`
+	// Reason says, for an unconfirmed submit, what the screen showed.
+	Reason string `json:"reason,omitempty"`
 }
 
 func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
@@ -263,15 +269,19 @@ func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
 	defer cancel()
 	d, err := role.Type(ctx, req.Text, supervisor.TypeOptions{NoSubmit: !req.Submit})
-	if err != nil {
-		code := http.StatusConflict
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("role %s did not become ready to type into within 60 s (state %s)", role.ID(), role.State())
-		}
-		fail(w, code, err)
-		return
+	switch {
+	case errors.Is(err, supervisor.ErrUndelivered):
+		// The text was typed and submitted: what happened is an answer,
+		// with the submits made, not a refusal.
+		reason := strings.TrimPrefix(err.Error(), supervisor.ErrUndelivered.Error()+": ")
+		reply(w, TypeReply{Submits: d.Attempts, Confirmed: false, Reason: reason})
+	case errors.Is(err, context.DeadlineExceeded):
+		fail(w, http.StatusConflict, fmt.Errorf("role %s did not become ready to type into within 60 s (state %s)", role.ID(), role.State()))
+	case err != nil:
+		fail(w, http.StatusConflict, err)
+	default:
+		reply(w, TypeReply{Submits: d.Attempts, Confirmed: d.Confirmed || !req.Submit})
 	}
-	reply(w, TypeReply{Submits: d.Attempts, Confirmed: d.Confirmed || !req.Submit})
 }
 
 func (s *Server) restart(w http.ResponseWriter, r *http.Request) {

@@ -141,12 +141,19 @@ func screenCommand() *cli.Command {
 	}
 }
 
+// exitUnconfirmed is the exit code of `shogun type --submit` when the text
+// was typed and submitted but the screen never confirmed it.
+const exitUnconfirmed = 4
+
 func typeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "type",
 		Usage:     "type text into a role by the typing rules (wait until ready, pause, separate submit, verify)",
 		ArgsUsage: "ROLE TEXT",
-		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
+		Description: fmt.Sprintf("Exit code 0 when the text was typed (with --submit: and the screen confirmed the program took it);\n"+
+			"%d when it was typed and submitted but never confirmed (the text may still sit in the role's input:\n"+
+			"look with shogun screen ROLE); 1 on any other error (refused text, role not running, no supervisor).", exitUnconfirmed),
+		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return errors.New("type needs a role and the text: shogun type ROLE TEXT [--submit]")
@@ -160,9 +167,14 @@ func typeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.Bool("submit") {
-				fmt.Fprintf(c.App.ErrWriter, "shogun: typed into %s and submitted (confirmed after %d submit(s))\n", role, r.Submits)
+			if !c.Bool("submit") {
+				return nil
 			}
+			if !r.Confirmed {
+				return &exitError{code: exitUnconfirmed, err: fmt.Errorf("typed into %s and submitted %d time(s), but the screen never confirmed it: %s",
+					textsafe.Escape(role), r.Submits, textsafe.Escape(r.Reason))}
+			}
+			fmt.Fprintf(c.App.ErrWriter, "shogun: typed into %s and submitted (confirmed after %d submit(s))\n", textsafe.Escape(role), r.Submits)
 			return nil
 		},
 	}
