@@ -69,9 +69,7 @@ func statusCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if c.Bool("json") {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return printJSON(w, st)
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")

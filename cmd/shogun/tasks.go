@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/team"
@@ -155,12 +155,11 @@ func tasksCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if c.Bool("json") {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if tasks == nil {
-					tasks = []store.Task{}
+				out := make([]control.Task, 0, len(tasks))
+				for _, t := range tasks {
+					out = append(out, control.TaskFrom(t))
 				}
-				return enc.Encode(tasks)
+				return printJSON(w, out)
 			}
 			if len(tasks) == 0 {
 				fmt.Fprintln(w, "no tasks")
