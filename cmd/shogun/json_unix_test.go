@@ -3,8 +3,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +135,51 @@ func TestStatusAndScreenJSONMatchTheDocs(t *testing.T) {
 	}
 	out = jsonOutput(t, "screen", "ashigaru1", "--json", "-w", ws)
 	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "api.md", docScreen), control.ScreenReply{}, out)
+
+	// The type endpoint's answers, straight from the socket: typed without
+	// submit (200), refused text (400), an unknown role (404).
+	answer := shoguntest.ReadDocShape(t, "api.md", "### The answer — `TypeReply`")
+	errShape := shoguntest.ReadDocShape(t, "api.md", "## Errors — `ErrorReply`")
+	code, body := apiCall(t, ws, "POST", "/v1/roles/ashigaru1/type", `{"text": "draft", "submit": false}`)
+	if code != http.StatusOK || !strings.Contains(string(body), `"confirmed":true`) {
+		t.Errorf("type without submit: %d %s", code, body)
+	}
+	shoguntest.CheckOutput(t, answer, control.TypeReply{}, body)
+	code, body = apiCall(t, ws, "POST", "/v1/roles/ashigaru1/type", `{"text": "a\u001b[201~b", "submit": true}`)
+	if code != http.StatusBadRequest {
+		t.Errorf("type with an escape: %d %s, want 400", code, body)
+	}
+	shoguntest.CheckOutput(t, errShape, control.ErrorReply{}, body)
+	code, body = apiCall(t, ws, "GET", "/v1/roles/nobody/screen", "")
+	if code != http.StatusNotFound {
+		t.Errorf("screen of an unknown role: %d %s, want 404", code, body)
+	}
+	shoguntest.CheckOutput(t, errShape, control.ErrorReply{}, body)
+}
+
+// apiCall sends one request to the workspace's control socket, as curl
+// --unix-socket would, and returns the status and the body.
+func apiCall(t *testing.T, ws, method, path, body string) (int, []byte) {
+	t.Helper()
+	sock := control.SocketPath(ws)
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+	}}
+	req, err := http.NewRequest(method, "http://shogun"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
 }
