@@ -54,7 +54,7 @@ func statusCommand() *cli.Command {
 		Name:        "status",
 		Usage:       "show each role of the running supervisor: state, pid, uptime, restarts, task, queue",
 		Description: "Exit code 0 when the supervisor is up, 3 when it is not.",
-		Flags:       []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Flags:       []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/status)"}},
 		Action: func(c *cli.Context) error {
 			cl, err := client(c)
 			if err != nil {
@@ -120,7 +120,7 @@ func screenCommand() *cli.Command {
 		Name:      "screen",
 		Usage:     "print a role's current screen as text",
 		ArgsUsage: "ROLE",
-		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (lines and cursor)"}},
+		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON: text, lines and cursor (docs/api.md)"}},
 		Action: func(c *cli.Context) error {
 			role, cl, err := roleClient(c)
 			if err != nil {

@@ -123,7 +123,7 @@ func tasksCommand() *cli.Command {
 			&cli.StringFlag{Name: "role", Usage: "only this role's tasks"},
 			&cli.StringFlag{Name: "status", Usage: "only tasks in this state: " + strings.Join(store.TaskStatuses, ", ")},
 			&cli.IntFlag{Name: "limit", Usage: "at most this many (newest first; 0: all)", Value: 50},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/json.md)"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
