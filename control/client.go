@@ -109,7 +109,9 @@ func (c *Client) Screen(role string) (ScreenReply, error) {
 	return r, c.do(http.MethodGet, "/v1/roles/"+url.PathEscape(role)+"/screen", nil, &r)
 }
 
-// Type types text into a role by the typing rules.
+// Type types text into a role by the typing rules. A submit the screen
+// never confirmed is no error: the reply says Confirmed false, with the
+// Reason and the submits made.
 func (c *Client) Type(role, text string, submit bool) (TypeReply, error) {
 	var r TypeReply
 	return r, c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/type", TypeRequest{Text: text, Submit: submit}, &r)

@@ -5,6 +5,11 @@
 // named pipe with an owner-only security descriptor. The CLI's status,
 // screen, type, restart, stop and attach commands are its clients; the
 // endpoints are documented in docs/api.md for other tools.
+//
+// types.go holds the API's JSON shapes, which `shogun status --json` and
+// `shogun screen --json` print too, and Task, what `shogun tasks --json`
+// prints; docs/json.md names the type behind each of the CLI's --json
+// outputs.
 package control
 
 import (
@@ -13,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	stdlog "log"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -106,47 +112,17 @@ func (s *Server) Serve(ctx context.Context) error {
 	return removeEndpoint(s.path)
 }
 
-// StatusReply is GET /v1/status.
-type StatusReply struct {
-	Pid       int            `json:"pid"`
-	RunID     string         `json:"run_id"`
-	UptimeS   float64        `json:"uptime_s"`
-	Roles     []RoleReply    `json:"roles"`
-	Tasks     map[string]int `json:"tasks"`
-	Attention []string       `json:"attention"`
-	// Halted, when set, says why the queue has stopped taking work.
-	Halted string `json:"halted,omitempty"`
-}
-
-// RoleReply is one role in StatusReply.
-type RoleReply struct {
-	ID          string  `json:"id"`
-	Name        string  `json:"name"`
-	State       string  `json:"state"`
-	Pid         int     `json:"pid,omitempty"`
-	UptimeS     float64 `json:"uptime_s"`
-	Restarts    int     `json:"restarts"`
-	TaskID      string  `json:"task_id,omitempty"`
-	TaskTitle   string  `json:"task_title,omitempty"`
-	TaskStatus  string  `json:"task_status,omitempty"`
-	QueueDepth  int     `json:"queue_depth"`
-	SinceOutput float64 `json:"since_output_s"`
-	LastError   string  `json:"last_error,omitempty"`
-	// LastLine is the last line the previous program showed before it
-	// exited: why a role that keeps exiting at start is fatal.
-	LastLine string `json:"last_line,omitempty"`
-	// SubmitDelayMS is the pause between text and submit in effect, which
-	// grows past the configured one when a submit became a newline.
-	SubmitDelayMS int64 `json:"submit_delay_ms"`
-}
-
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	snap, err := s.team.Queue().Snapshot()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(), Tasks: snap.Tasks, Attention: snap.Attention}
+	// Lists and maps are empty, never null: scripts iterate over them.
+	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(),
+		Roles: []RoleReply{}, Tasks: map[string]int{}, Attention: []string{}}
+	maps.Copy(out.Tasks, snap.Tasks)
+	out.Attention = append(out.Attention, snap.Attention...)
 	if err := s.team.Halted(); err != nil {
 		out.Halted = err.Error()
 	}
@@ -176,15 +152,6 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	reply(w, out)
 }
 
-// ScreenReply is GET /v1/roles/{id}/screen.
-type ScreenReply struct {
-	Text      string   `json:"text"`
-	Lines     []string `json:"lines"`
-	CursorRow int      `json:"cursor_row"`
-	CursorCol int      `json:"cursor_col"`
-	State     string   `json:"state"`
-}
-
 func (s *Server) role(w http.ResponseWriter, r *http.Request) (*supervisor.Role, bool) {
 	id := r.PathValue("id")
 	role, ok := s.team.Supervisor().Role(id)
@@ -208,18 +175,6 @@ func (s *Server) screen(w http.ResponseWriter, r *http.Request) {
 	reply(w, ScreenReply{Text: scr.Text(), Lines: scr.Lines, CursorRow: scr.CursorRow, CursorCol: scr.CursorCol, State: string(role.State())})
 }
 
-// TypeRequest is the body of POST /v1/roles/{id}/type.
-type TypeRequest struct {
-	Text   string `json:"text"`
-	Submit bool   `json:"submit"`
-}
-
-// TypeReply is its answer.
-type TypeReply struct {
-	Submits   int  `json:"submits"`
-	Confirmed bool `json:"confirmed"`
-}
-
 func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
 	role, ok := s.role(w, r)
 	if !ok {
@@ -237,15 +192,19 @@ func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
 	defer cancel()
 	d, err := role.Type(ctx, req.Text, supervisor.TypeOptions{NoSubmit: !req.Submit})
-	if err != nil {
-		code := http.StatusConflict
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("role %s did not become ready to type into within 60 s (state %s)", role.ID(), role.State())
-		}
-		fail(w, code, err)
-		return
+	switch {
+	case errors.Is(err, supervisor.ErrUndelivered):
+		// The text was typed and submitted: what happened is an answer,
+		// with the submits made, not a refusal.
+		reason := strings.TrimPrefix(err.Error(), supervisor.ErrUndelivered.Error()+": ")
+		reply(w, TypeReply{Submits: d.Attempts, Confirmed: false, Reason: reason})
+	case errors.Is(err, context.DeadlineExceeded):
+		fail(w, http.StatusConflict, fmt.Errorf("role %s did not become ready to type into within 60 s (state %s)", role.ID(), role.State()))
+	case err != nil:
+		fail(w, http.StatusConflict, err)
+	default:
+		reply(w, TypeReply{Submits: d.Attempts, Confirmed: d.Confirmed || !req.Submit})
 	}
-	reply(w, TypeReply{Submits: d.Attempts, Confirmed: d.Confirmed || !req.Submit})
 }
 
 func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
@@ -254,17 +213,12 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	role.Restart()
-	reply(w, map[string]string{"role": role.ID(), "result": "restarting"})
+	reply(w, RestartReply{Role: role.ID(), Result: "restarting"})
 }
 
 func (s *Server) stopAll(w http.ResponseWriter, r *http.Request) {
-	reply(w, map[string]string{"result": "stopping"})
+	reply(w, StopReply{Result: "stopping"})
 	go s.stop()
-}
-
-// ErrorReply is the body of every non-2xx answer.
-type ErrorReply struct {
-	Error string `json:"error"`
 }
 
 func fail(w http.ResponseWriter, code int, err error) {

@@ -5,6 +5,10 @@
 // github.com/creack/pty, process_windows.go calls ConPTY through
 // golang.org/x/sys/windows directly. Nothing outside this package imports
 // golang.org/x/sys/windows or knows how a process tree is ended on a platform.
+//
+// Errors name the package once: what an exported function or method returns
+// reads "ptyhost: verb noun: cause", and the helpers beneath it return "verb
+// noun: cause", leaving the prefix to their caller.
 package ptyhost
 
 import (

@@ -15,6 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+var _ Process = (*unixProcess)(nil)
+
 // unixProcess is a child on a creack/pty master. The child leads its own
 // session and process group, so the group id equals its pid and signalling
 // -pid reaches every descendant that did not leave the group.

@@ -49,6 +49,8 @@ var errConsoleClosed = errors.New("ptyhost: pseudo console closed")
 // rejects; calling the function directly passes it as the integer it is.
 var procUpdateProcThreadAttribute = windows.NewLazySystemDLL("kernel32.dll").NewProc("UpdateProcThreadAttribute")
 
+var _ Process = (*conPTY)(nil)
+
 // conPTY is a child attached to a Windows pseudo console (ConPTY) and placed
 // in a job object with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, so that the whole
 // tree dies with the job handle: on Kill, on Close, and when the supervisor
@@ -542,7 +544,7 @@ func exitedProcess(h windows.Handle) bool {
 func creationTime(h windows.Handle) (uint64, error) {
 	var created, exited, kernel, user windows.Filetime
 	if err := windows.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
-		return 0, fmt.Errorf("ptyhost: get process times: %w", err)
+		return 0, fmt.Errorf("get process times: %w", err)
 	}
 	return uint64(created.HighDateTime)<<32 | uint64(created.LowDateTime), nil
 }

@@ -8,10 +8,17 @@ import (
 	"syscall"
 )
 
-// setDeathSignal does nothing: Pdeathsig is Linux-only. The pid ledger cleans
-// up after a supervisor killed with -9 on these systems.
+// setDeathSignal does nothing: Pdeathsig is Linux-only. On macOS the pid
+// ledger cleans up after a supervisor killed with -9 (see killLeftovers); on
+// the other BSDs nothing does, since no process there can be told apart from
+// a later one reusing its pid.
 func setDeathSignal(*syscall.SysProcAttr) {}
 
+// killLeftovers kills the process group of a program left by a supervisor
+// that died, only while its leader still runs as the recorded process: same
+// start time, user and executable (inspect in sys_darwin.go). On the other
+// BSDs inspect knows no executable, so no record matches and nothing is
+// killed.
 func killLeftovers(want ProcessInfo) (bool, error) {
 	cur, err := inspect(want.Pid)
 	if errors.Is(err, ErrNoProcess) {

@@ -11,17 +11,12 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
+	"github.com/shogun-dev/shogun/store"
 )
 
-// Priorities of a command and of the task made from it. A role gets its high
-// tasks before its normal ones and its normal ones before its low ones.
-const (
-	PriorityHigh   = "high"
-	PriorityNormal = "normal"
-	PriorityLow    = "low"
-)
-
-var priorities = []string{PriorityHigh, PriorityNormal, PriorityLow}
+// priorities are a command's, and its task's: the history's words
+// (store.PriorityHigh, PriorityNormal, PriorityLow).
+var priorities = store.Priorities
 
 // Command is one piece of work for one role, as a person or an agent drops
 // it into runtime/queue/commands/. A file holds one command, or several as a
@@ -42,8 +37,8 @@ type Command struct {
 	Body string `yaml:"body"`
 	// Tags group related tasks when skills are mined.
 	Tags []string `yaml:"tags,omitempty"`
-	// Priority orders a role's waiting tasks: PriorityHigh, PriorityNormal
-	// or PriorityLow; empty means normal.
+	// Priority orders a role's waiting tasks: store.PriorityHigh,
+	// PriorityNormal or PriorityLow; empty means normal.
 	Priority string `yaml:"priority,omitempty"`
 }
 
@@ -223,7 +218,7 @@ func (d *formatDecoder) command(fields []yamlField, data []byte, index int) (Com
 		c.ID = DeriveCommandID(d.file, data, index)
 	}
 	if c.Priority == "" {
-		c.Priority = PriorityNormal
+		c.Priority = store.PriorityNormal
 	}
 	return c, nil
 }

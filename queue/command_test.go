@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shogun-dev/shogun/store"
 )
 
 const goodCommand = "to: ashigaru1\ntitle: Add the login form\nbody: |\n  Create src/login.tsx\n"
@@ -111,13 +113,13 @@ tags: [frontend]
 priority: high
 `,
 			want: []Command{{ID: "cmd-042", To: "ashigaru1", From: "karo", Title: "Add the login form",
-				Body: "Create src/login.tsx ...\n", Tags: []string{"frontend"}, Priority: PriorityHigh}},
+				Body: "Create src/login.tsx ...\n", Tags: []string{"frontend"}, Priority: store.PriorityHigh}},
 		},
 		{
 			name: "defaults: derived id, normal priority",
 			in:   goodCommand,
 			want: []Command{{ID: DeriveCommandID(file, []byte(goodCommand), -1), To: "ashigaru1",
-				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: PriorityNormal}},
+				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: store.PriorityNormal}},
 		},
 		{
 			name: "a list of commands",
@@ -128,13 +130,13 @@ priority: high
     body: second
 `,
 			want: []Command{
-				{ID: "c1", To: "ashigaru1", Title: "One", Body: "first", Priority: PriorityLow},
+				{ID: "c1", To: "ashigaru1", Title: "One", Body: "first", Priority: store.PriorityLow},
 				{ID: DeriveCommandID(file, []byte(`commands:
   - {id: c1, to: ashigaru1, title: One, body: first, priority: low}
   - to: ashigaru2
     title: Two
     body: second
-`), 1), To: "ashigaru2", Title: "Two", Body: "second", Priority: PriorityNormal},
+`), 1), To: "ashigaru2", Title: "Two", Body: "second", Priority: store.PriorityNormal},
 			},
 		},
 		{
@@ -146,26 +148,26 @@ priority: high
     title: Two
 `,
 			want: []Command{
-				{ID: "c1", To: "ashigaru1", From: "karo", Title: "One", Body: "first", Tags: []string{"ui"}, Priority: PriorityNormal},
-				{ID: "c2", To: "ashigaru1", From: "karo", Title: "Two", Body: "first", Tags: []string{"ui"}, Priority: PriorityNormal},
+				{ID: "c1", To: "ashigaru1", From: "karo", Title: "One", Body: "first", Tags: []string{"ui"}, Priority: store.PriorityNormal},
+				{ID: "c2", To: "ashigaru1", From: "karo", Title: "Two", Body: "first", Tags: []string{"ui"}, Priority: store.PriorityNormal},
 			},
 		},
 		{
 			name: "scalars read as the text written",
 			in:   "id: 0042\nto: ashigaru1\ntitle: 2026\nbody: true\n",
-			want: []Command{{ID: "0042", To: "ashigaru1", Title: "2026", Body: "true", Priority: PriorityNormal}},
+			want: []Command{{ID: "0042", To: "ashigaru1", Title: "2026", Body: "true", Priority: store.PriorityNormal}},
 		},
 		{
 			name: "a trailing document separator and a byte order mark",
 			in:   "\ufeff---\n" + goodCommand + "---\n",
 			want: []Command{{ID: DeriveCommandID(file, []byte("\ufeff---\n"+goodCommand+"---\n"), -1), To: "ashigaru1",
-				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: PriorityNormal}},
+				Title: "Add the login form", Body: "Create src/login.tsx\n", Priority: store.PriorityNormal}},
 		},
 		{
 			name: "CRLF line ends and a unicode title",
 			in:   "to: ashigaru1\r\ntitle: ログインフォームを追加\r\nbody: |\r\n  line one\r\n  line two\r\n",
 			want: []Command{{ID: DeriveCommandID(file, []byte("to: ashigaru1\r\ntitle: ログインフォームを追加\r\nbody: |\r\n  line one\r\n  line two\r\n"), -1),
-				To: "ashigaru1", Title: "ログインフォームを追加", Body: "line one\nline two\n", Priority: PriorityNormal}},
+				To: "ashigaru1", Title: "ログインフォームを追加", Body: "line one\nline two\n", Priority: store.PriorityNormal}},
 		},
 	}
 	for _, tt := range tests {

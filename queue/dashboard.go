@@ -129,7 +129,7 @@ func (q *Queue) Snapshot() (Status, error) {
 	}
 	for _, r := range reps {
 		st.Recent = append(st.Recent, ReportLine{At: r.ReceivedAt.UTC(), Role: r.Role, TaskID: r.TaskID, Title: r.Title, Status: r.Status, Summary: r.Summary})
-		if r.Status != "done" {
+		if r.Status != store.StatusDone {
 			st.Attention = append(st.Attention, fmt.Sprintf("task %s (%s) reported %s: %s", r.TaskID, r.Role, r.Status, r.Summary))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/shogun-dev/shogun/store"
 	"gopkg.in/yaml.v3"
 )
 
@@ -11,7 +12,7 @@ import (
 // and forgetting the decoder, or the other way round: what yaml.v3 writes
 // from the struct tags must read back through the decoders unchanged.
 func TestStructTagsMatchTheDecoders(t *testing.T) {
-	c := Command{ID: "c-1", To: "ashigaru1", From: "karo", Title: "T", Body: "B\nC\n", Tags: []string{"x", "y"}, Priority: PriorityLow}
+	c := Command{ID: "c-1", To: "ashigaru1", From: "karo", Title: "T", Body: "B\nC\n", Tags: []string{"x", "y"}, Priority: store.PriorityLow}
 	data, err := yaml.Marshal(c)
 	if err != nil {
 		t.Fatal(err)

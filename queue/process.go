@@ -397,7 +397,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 // role's next task go, tell the sender.
 func (q *Queue) reported(task store.Task, rep Report, archived string) {
 	lg := q.log.Info()
-	if rep.Status != "done" {
+	if rep.Status != ReportDone {
 		lg = q.log.Warn()
 	}
 	lg.Str("role", task.Role).Str("task_id", task.ID).Str("status", rep.Status).Str("summary", rep.Summary).Msg("report received")

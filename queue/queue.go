@@ -32,6 +32,8 @@ type Agent interface {
 	Status() supervisor.Status
 }
 
+var _ Agent = (*supervisor.Role)(nil)
+
 // Options configure a Queue.
 type Options struct {
 	// Config is the workspace configuration (roles, queue settings).

@@ -6,16 +6,18 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
+	"github.com/shogun-dev/shogun/store"
 )
 
-// Report statuses, as an agent writes them in a report's status.
+// Report statuses, as an agent writes them in a report's status: the status
+// its task closes with, so they are the history's words.
 const (
-	ReportDone    = "done"
-	ReportFailed  = "failed"
-	ReportBlocked = "blocked"
+	ReportDone    = store.StatusDone
+	ReportFailed  = store.StatusFailed
+	ReportBlocked = store.StatusBlocked
 )
 
-var statuses = []string{ReportDone, ReportFailed, ReportBlocked}
+var statuses = store.ReportStatuses
 
 // Report is what an agent writes into runtime/queue/reports/ when it has
 // finished, given up on, or got stuck on a task.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/store"
 	"gopkg.in/yaml.v3"
 )
 
@@ -50,7 +51,7 @@ func TestMarshalTaskRoundTrips(t *testing.T) {
 	tricky.Title = "123"                                   // would read back as a number unquoted
 	tricky.Body = "no trailing newline\n  indented\n\nend" // literal block with "|-" and a leading-space line
 	tricky.Tags = []string{"a b", "true", "x: y"}
-	tricky.Priority = PriorityHigh
+	tricky.Priority = store.PriorityHigh
 	tricky.Attempt = 2
 	tricky.From = ""
 	tricky.AssignedAt = time.Date(2026, 11, 22, 19, 15, 0, 123456789, time.FixedZone("JST", 9*3600))

@@ -44,13 +44,12 @@ func distill(h *history, g *group) content {
 	rep := representative(tasks)
 	examples := exampleTitles(tasks)
 	d := &distiller{h: h, g: g, tasks: tasks, rep: rep, examples: examples, minCount: max(2, (len(tasks)+4)/5)}
-	d.nameAndHeading()
-	d.describe()
-	d.writeBody()
+	name, heading := d.nameAndHeading()
+	c := content{name: name, heading: heading, description: d.describe(heading), body: d.body(heading)}
 	for _, t := range tasks {
 		h.doneWithSample(t)
 	}
-	return d.c
+	return c
 }
 
 // sample is the part of a group its text is distilled from: its latest
@@ -69,7 +68,6 @@ type distiller struct {
 	rep      *mtask
 	examples []string
 	minCount int // tasks a step or file must appear in to count as recurring
-	c        content
 }
 
 // representative is the sample's most typical task: the one whose tokens
@@ -124,29 +122,33 @@ func exampleTitles(tasks []*mtask) []string {
 	return out
 }
 
-func (d *distiller) nameAndHeading() {
+// nameAndHeading are the name the candidate wants and the heading of its
+// body: an agent's proposed name, the tag, or the phrase the sample's
+// titles share.
+func (d *distiller) nameAndHeading() (name, heading string) {
 	switch d.g.kind {
 	case KindProposed:
-		d.c.name = Slug(d.g.proposed)
+		name = Slug(d.g.proposed)
 		h := d.g.proposed
 		if !strings.ContainsRune(h, ' ') {
 			h = strings.NewReplacer("-", " ", "_", " ").Replace(h)
 		}
-		d.c.heading = upperFirst(clip(oneLine(h), 80))
+		heading = upperFirst(clip(oneLine(h), 80))
 	case KindTag:
-		d.c.name = Slug(d.g.tag)
-		d.c.heading = upperFirst(d.g.tag) + " tasks"
+		name = Slug(d.g.tag)
+		heading = upperFirst(d.g.tag) + " tasks"
 	default:
 		common := d.commonTitleTokens()
-		d.c.heading = upperFirst(clip(titlePhrase(d.headingTitle(), common), 80))
-		d.c.name = nameFrom(d.c.heading)
+		heading = upperFirst(clip(titlePhrase(d.headingTitle(), common), 80))
+		name = nameFrom(heading)
 	}
-	if d.c.name == "" {
-		d.c.name = "skill-" + shortHash(d.g.key)
+	if name == "" {
+		name = "skill-" + shortHash(d.g.key)
 	}
-	if d.c.heading == "" {
-		d.c.heading = d.c.name
+	if heading == "" {
+		heading = name
 	}
+	return name, heading
 }
 
 // headingTitle is the title a heading is cut from: the sample's most
@@ -227,7 +229,9 @@ func nameFrom(heading string) string {
 	return Slug(strings.Join(parts, "-"))
 }
 
-func (d *distiller) describe() {
+// describe is the candidate's description: what the skill is and when to
+// use it, on one line.
+func (d *distiller) describe(heading string) string {
 	n := len(d.g.members)
 	var b strings.Builder
 	switch d.g.kind {
@@ -241,9 +245,9 @@ func (d *distiller) describe() {
 			d.g.tag, n, d.g.tag, quoted(d.examples, 1))
 	default:
 		fmt.Fprintf(&b, "%s: steps, files and pitfalls distilled from %d past tasks%s. Use when a task is like %s.",
-			d.c.heading, n, d.byRoles(), quoted(d.examples, 2))
+			heading, n, d.byRoles(), quoted(d.examples, 2))
 	}
-	d.c.description = clip(oneLine(b.String()), MaxDescriptionLength)
+	return clip(oneLine(b.String()), MaxDescriptionLength)
 }
 
 // byRoles names the roles that did the group's tasks, when they are few.
@@ -295,18 +299,19 @@ func joinAnd(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-func (d *distiller) writeBody() {
+// body is the candidate's Markdown body under heading.
+func (d *distiller) body(heading string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", d.c.heading)
+	fmt.Fprintf(&b, "# %s\n\n", heading)
 	d.intro(&b)
-	d.goal(&b)
+	d.goal(&b, heading)
 	fs := d.fragments()
 	d.steps(&b, recurring(fs.steps, d.minCount))
 	d.outcomes(&b, recurring(fs.outcomes, d.minCount))
 	d.files(&b)
 	d.pitfalls(&b, fs.warnings)
 	d.sources(&b)
-	d.c.body = strings.TrimRight(b.String(), "\n") + "\n"
+	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
 func (d *distiller) intro(b *strings.Builder) {
@@ -316,7 +321,7 @@ func (d *distiller) intro(b *strings.Builder) {
 		statuses[d.h.tasks[m].Status]++
 	}
 	var parts []string
-	for _, s := range []string{store.StatusDone, store.StatusFailed, store.StatusBlocked} {
+	for _, s := range store.ReportStatuses {
 		if statuses[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", statuses[s], s))
 		}
@@ -356,15 +361,15 @@ func dateOf(t time.Time) string {
 	return t.UTC().Format("2006-01-02")
 }
 
-func (d *distiller) goal(b *strings.Builder) {
+func (d *distiller) goal(b *strings.Builder, heading string) {
 	b.WriteString("## Goal\n\n")
 	switch d.g.kind {
 	case KindProposed:
-		fmt.Fprintf(b, "%s, as an agent proposed it in a report. ", d.c.heading)
+		fmt.Fprintf(b, "%s, as an agent proposed it in a report. ", heading)
 	case KindTag:
 		fmt.Fprintf(b, "Work tagged `%s`. ", d.g.tag)
 	default:
-		fmt.Fprintf(b, "%s. ", d.c.heading)
+		fmt.Fprintf(b, "%s. ", heading)
 	}
 	fmt.Fprintf(b, "A typical request (%s, %s):\n\n", d.rep.ID, d.rep.Role)
 	fmt.Fprintf(b, "> %s\n", oneLine(d.rep.Title))
@@ -556,8 +561,8 @@ func (d *distiller) pitfalls(b *strings.Builder, warnings []*fragStat) {
 // stripStatus removes a leading "Done:", "Failed:" or "Blocked:" from a
 // report summary, which agents often write and the status already says.
 func stripStatus(s string) string {
-	for _, p := range []string{"done:", "failed:", "blocked:"} {
-		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+	for _, st := range store.ReportStatuses {
+		if p := st + ":"; len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
 			return strings.TrimSpace(s[len(p):])
 		}
 	}

@@ -9,11 +9,12 @@ import (
 )
 
 // Run statuses. EndRun takes any status; these are the ones this package
-// itself writes, plus the one for a clean stop.
+// itself writes, plus the ones a run ends with.
 const (
 	RunRunning = "running"
 	RunCrashed = "crashed" // found still running by the next start
-	RunStopped = "stopped"
+	RunStopped = "stopped" // a clean stop
+	RunFailed  = "failed"  // stopped on an error
 )
 
 // Run is one `shogun start`, from start to stop or crash.

@@ -71,8 +71,8 @@ func (s *Store) FinishedTasks() ([]FinishedTask, error) {
 	// Counted first so that the map and the slice are allocated once: on
 	// a large history their growth was a good part of the scan's garbage.
 	var nTasks, nReports int
-	if err := tx.QueryRow(`SELECT (SELECT COUNT(*) FROM tasks WHERE status IN ('done', 'failed', 'blocked')),
-(SELECT COUNT(*) FROM reports)`).Scan(&nTasks, &nReports); err != nil {
+	if err := tx.QueryRow(`SELECT (SELECT COUNT(*) FROM tasks WHERE status IN (?, ?, ?)),
+(SELECT COUNT(*) FROM reports)`, StatusDone, StatusFailed, StatusBlocked).Scan(&nTasks, &nReports); err != nil {
 		return nil, fmt.Errorf("finished tasks: %w", err)
 	}
 	reports := make(map[string]report, nReports)
@@ -101,7 +101,7 @@ func (s *Store) FinishedTasks() ([]FinishedTask, error) {
 	// NOT INDEXED: nearly every task is finished, so walking the table
 	// beats looking each row up through tasks_status.
 	rows, err = tx.Query(`SELECT id, role_id, title, body, tags, status, seq, created_at, finished_at, summary
-FROM tasks NOT INDEXED WHERE status IN ('done', 'failed', 'blocked')`)
+FROM tasks NOT INDEXED WHERE status IN (?, ?, ?)`, StatusDone, StatusFailed, StatusBlocked)
 	if err != nil {
 		return nil, fmt.Errorf("finished tasks: %w", err)
 	}

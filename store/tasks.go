@@ -23,12 +23,27 @@ const (
 	StatusCancelled   = "cancelled"
 )
 
-// Priorities, dispatched high first; within a priority, in arrival order.
+// TaskStatuses lists the task statuses in the order a task goes through
+// them. The schema's CHECK holds the same list.
+var TaskStatuses = []string{
+	StatusQueued, StatusAssigned, StatusDelivered, StatusUndelivered,
+	StatusDone, StatusFailed, StatusBlocked, StatusCancelled,
+}
+
+// ReportStatuses are the statuses a report closes its task with.
+var ReportStatuses = []string{StatusDone, StatusFailed, StatusBlocked}
+
+// Priorities of a command and of its task, dispatched high first; within a
+// priority, in arrival order. These are the words of the command file's
+// priority key too.
 const (
 	PriorityHigh   = "high"
 	PriorityNormal = "normal"
 	PriorityLow    = "low"
 )
+
+// Priorities lists the priorities, highest first.
+var Priorities = []string{PriorityHigh, PriorityNormal, PriorityLow}
 
 // Closed reports whether status is final.
 func Closed(status string) bool {

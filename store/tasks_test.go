@@ -441,3 +441,43 @@ func TestLastAssigned(t *testing.T) {
 		t.Fatalf("LastAssigned = %+v, %v; want %s", got, err, res[0].Task.ID)
 	}
 }
+
+// The Go lists are the one definition of the history's words; the schema's
+// CHECKs were written from them and must take exactly those words, and each
+// status is open or closed, in flight or not, by exactly one rule.
+func TestStatusAndPriorityListsMatchTheSchema(t *testing.T) {
+	s, run := workspace(t)
+	id := accept(t, s, command(run, "c.yaml", "c1", "ashigaru1"))[0].Task.ID
+	for _, st := range TaskStatuses {
+		if _, err := s.w.Exec(`UPDATE tasks SET status = ? WHERE id = ?`, st, id); err != nil {
+			t.Errorf("status %q of TaskStatuses refused by the schema: %v", st, err)
+		}
+		queued := st == StatusQueued
+		if n := btoi(queued) + btoi(InFlightStatus(st)) + btoi(Closed(st)); n != 1 {
+			t.Errorf("status %q is queued %v, in flight %v, closed %v: want exactly one", st, queued, InFlightStatus(st), Closed(st))
+		}
+	}
+	if _, err := s.w.Exec(`UPDATE tasks SET status = 'finished' WHERE id = ?`, id); err == nil {
+		t.Error("the schema took a status outside TaskStatuses")
+	}
+	for _, p := range Priorities {
+		if _, err := s.w.Exec(`UPDATE tasks SET priority = ? WHERE id = ?`, p, id); err != nil {
+			t.Errorf("priority %q of Priorities refused by the schema: %v", p, err)
+		}
+	}
+	if _, err := s.w.Exec(`UPDATE tasks SET priority = 'urgent' WHERE id = ?`, id); err == nil {
+		t.Error("the schema took a priority outside Priorities")
+	}
+	for _, st := range ReportStatuses {
+		if !Closed(st) {
+			t.Errorf("report status %q does not close a task", st)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

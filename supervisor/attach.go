@@ -104,12 +104,3 @@ func (a *Attachment) close() {
 	a.sess.AnswerQueries(true)
 	a.r.log.Info().Msg("the person detached")
 }
-
-// Restart stops the role's program, whatever the restart policy says, and
-// starts it again at once. A fatal or stopped role starts again too.
-func (r *Role) Restart() {
-	select {
-	case r.restartReq <- struct{}{}:
-	default: // a restart is already pending
-	}
-}

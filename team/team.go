@@ -251,9 +251,9 @@ func (t *Team) Run(ctx context.Context) error {
 		t.watchHistory(qctx, t.historyCheck, stopQueue)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
-	status := "stopped"
+	status := store.RunStopped
 	if err != nil {
-		status = "failed"
+		status = store.RunFailed
 	}
 	return errors.Join(err, t.st.EndRun(t.run.ID, status, time.Now()))
 }

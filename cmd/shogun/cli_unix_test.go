@@ -343,7 +343,7 @@ func TestDemoRunsTheWholeLoop(t *testing.T) {
 		}
 	}
 	tasks, _, code := shogun(t, "tasks", "--workspace", dir, "--json")
-	if code != 0 || strings.Count(tasks, `"Status": "done"`) != 5 {
+	if code != 0 || strings.Count(tasks, `"status": "done"`) != 5 {
 		t.Errorf("shogun tasks --json (exit %d) does not list 5 done tasks:\n%s", code, tasks)
 	}
 }

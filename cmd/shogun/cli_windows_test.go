@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
@@ -189,7 +190,8 @@ func TestTasksListsTheHistory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tasks exit %d: %s", code, errOut)
 	}
-	var tasks []store.Task
+	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "json.md", docTasks), []control.Task{}, []byte(out))
+	var tasks []control.Task
 	if err := json.Unmarshal([]byte(out), &tasks); err != nil || len(tasks) != 2 {
 		t.Fatalf("tasks --json: %v\n%s", err, out)
 	}

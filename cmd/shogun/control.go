@@ -11,10 +11,16 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
+
+// The team a supervisor runs is what its control API serves. The assertion
+// lives here, where the two meet, so that neither package imports the other.
+var _ control.Team = (*team.Team)(nil)
 
 // client returns the control client of the command's workspace.
 func client(c *cli.Context) (*control.Client, error) {
@@ -48,7 +54,7 @@ func statusCommand() *cli.Command {
 		Name:        "status",
 		Usage:       "show each role of the running supervisor: state, pid, uptime, restarts, task, queue",
 		Description: "Exit code 0 when the supervisor is up, 3 when it is not.",
-		Flags:       []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Flags:       []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/status)"}},
 		Action: func(c *cli.Context) error {
 			cl, err := client(c)
 			if err != nil {
@@ -63,9 +69,7 @@ func statusCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if c.Bool("json") {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return printJSON(w, st)
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")
@@ -83,7 +87,7 @@ func statusCommand() *cli.Command {
 			}
 			tw.Flush()
 			var parts []string
-			for _, k := range taskStatuses {
+			for _, k := range store.TaskStatuses {
 				if n := st.Tasks[k]; n > 0 {
 					parts = append(parts, fmt.Sprintf("%d %s", n, k))
 				}
@@ -117,7 +121,7 @@ func screenCommand() *cli.Command {
 		Name:      "screen",
 		Usage:     "print a role's current screen as text",
 		ArgsUsage: "ROLE",
-		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (lines and cursor)"}},
+		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON: text, lines and cursor (docs/api.md)"}},
 		Action: func(c *cli.Context) error {
 			role, cl, err := roleClient(c)
 			if err != nil {
@@ -136,12 +140,19 @@ func screenCommand() *cli.Command {
 	}
 }
 
+// exitUnconfirmed is the exit code of `shogun type --submit` when the text
+// was typed and submitted but the screen never confirmed it.
+const exitUnconfirmed = 4
+
 func typeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "type",
 		Usage:     "type text into a role by the typing rules (wait until ready, pause, separate submit, verify)",
 		ArgsUsage: "ROLE TEXT",
-		Flags:     []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
+		Description: fmt.Sprintf("Exit code 0 when the text was typed (with --submit: and the screen confirmed the program took it);\n"+
+			"%d when it was typed and submitted but never confirmed (the text may still sit in the role's input:\n"+
+			"look with shogun screen ROLE); 1 on any other error (refused text, role not running, no supervisor).", exitUnconfirmed),
+		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
 				return errors.New("type needs a role and the text: shogun type ROLE TEXT [--submit]")
@@ -155,9 +166,14 @@ func typeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.Bool("submit") {
-				fmt.Fprintf(c.App.ErrWriter, "shogun: typed into %s and submitted (confirmed after %d submit(s))\n", role, r.Submits)
+			if !c.Bool("submit") {
+				return nil
 			}
+			if !r.Confirmed {
+				return &exitError{code: exitUnconfirmed, err: fmt.Errorf("typed into %s and submitted %d time(s), but the screen never confirmed it: %s",
+					textsafe.Escape(role), r.Submits, textsafe.Escape(r.Reason))}
+			}
+			fmt.Fprintf(c.App.ErrWriter, "shogun: typed into %s and submitted (confirmed after %d submit(s))\n", textsafe.Escape(role), r.Submits)
 			return nil
 		},
 	}

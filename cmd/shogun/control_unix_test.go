@@ -385,3 +385,30 @@ func TestStaleSocketAfterKill9(t *testing.T) {
 		t.Errorf("status answered by pid %d, want %d\n%s", st.Pid, next.Process.Pid, errOut)
 	}
 }
+
+// A submit the screen never confirms is an answer, not a refusal: the API
+// says 200 with the submits made and the reason, and `shogun type` says the
+// text was typed but not confirmed and exits 4. (The API used to answer
+// 409 and drop the submit count.)
+func TestTypeUnconfirmedSaysSoAndExits4(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	ws := teamWorkspace(t, simEntry("deaf", "--ignore-input", "--record", rec)+"    startup_prompt: \"\"\n")
+	startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "deaf") == "ready" })
+
+	_, errOut, code := shogun(t, "type", "deaf", "please take this", "--submit", "-w", ws)
+	if code != 4 {
+		t.Fatalf("type --submit into an agent ignoring input: exit %d, want 4; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{"typed into deaf and submitted 5 time(s), but the screen never confirmed it: ", "input area"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("want one line on stderr, got:\n%s", errOut)
+	}
+	if recs := shoguntest.Submits(t, rec); len(recs) != 0 {
+		t.Errorf("the agent ignoring input recorded %+v", recs)
+	}
+}

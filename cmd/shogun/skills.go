@@ -98,6 +98,9 @@ func skillsScanCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
+				if res.Candidates == nil {
+					res.Candidates = []skills.ScanCandidate{} // [], not null, when nothing recurs
+				}
 				return printJSON(c.App.Writer, res)
 			}
 			printScanResult(c.App.Writer, res, workspaceHint(ws))
@@ -168,20 +171,6 @@ func sameDir(a, b string) bool {
 	return ea == eb
 }
 
-// skillListEntry is a candidate as `skills list --json` prints it.
-type skillListEntry struct {
-	Name          string    `json:"name"`
-	Status        string    `json:"status"`
-	Tasks         int       `json:"tasks"`
-	Kind          string    `json:"kind"`
-	Description   string    `json:"description"`
-	Body          string    `json:"body"`
-	SourceTaskIDs []string  `json:"source_task_ids"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-	Edited        bool      `json:"edited"`
-}
-
 func skillsListCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",
@@ -207,13 +196,7 @@ func skillsListCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if c.Bool("json") {
-				out := make([]skillListEntry, 0, len(cands))
-				for _, cd := range cands {
-					out = append(out, skillListEntry{Name: cd.Name, Status: cd.Status, Tasks: len(cd.SourceTaskIDs), Kind: cd.Kind,
-						Description: cd.Description, Body: cd.Body, SourceTaskIDs: cd.SourceTaskIDs,
-						CreatedAt: cd.CreatedAt, UpdatedAt: cd.UpdatedAt, Edited: !cd.EditedAt.IsZero()})
-				}
-				return printJSON(w, out)
+				return printJSON(w, skills.ListEntries(cands))
 			}
 			if len(cands) == 0 {
 				if status != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/team"
@@ -32,7 +32,7 @@ func sendCommand() *cli.Command {
 			&cli.StringFlag{Name: "body", Usage: "the task text"},
 			&cli.StringFlag{Name: "body-file", Usage: "read the task text from `FILE` (- for standard input)"},
 			&cli.StringFlag{Name: "from", Usage: "role `ID` to notify when the report arrives"},
-			&cli.StringFlag{Name: "priority", Usage: "high, normal or low", Value: "normal"},
+			&cli.StringFlag{Name: "priority", Usage: strings.Join(store.Priorities, ", "), Value: store.PriorityNormal},
 			&cli.StringSliceFlag{Name: "tag", Usage: "a tag (repeatable)"},
 			&cli.StringFlag{Name: "id", Usage: "command id (default: generated)"},
 		},
@@ -121,17 +121,17 @@ func tasksCommand() *cli.Command {
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.StringFlag{Name: "role", Usage: "only this role's tasks"},
-			&cli.StringFlag{Name: "status", Usage: "only tasks in this state: " + strings.Join(taskStatuses, ", ")},
+			&cli.StringFlag{Name: "status", Usage: "only tasks in this state: " + strings.Join(store.TaskStatuses, ", ")},
 			&cli.IntFlag{Name: "limit", Usage: "at most this many (newest first; 0: all)", Value: 50},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/json.md)"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
 			if err != nil {
 				return err
 			}
-			if s := c.String("status"); s != "" && !contains(taskStatuses, s) {
-				return fmt.Errorf("--status %q: want one of %s", s, strings.Join(taskStatuses, ", "))
+			if s := c.String("status"); s != "" && !contains(store.TaskStatuses, s) {
+				return fmt.Errorf("--status %q: want one of %s", s, strings.Join(store.TaskStatuses, ", "))
 			}
 			cfg, err := loadConfig(ws)
 			if err != nil {
@@ -155,12 +155,11 @@ func tasksCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if c.Bool("json") {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				if tasks == nil {
-					tasks = []store.Task{}
+				out := make([]control.Task, 0, len(tasks))
+				for _, t := range tasks {
+					out = append(out, control.TaskFrom(t))
 				}
-				return enc.Encode(tasks)
+				return printJSON(w, out)
 			}
 			if len(tasks) == 0 {
 				fmt.Fprintln(w, "no tasks")
@@ -176,12 +175,6 @@ func tasksCommand() *cli.Command {
 			return tw.Flush()
 		},
 	}
-}
-
-// taskStatuses are the states a task can be in, for --status.
-var taskStatuses = []string{
-	store.StatusQueued, store.StatusAssigned, store.StatusDelivered, store.StatusUndelivered,
-	store.StatusDone, store.StatusFailed, store.StatusBlocked, store.StatusCancelled,
 }
 
 func contains(list []string, s string) bool {

@@ -185,7 +185,7 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 		ids[r.id] = strings.TrimSpace(out)
 	}
 	sent := time.Now()
-	delivered := map[string]store.Task{}
+	delivered := map[string]control.Task{}
 	for len(delivered) < len(ids) && time.Since(sent) < 2*time.Minute {
 		for _, task := range tasks(t, env, ws) {
 			if task.Status != store.StatusQueued && task.Status != store.StatusAssigned {
@@ -290,9 +290,9 @@ func stateOf(st control.StatusReply, id string) string {
 	return ""
 }
 
-func tasks(t *testing.T, env []string, ws string) []store.Task {
+func tasks(t *testing.T, env []string, ws string) []control.Task {
 	out, _, err := runShogun(env, "tasks", "--json", "-w", ws)
-	var list []store.Task
+	var list []control.Task
 	if err != nil || json.Unmarshal([]byte(out), &list) != nil {
 		return nil
 	}

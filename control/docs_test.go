@@ -1,0 +1,25 @@
+package control
+
+import (
+	"testing"
+
+	"github.com/shogun-dev/shogun/shoguntest"
+)
+
+// docs/api.md documents each JSON body by its Go type; every key of the
+// type is in the example and the table, and nothing else is.
+func TestAPIDocsMatchTheTypes(t *testing.T) {
+	for heading, v := range map[string]any{
+		"## GET /v1/status — `StatusReply`":               StatusReply{},
+		"## GET /v1/roles/{id}/screen — `ScreenReply`":    ScreenReply{},
+		"### The body — `TypeRequest`":                    TypeRequest{},
+		"### The answer — `TypeReply`":                    TypeReply{},
+		"## POST /v1/roles/{id}/restart — `RestartReply`": RestartReply{},
+		"## POST /v1/stop — `StopReply`":                  StopReply{},
+		"## Errors — `ErrorReply`":                        ErrorReply{},
+	} {
+		t.Run(heading, func(t *testing.T) {
+			shoguntest.CheckDocShape(t, shoguntest.ReadDocShape(t, "api.md", heading), v)
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package control
+
+import (
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// The JSON that people and scripts see: the API's requests and answers
+// (docs/api.md) and what the CLI prints with --json (docs/json.md). Each
+// shape is one tagged type here, and the tests hold both documents to these
+// types key by key, so a field added here without its line in the docs, or
+// the other way round, fails the build's tests.
+
+// StatusReply is GET /v1/status, and what `shogun status --json` prints.
+type StatusReply struct {
+	Pid     int     `json:"pid"`
+	RunID   string  `json:"run_id"`
+	UptimeS float64 `json:"uptime_s"`
+	// Roles are the roles running in this supervisor, in roles.yaml order.
+	Roles []RoleReply `json:"roles"`
+	// Tasks counts the history's tasks by status; a status no task has is
+	// left out.
+	Tasks map[string]int `json:"tasks"`
+	// Attention is what a person should look at, one line each.
+	Attention []string `json:"attention"`
+	// Halted, when set, says why the queue has stopped taking work.
+	Halted string `json:"halted,omitempty"`
+}
+
+// RoleReply is one role in StatusReply.
+type RoleReply struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	State       string  `json:"state"`
+	Pid         int     `json:"pid,omitempty"`
+	UptimeS     float64 `json:"uptime_s"`
+	Restarts    int     `json:"restarts"`
+	TaskID      string  `json:"task_id,omitempty"`
+	TaskTitle   string  `json:"task_title,omitempty"`
+	TaskStatus  string  `json:"task_status,omitempty"`
+	QueueDepth  int     `json:"queue_depth"`
+	SinceOutput float64 `json:"since_output_s"`
+	LastError   string  `json:"last_error,omitempty"`
+	// LastLine is the last line the previous program showed before it
+	// exited: why a role that keeps exiting at start is fatal.
+	LastLine string `json:"last_line,omitempty"`
+	// SubmitDelayMS is the pause between text and submit in effect, which
+	// grows past the configured one when a submit became a newline.
+	SubmitDelayMS int64 `json:"submit_delay_ms"`
+}
+
+// ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen
+// --json` prints.
+type ScreenReply struct {
+	Text      string   `json:"text"`
+	Lines     []string `json:"lines"`
+	CursorRow int      `json:"cursor_row"`
+	CursorCol int      `json:"cursor_col"`
+	State     string   `json:"state"`
+}
+
+// TypeRequest is the body of POST /v1/roles/{id}/type.
+type TypeRequest struct {
+	Text   string `json:"text"`
+	Submit bool   `json:"submit"`
+}
+
+// TypeReply is its answer, once the text has been typed.
+type TypeReply struct {
+	// Submits is how many times the submit key was sent.
+	Submits int `json:"submits"`
+	// Confirmed is false when the text was typed and submitted but the
+	// screen never showed that the program took it; always true without
+	// submit.
+	Confirmed bool `json:"confirmed"`
+	// Reason says, for an unconfirmed submit, what the screen showed.
+	Reason string `json:"reason,omitempty"`
+}
+
+// RestartReply is the answer to POST /v1/roles/{id}/restart.
+type RestartReply struct {
+	Role   string `json:"role"`
+	Result string `json:"result"` // "restarting"
+}
+
+// StopReply is the answer to POST /v1/stop.
+type StopReply struct {
+	Result string `json:"result"` // "stopping"
+}
+
+// ErrorReply is the body of every non-2xx answer.
+type ErrorReply struct {
+	Error string `json:"error"`
+}
+
+// Task is one task of the history as `shogun tasks --json` prints it (an
+// array of them). Times are RFC 3339 in UTC; one that has not happened
+// (a queued task's assigned_at, an open task's finished_at) is left out,
+// and so are from, summary and report_path while empty.
+type Task struct {
+	ID        string   `json:"id"`
+	CommandID string   `json:"command_id"`
+	RunID     string   `json:"run_id"`
+	Role      string   `json:"role"`
+	From      string   `json:"from,omitempty"`
+	Title     string   `json:"title"`
+	Body      string   `json:"body"`
+	Tags      []string `json:"tags"`
+	Priority  string   `json:"priority"`
+	Status    string   `json:"status"`
+	// Seq orders tasks by arrival across the whole history.
+	Seq       int64     `json:"seq"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// AssignedAt and DeliveredAt describe the latest attempt.
+	AssignedAt  time.Time `json:"assigned_at,omitzero"`
+	DeliveredAt time.Time `json:"delivered_at,omitzero"`
+	FinishedAt  time.Time `json:"finished_at,omitzero"`
+	// Attempts counts the times the task was handed out, Submits the
+	// submit keys typed for it in all.
+	Attempts int `json:"attempts"`
+	Submits  int `json:"submits"`
+	// Summary is the report's summary, or the reason for a cancel.
+	Summary string `json:"summary,omitempty"`
+	// ReportPath is the archived report that closed the task.
+	ReportPath string `json:"report_path,omitempty"`
+}
+
+// TaskFrom is t as Task shows it.
+func TaskFrom(t store.Task) Task {
+	tags := t.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	utc := func(at time.Time) time.Time {
+		if at.IsZero() {
+			return time.Time{}
+		}
+		return at.UTC()
+	}
+	return Task{
+		ID: t.ID, CommandID: t.CommandID, RunID: t.RunID, Role: t.Role, From: t.From,
+		Title: t.Title, Body: t.Body, Tags: tags, Priority: t.Priority, Status: t.Status, Seq: t.Seq,
+		CreatedAt: utc(t.CreatedAt), UpdatedAt: utc(t.UpdatedAt),
+		AssignedAt: utc(t.AssignedAt), DeliveredAt: utc(t.DeliveredAt), FinishedAt: utc(t.FinishedAt),
+		Attempts: t.Attempts, Submits: t.Submits, Summary: t.Summary, ReportPath: t.ReportPath,
+	}
+}
