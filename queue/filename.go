@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -105,31 +104,14 @@ func inFolder(dir, name string) (string, error) {
 // the file now has. Only the supervisor writes into these folders, so
 // looking first and renaming after is enough.
 func moveInto(src, dir, name string) (string, error) {
-	if _, err := inFolder(dir, name); err != nil {
+	dst, err := freeName(dir, name)
+	if err != nil {
 		return "", err
 	}
-	ext := filepath.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	for i := 1; i <= maxSuffix; i++ {
-		n := name
-		if i > 1 {
-			n = fmt.Sprintf("%s-%d%s", stem, i, ext)
-		}
-		dst, err := inFolder(dir, n)
-		if err != nil {
-			return "", err
-		}
-		if _, err := os.Lstat(dst); err == nil {
-			continue
-		} else if !os.IsNotExist(err) {
-			return "", err
-		}
-		if err := atomicfile.Rename(src, dst); err != nil {
-			return "", err
-		}
-		return dst, nil
+	if err := atomicfile.Rename(src, dst); err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("queue: %s and %d more names like it are taken in %s", name, maxSuffix-1, dir)
+	return dst, nil
 }
 
 // maxSuffix bounds the search for a free archive name.
