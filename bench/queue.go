@@ -67,6 +67,23 @@ func dropCommand(ws string, i int, to string) error {
 	return os.Rename(tmp, filepath.Join(dir, name))
 }
 
+// waitFor polls check every so often until it says done, an error, or
+// limit has passed since began; progress says how far it got, for the error.
+func waitFor(began time.Time, limit, every time.Duration, check func() (done bool, progress string, err error)) error {
+	for {
+		done, progress, err := check()
+		switch {
+		case err != nil:
+			return err
+		case done:
+			return nil
+		case time.Since(began) > limit:
+			return fmt.Errorf("only %s after %s", progress, limit)
+		}
+		time.Sleep(every)
+	}
+}
+
 // countTasks returns how many tasks the history has, and how many are done.
 func countTasks(ws string) (all, done int, err error) {
 	db := filepath.Join(ws, "data", "shogun.db")
@@ -119,18 +136,11 @@ func measureIngest(r *report, shogun string, n int) error {
 		}
 	}
 	dropped := time.Since(began)
-	for {
+	if err := waitFor(began, 5*time.Minute, 20*time.Millisecond, func() (bool, string, error) {
 		all, _, err := countTasks(ws)
-		if err != nil {
-			return err
-		}
-		if all >= n {
-			break
-		}
-		if time.Since(began) > 5*time.Minute {
-			return fmt.Errorf("only %d of %d commands recorded after 5 minutes", all, n)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return all >= n, fmt.Sprintf("%d of %d commands recorded", all, n), err
+	}); err != nil {
+		return err
 	}
 	took := time.Since(began)
 	all, _, _ := countTasks(ws)
@@ -183,18 +193,11 @@ func measureRoundTrip(r *report, shogun string, roles, n int) error {
 			return err
 		}
 	}
-	for {
+	if err := waitFor(began, 10*time.Minute, 50*time.Millisecond, func() (bool, string, error) {
 		_, done, err := countTasks(ws)
-		if err != nil {
-			return err
-		}
-		if done >= n {
-			break
-		}
-		if time.Since(began) > 10*time.Minute {
-			return fmt.Errorf("only %d of %d tasks done after 10 minutes", done, n)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return done >= n, fmt.Sprintf("%d of %d tasks done", done, n), err
+	}); err != nil {
+		return err
 	}
 	took := time.Since(began)
 	r.add("Delivery round trip", fmt.Sprintf(`

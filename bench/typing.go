@@ -70,24 +70,18 @@ func measureTyping(r *report, shogun string, roles, n int, seed uint64) error {
 		}
 	}
 	var tasks []store.Task
-	for {
+	if err := waitFor(began, 8*time.Minute, 200*time.Millisecond, func() (bool, string, error) {
+		var err error
 		tasks, err = allTasks(ws)
-		if err != nil {
-			return err
-		}
 		settled := 0
 		for _, t := range tasks {
 			if t.Status == store.StatusDone || t.Status == store.StatusUndelivered {
 				settled++
 			}
 		}
-		if settled >= n {
-			break
-		}
-		if time.Since(began) > 8*time.Minute {
-			return fmt.Errorf("only %d of %d tasks settled after 8 minutes", settled, n)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return settled >= n, fmt.Sprintf("%d of %d tasks settled", settled, n), err
+	}); err != nil {
+		return err
 	}
 	took := time.Since(began)
 	delays := submitDelays(shogun, ws)
