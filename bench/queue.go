@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // benchWorkspace makes a workspace whose roles.yaml is roles.
@@ -43,7 +44,7 @@ func supervise(shogun, ws string) (cmd *exec.Cmd, stop func(), err error) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	}
-	lock := filepath.Join(ws, "runtime", "state", "shogun.lock")
+	lock := workspace.New(ws).Lock()
 	for i := 0; i < 200; i++ {
 		if _, err := os.Stat(lock); err == nil {
 			return cmd, stop, nil
@@ -57,7 +58,7 @@ func supervise(shogun, ws string) (cmd *exec.Cmd, stop func(), err error) {
 // dropCommand writes a command file as a careful writer does: a hidden
 // temporary file renamed into the queue.
 func dropCommand(ws string, i int, to string) error {
-	dir := filepath.Join(ws, "runtime", "queue", "commands")
+	dir := workspace.New(ws).Commands()
 	name := fmt.Sprintf("b%05d.yaml", i)
 	tmp := filepath.Join(dir, "."+name+".tmp")
 	body := fmt.Sprintf("id: bench-%05d\nto: %s\ntitle: bench job %d\nbody: measure me\n", i, to, i)
@@ -145,7 +146,7 @@ func measureIngest(r *report, shogun string, n int) error {
 	took := time.Since(began)
 	all, _, _ := countTasks(ws)
 	_, hwm, _ := memory(cmd.Process.Pid)
-	archived, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
+	archived, _ := os.ReadDir(filepath.Join(workspace.New(ws).Archive(), "commands"))
 	r.add("Ingest", fmt.Sprintf(`
 %d command files written (temporary file + rename) as fast as one process can (%.2f s), into a running
 supervisor; timed until every one is claimed, validated, recorded in SQLite and queued.
@@ -380,7 +381,7 @@ func writeProbeReport(ws, task string) {
 	if m == nil {
 		return
 	}
-	dir := filepath.Join(ws, "runtime", "queue", "reports")
+	dir := workspace.New(ws).Reports()
 	tmp := filepath.Join(dir, ".probe.tmp")
 	_ = os.WriteFile(tmp, []byte(fmt.Sprintf("task_id: %s\nstatus: done\nsummary: probed\n", m[1])), 0o644)
 	_ = os.Rename(tmp, filepath.Join(dir, "probe.yaml"))
