@@ -12,6 +12,7 @@ import (
 	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // namedAgent is a role as far as writing its task file goes: an id. The
@@ -45,10 +46,8 @@ func taskWriter(t *testing.T) (w *worker, task func(title string) store.Task) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := &Queue{ws: ws, st: st, dirs: dirs{
-		tasks:   filepath.Join(ws, "runtime", "queue", "tasks"),
-		archive: filepath.Join(ws, "runtime", "queue", "archive"),
-	}}
+	l := workspace.New(ws)
+	q := &Queue{ws: ws, layout: l, st: st, dirs: dirs{tasks: l.Tasks(), archive: l.Archive()}}
 	for _, d := range []string{q.dirs.tasks, filepath.Join(q.dirs.archive, "tasks")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
