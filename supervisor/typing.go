@@ -412,9 +412,13 @@ const (
 	dialog            // the screen asks for a person
 )
 
-// confirmHold is how long a sign of a submit must hold before it counts: a
-// program that redraws its whole screen shows an empty one for a moment.
-const confirmHold = 30 * time.Millisecond
+// confirmHold is how long a sign that the text left the composer must hold
+// before it counts (two looks in a row): a program that redraws its whole
+// screen may show an empty one for a moment. The busy pattern counts at once.
+const confirmHold = 10 * time.Millisecond
+
+// pollEvery is how often observe looks at the screen while it waits.
+const pollEvery = 5 * time.Millisecond
 
 // observe polls the screen for up to d, noting when the text shows in the
 // input area. With watchSubmit it compares with before, the screen just
@@ -448,8 +452,10 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 			// and empty, as a submit leaves it.
 			emptied := p.emptied(area, marked)
 			left := p.seen && !here && (p.marker == "" || marked && emptied)
-			took := (r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(text)) || left ||
-				(!p.seen && emptied && text != before.Text())
+			if r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(text) {
+				return submitted
+			}
+			took := left || (!p.seen && emptied && text != before.Text())
 			switch {
 			case took && since.IsZero():
 				since = time.Now()
@@ -472,7 +478,7 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 		select {
 		case <-ctx.Done():
 			return result
-		case <-time.After(min(left, 10*time.Millisecond)):
+		case <-time.After(min(left, pollEvery)):
 		}
 	}
 }
