@@ -20,11 +20,11 @@ const (
 	StatusUndelivered = "undelivered" // nudge typed but never confirmed
 	// StatusStalled: delivered, but no report after every reminder; the
 	// task still holds its role until a person retries or cancels it.
-	StatusStalled = "stalled"
-	StatusDone        = "done"
-	StatusFailed      = "failed"
-	StatusBlocked     = "blocked"
-	StatusCancelled   = "cancelled"
+	StatusStalled   = "stalled"
+	StatusDone      = "done"
+	StatusFailed    = "failed"
+	StatusBlocked   = "blocked"
+	StatusCancelled = "cancelled"
 )
 
 // TaskStatuses lists the task statuses in the order a task goes through
