@@ -149,7 +149,9 @@ func TestQuietRoleIsRemindedInterruptedThenStalled(t *testing.T) {
 			t.Errorf("no %s event for %s", kind, id)
 		}
 	}
-	waitFor(t, "karo told of the stall", 20*time.Second, func() bool { return submitsContaining(t, karoRec, "Task "+id+" for ashigaru1 (Quiet work) is stalled") == 1 })
+	waitFor(t, "karo told of the stall", 20*time.Second, func() bool {
+		return submitsContaining(t, karoRec, "Task "+id+" for ashigaru1 (Quiet work) is stalled") == 1
+	})
 	waitFor(t, "a stalled notification", 20*time.Second, func() bool { return hasNotification(notified(t, notes), notify.KindStalled, id) })
 	snap, err := r.team.Queue().Snapshot()
 	if err != nil {
