@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,4 +89,24 @@ func TestStalledTaskRetriedAndCancelledFromTheCLI(t *testing.T) {
 	if _, errOut, code := shogun(t, "cancel", "t-19990101-0001", "-w", ws); code == 0 || !strings.Contains(errOut, "unknown task") {
 		t.Errorf("cancel of an unknown task: exit %d, %q", code, errOut)
 	}
+}
+
+// A role out of quota shows until when, in status and its JSON.
+func TestStatusShowsLimitedUntil(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1", "--limit-screen", "--limit-reset", "5m")+
+		"    limit_pattern: \"usage limit · resets (?P<reset>[0-9:]+)\"\n")
+	startBackground(t, ws)
+	st := waitStatus(t, ws, "limited", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "limited" })
+	until := st.Roles[0].LimitedUntil
+	if d := time.Until(until); d < 4*time.Minute || d > 6*time.Minute {
+		t.Errorf("limited_until = %v, want about 5 minutes from now", until)
+	}
+	out, _, _ := shogun(t, "status", "-w", ws)
+	if want := "limited until " + until.Local().Format("15:04"); !strings.Contains(out, want) {
+		t.Errorf("status does not say %q:\n%s", want, out)
+	}
+	shoguntest.WaitFor(t, "the dashboard saying until when", 15*time.Second, func() bool {
+		b, _ := os.ReadFile(filepath.Join(ws, "runtime", "dashboard.md"))
+		return strings.Contains(string(b), "| ashigaru1 | limited until "+until.Local().Format("15:04")+" |")
+	})
 }
