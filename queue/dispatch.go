@@ -118,17 +118,19 @@ func (w *worker) run(ctx context.Context) {
 		if progressed {
 			continue
 		}
+		// Timers matter only while the role is workable: a role that
+		// becomes workable announces it with a state change, which wakes
+		// the loop anyway.
 		var retryC <-chan time.Time
-		next := w.nextCheck()
-		if _, ok := w.a.Workable(); ok && !w.retryAt.IsZero() && (next.IsZero() || w.retryAt.Before(next)) {
-			next = w.retryAt
-		}
-		if !next.IsZero() {
-			// The ack deadline runs whatever the state; the stall and
-			// retry times matter once the role is workable, which a
-			// state change announces.
-			retry.Reset(max(time.Until(next), time.Millisecond))
-			retryC = retry.C
+		if _, ok := w.a.Workable(); ok {
+			next := w.nextCheck()
+			if !w.retryAt.IsZero() && (next.IsZero() || w.retryAt.Before(next)) {
+				next = w.retryAt
+			}
+			if !next.IsZero() {
+				retry.Reset(max(time.Until(next), time.Millisecond))
+				retryC = retry.C
+			}
 		}
 		select {
 		case <-ctx.Done():
