@@ -182,7 +182,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 			}
 			return false
 		}
-		if w.fresh {
+		if w.fresh && w.cfg.BetweenTasks != "" {
 			// After a report and before the next task: a fresh context.
 			w.betweenTasks(ctx)
 			return true // the role's state changed meanwhile: look again

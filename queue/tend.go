@@ -211,13 +211,11 @@ func (w *worker) remindText() string {
 	return roles.Expand(w.cfg.Remind, w.cfg.TemplateVars(w.q.layout))
 }
 
-// betweenTasks types the role's between_tasks keys before its next task,
-// if a task of the role was closed since they were last typed.
+// betweenTasks types the role's between_tasks keys before its next task
+// (dispatch calls it when the role has had a task since they were last
+// typed): as text to submit by the typing rules, or as keys when they hold
+// control characters.
 func (w *worker) betweenTasks(ctx context.Context) {
-	if !w.fresh || w.cfg.BetweenTasks == "" {
-		w.fresh = false
-		return
-	}
 	w.fresh = false
 	var err error
 	if supervisor.CheckTypable(w.cfg.BetweenTasks) == nil {
