@@ -237,7 +237,7 @@ func TestHumanOutputEscapesControlCharacters(t *testing.T) {
 		}
 	}
 	js, _, _ := shogun(t, "tasks", "-w", ws, "--json")
-	if !strings.Contains(js, `"Summary": "done \u001b]0;pwned\u0007\u001b[2J"`) {
+	if !strings.Contains(js, `"summary": "done \u001b]0;pwned\u0007\u001b[2J"`) {
 		t.Errorf("shogun tasks --json does not keep the exact summary:\n%s", js)
 	}
 
