@@ -26,6 +26,8 @@ type command struct {
 	Title string   `yaml:"title"`
 	Body  string   `yaml:"body"`
 	Tags  []string `yaml:"tags,omitempty"`
+	// Parent is the task the command continues (Options.Bounce).
+	Parent string `yaml:"parent,omitempty"`
 }
 
 // delegator is the handler of an agent that works like a karo: it splits a task

@@ -190,6 +190,22 @@ type Options struct {
 	// a very large value means as fast as the terminal takes it.
 	Flood int
 
+	// DropTurns makes the agent lose its first DropTurns submitted lines
+	// that name a task file: the line is taken from the composer and
+	// recorded, and then nothing happens and nothing more shows, as a CLI
+	// whose turn was lost.
+	DropTurns int
+
+	// SkipReports makes the first SkipReports tasks the agent works on end
+	// without a report: it works, says the turn ended, and writes nothing.
+	SkipReports int
+
+	// Bounce hands every task straight back: before working on a task it
+	// writes a command to the task's from role with the same title and the
+	// task as its parent, as two agents that keep asking each other do.
+	// It needs a role of its own, like Delegate.
+	Bounce bool
+
 	// RecordPath, if set, is a file to which the agent appends one JSON object
 	// per line ({"at": RFC 3339, "kind": …, "task_id": …, "dialog": …,
 	// "line": …}) for every submitted line (kind "submit", line the exact
@@ -237,6 +253,12 @@ func (o *Options) Validate() error {
 	}
 	if o.ExitCode < 0 || o.ExitCode > 255 {
 		return fmt.Errorf("agent-sim: exit code %d out of range 0-255", o.ExitCode)
+	}
+	if o.DropTurns < 0 || o.SkipReports < 0 {
+		return fmt.Errorf("agent-sim: negative count of turns to drop (%d) or reports to skip (%d)", o.DropTurns, o.SkipReports)
+	}
+	if o.Bounce && len(o.Delegate) > 0 {
+		return errors.New("agent-sim: --bounce and --delegate exclude each other")
 	}
 	if o.Flood < 0 {
 		return fmt.Errorf("agent-sim: negative flood rate %d bytes/s", o.Flood)

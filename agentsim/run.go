@@ -95,7 +95,7 @@ func handlerFor(opts Options) (taskHandler, string, error) {
 	if role == "" {
 		role = os.Getenv("SHOGUN_ROLE")
 	}
-	if len(opts.Delegate) == 0 {
+	if len(opts.Delegate) == 0 && !opts.Bounce {
 		if role == "" {
 			role = "agent-sim"
 		}
@@ -114,7 +114,11 @@ func handlerFor(opts Options) (taskHandler, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("agent-sim: workspace: %w", err)
 	}
-	return newDelegator(opts.Delegate, role, ws, opts.WorkTime, opts.Fail), role, nil
+	d := newDelegator(opts.Delegate, role, ws, opts.WorkTime, opts.Fail)
+	if opts.Bounce {
+		return bouncer{d: d, work: simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role}}, role, nil
+	}
+	return d, role, nil
 }
 
 // phase is where the agent is in its life; a job may run only when ready.
@@ -149,6 +153,8 @@ type agent struct {
 	limited     bool      // LimitScreen: the quota is spent
 	limitUntil  time.Time // LimitReset: when the quota comes back
 	quotaBack   bool      // the limit has lifted and does not come again
+	dropped     int       // DropTurns: task lines lost so far
+	skipped     int       // SkipReports: reports not written so far
 
 	// dialog is the one shown, over the composer when the phase is ready;
 	// dialogsLeft are to come after it.
@@ -524,6 +530,13 @@ func (a *agent) submit(at time.Time) {
 		a.say(a.limitLine())
 		return
 	}
+	if a.dropped < a.opts.DropTurns {
+		if t, _ := findTask(line); t != nil {
+			a.dropped++
+			a.dirty = true // the emptied composer, and nothing else
+			return
+		}
+	}
 	if a.job != nil {
 		a.queued = append(a.queued, line)
 		a.say("↳ Queued: " + preview(line))
@@ -622,6 +635,11 @@ func (a *agent) finish(r jobResult) {
 
 // deliver writes the report on t where t asks for it.
 func (a *agent) deliver(t *task, rep report) {
+	if a.skipped < a.opts.SkipReports {
+		a.skipped++
+		a.say(fmt.Sprintf("• Turn ended; no report written for %s", t.TaskID))
+		return
+	}
 	if err := writeReport(t.reportPath, rep); err != nil {
 		a.say(fmt.Sprintf("✗ %s: write report: %v", t.TaskID, err))
 		return

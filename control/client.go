@@ -122,6 +122,19 @@ func (c *Client) Restart(role string) error {
 	return c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/restart", nil, nil)
 }
 
+// Retry asks the supervisor to deliver a stalled, undelivered or failed
+// task again.
+func (c *Client) Retry(taskID string) (TaskReply, error) {
+	var r TaskReply
+	return r, c.do(http.MethodPost, "/v1/tasks/"+url.PathEscape(taskID)+"/retry", nil, &r)
+}
+
+// Cancel asks the supervisor to cancel a queued or open task.
+func (c *Client) Cancel(taskID, reason string) (TaskReply, error) {
+	var r TaskReply
+	return r, c.do(http.MethodPost, "/v1/tasks/"+url.PathEscape(taskID)+"/cancel", CancelRequest{Reason: reason}, &r)
+}
+
 // Stop asks the supervisor to stop every role and exit.
 func (c *Client) Stop() error { return c.do(http.MethodPost, "/v1/stop", nil, nil) }
 

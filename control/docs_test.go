@@ -10,13 +10,15 @@ import (
 // type is in the example and the table, and nothing else is.
 func TestAPIDocsMatchTheTypes(t *testing.T) {
 	for heading, v := range map[string]any{
-		"## GET /v1/status — `StatusReply`":               StatusReply{},
-		"## GET /v1/roles/{id}/screen — `ScreenReply`":    ScreenReply{},
-		"### The body — `TypeRequest`":                    TypeRequest{},
-		"### The answer — `TypeReply`":                    TypeReply{},
-		"## POST /v1/roles/{id}/restart — `RestartReply`": RestartReply{},
-		"## POST /v1/stop — `StopReply`":                  StopReply{},
-		"## Errors — `ErrorReply`":                        ErrorReply{},
+		"## GET /v1/status — `StatusReply`":                StatusReply{},
+		"## GET /v1/roles/{id}/screen — `ScreenReply`":     ScreenReply{},
+		"### The body — `TypeRequest`":                     TypeRequest{},
+		"### The answer — `TypeReply`":                     TypeReply{},
+		"## POST /v1/roles/{id}/restart — `RestartReply`":  RestartReply{},
+		"## POST /v1/stop — `StopReply`":                   StopReply{},
+		"## Errors — `ErrorReply`":                         ErrorReply{},
+		"### The body — `CancelRequest`":                   CancelRequest{},
+		"### The answer to retry and cancel — `TaskReply`": TaskReply{},
 	} {
 		t.Run(heading, func(t *testing.T) {
 			shoguntest.CheckDocShape(t, shoguntest.ReadDocShape(t, "api.md", heading), v)

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	stdlog "log"
 	"maps"
 	"net"
@@ -28,6 +29,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 )
 
@@ -70,6 +72,8 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	mux.HandleFunc("POST /v1/roles/{id}/restart", s.restart)
 	mux.HandleFunc("GET /v1/roles/{id}/attach", s.attach)
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
+	mux.HandleFunc("POST /v1/tasks/{id}/retry", s.retryTask)
+	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
 	limit := newConnLimit(maxConns)
 	s.srv = &http.Server{
 		Handler:           mux,
@@ -135,6 +139,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		st := role.Status()
 		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError,
 			LastLine: st.LastLine, SubmitDelayMS: st.SubmitDelay.Milliseconds()}
+		if st.State == supervisor.Limited && !st.LimitedUntil.IsZero() {
+			rr.LimitedUntil = st.LimitedUntil.UTC()
+		}
 		if !st.Started.IsZero() {
 			rr.UptimeS = now.Sub(st.Started).Seconds()
 		}
@@ -219,6 +226,42 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 func (s *Server) stopAll(w http.ResponseWriter, r *http.Request) {
 	reply(w, StopReply{Result: "stopping"})
 	go s.stop()
+}
+
+func (s *Server) retryTask(w http.ResponseWriter, r *http.Request) {
+	t, err := s.team.Queue().Retry(r.PathValue("id"))
+	if err != nil {
+		fail(w, taskErrorCode(err), err)
+		return
+	}
+	reply(w, TaskReply{TaskID: t.ID, Role: t.Role, Status: t.Status})
+}
+
+func (s *Server) cancelTask(w http.ResponseWriter, r *http.Request) {
+	var req CancelRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil && !errors.Is(err, io.EOF) {
+		fail(w, http.StatusBadRequest, fmt.Errorf("cancel: %w", err))
+		return
+	}
+	t, err := s.team.Queue().Cancel(r.PathValue("id"), req.Reason)
+	if err != nil {
+		fail(w, taskErrorCode(err), err)
+		return
+	}
+	reply(w, TaskReply{TaskID: t.ID, Role: t.Role, Status: t.Status})
+}
+
+// taskErrorCode is the status of a refused retry or cancel.
+func taskErrorCode(err error) int {
+	switch {
+	case errors.Is(err, store.ErrUnknownTask):
+		return http.StatusNotFound
+	case errors.Is(err, queue.ErrBadReason):
+		return http.StatusBadRequest
+	case errors.Is(err, store.ErrTaskClosed), errors.Is(err, store.ErrNotRetryable):
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
 }
 
 func fail(w http.ResponseWriter, code int, err error) {

@@ -48,6 +48,9 @@ type RoleReply struct {
 	// SubmitDelayMS is the pause between text and submit in effect, which
 	// grows past the configured one when a submit became a newline.
 	SubmitDelayMS int64 `json:"submit_delay_ms"`
+	// LimitedUntil is when a limited role's usage limit lifts (UTC);
+	// left out when the role is not limited.
+	LimitedUntil time.Time `json:"limited_until,omitzero"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen
@@ -89,6 +92,23 @@ type StopReply struct {
 	Result string `json:"result"` // "stopping"
 }
 
+// CancelRequest is the body of POST /v1/tasks/{id}/cancel; the body may be
+// left out.
+type CancelRequest struct {
+	// Reason is recorded as the task's summary and told to its sender.
+	Reason string `json:"reason,omitempty"`
+}
+
+// TaskReply is the answer to POST /v1/tasks/{id}/retry and
+// POST /v1/tasks/{id}/cancel: the task as it is now.
+type TaskReply struct {
+	TaskID string `json:"task_id"`
+	Role   string `json:"role"`
+	// Status is "queued" after a retry (it goes out when its role is
+	// free) and "cancelled" after a cancel.
+	Status string `json:"status"`
+}
+
 // ErrorReply is the body of every non-2xx answer.
 type ErrorReply struct {
 	Error string `json:"error"`
@@ -125,6 +145,12 @@ type Task struct {
 	Summary string `json:"summary,omitempty"`
 	// ReportPath is the archived report that closed the task.
 	ReportPath string `json:"report_path,omitempty"`
+	// Parent is the task whose role sent this task's command, Root the
+	// first task of that chain; Depth counts the hops from it (0 for a
+	// command a person sent).
+	Parent string `json:"parent,omitempty"`
+	Root   string `json:"root,omitempty"`
+	Depth  int    `json:"depth"`
 }
 
 // TaskFrom is t as Task shows it.
@@ -145,5 +171,6 @@ func TaskFrom(t store.Task) Task {
 		CreatedAt: utc(t.CreatedAt), UpdatedAt: utc(t.UpdatedAt),
 		AssignedAt: utc(t.AssignedAt), DeliveredAt: utc(t.DeliveredAt), FinishedAt: utc(t.FinishedAt),
 		Attempts: t.Attempts, Submits: t.Submits, Summary: t.Summary, ReportPath: t.ReportPath,
+		Parent: t.Parent, Root: t.Root, Depth: t.Depth,
 	}
 }

@@ -40,6 +40,10 @@ type Command struct {
 	// Priority orders a role's waiting tasks: store.PriorityHigh,
 	// PriorityNormal or PriorityLow; empty means normal.
 	Priority string `yaml:"priority,omitempty"`
+	// Parent is the task this command continues, when it is not the open
+	// task of From (which is taken by default): the command's task joins
+	// that task's chain, which queue.max_hops bounds.
+	Parent string `yaml:"parent,omitempty"`
 }
 
 // Validate reports the first problem with c, or nil. An empty Priority is
@@ -62,6 +66,7 @@ func (c Command) problem() *fieldError {
 		checkRequired("body", c.Body),
 		checkTags(c.Tags),
 		checkEnum("priority", c.Priority, priorities, true),
+		checkID("parent", c.Parent),
 	)
 }
 
@@ -183,7 +188,7 @@ func DecodeCommands(name string, data []byte, limits Limits) ([]Command, error) 
 }
 
 // commandKeys are the keys of a command, for "did you mean".
-var commandKeys = []string{"id", "to", "from", "title", "body", "tags", "priority"}
+var commandKeys = []string{"id", "to", "from", "title", "body", "tags", "priority", "parent"}
 
 func (d *formatDecoder) command(fields []yamlField, data []byte, index int) (Command, error) {
 	var c Command
@@ -204,6 +209,8 @@ func (d *formatDecoder) command(fields []yamlField, data []byte, index int) (Com
 			c.Tags, err = d.textList(f)
 		case "priority":
 			c.Priority, err = d.word(f, priorities)
+		case "parent":
+			c.Parent, err = d.text(f)
 		default:
 			err = d.unknownKey(f, "", commandKeys)
 		}

@@ -70,6 +70,8 @@ type RoleStatus struct {
 	Task       *TaskRef  `yaml:"task,omitempty" json:"task,omitempty"`
 	QueueDepth int       `yaml:"queue_depth" json:"queue_depth"`
 	LastOutput time.Time `yaml:"last_output,omitempty" json:"last_output,omitempty"`
+	// LimitedUntil is when a limited role's usage limit lifts.
+	LimitedUntil time.Time `yaml:"limited_until,omitempty" json:"limited_until,omitempty"`
 }
 
 // TaskRef names a task in flight.
@@ -110,6 +112,9 @@ func (q *Queue) Snapshot() (Status, error) {
 			if s.State == supervisor.Attention {
 				st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: attach to it and answer its screen", rc.ID))
 			}
+			if s.State == supervisor.Limited && !s.LimitedUntil.IsZero() {
+				rs.LimitedUntil = s.LimitedUntil.UTC()
+			}
 		}
 		t, err := q.st.InFlight(rc.ID)
 		if err != nil {
@@ -117,8 +122,11 @@ func (q *Queue) Snapshot() (Status, error) {
 		}
 		if t != nil {
 			rs.Task = &TaskRef{ID: t.ID, Title: t.Title, Status: t.Status}
-			if t.Status == store.StatusUndelivered {
-				st.Attention = append(st.Attention, fmt.Sprintf("task %s for %s is undelivered: the nudge was never confirmed", t.ID, rc.ID))
+			switch t.Status {
+			case store.StatusUndelivered:
+				st.Attention = append(st.Attention, fmt.Sprintf("task %s for %s is undelivered: the nudge was never confirmed; shogun retry %s", t.ID, rc.ID, t.ID))
+			case store.StatusStalled:
+				st.Attention = append(st.Attention, fmt.Sprintf("role %s needs a person: task %s is stalled (no report after a reminder and an interrupt); attach to %s, then shogun retry %s or shogun cancel %s", rc.ID, t.ID, rc.ID, t.ID, t.ID))
 			}
 		}
 		st.Roles = append(st.Roles, rs)
@@ -184,7 +192,11 @@ func renderDashboard(st Status) string {
 		if r.Task != nil {
 			task = fmt.Sprintf("%s %s (%s)", cell(r.Task.ID), cell(r.Task.Title), cell(r.Task.Status))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(r.ID), cell(r.State), task, r.QueueDepth, r.Restarts)
+		state := r.State
+		if !r.LimitedUntil.IsZero() {
+			state += " until " + r.LimitedUntil.Local().Format("15:04")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(r.ID), cell(state), task, r.QueueDepth, r.Restarts)
 	}
 	b.WriteString("\n## Tasks\n\n")
 	keys := make([]string, 0, len(st.Tasks))

@@ -12,9 +12,11 @@ import (
 
 	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -39,6 +41,21 @@ type worker struct {
 	// when to try again (zero: no retry pending).
 	failures int
 	retryAt  time.Time
+
+	// followed is the delivered task watched for a sign of work and for a
+	// stall (tend.go); lost counts its deliveries lost in a row, carried to
+	// the next delivery of the same task.
+	followed *followed
+	lost     int
+	// limited: the role was seen limited; remindAfterLimit: the limit is
+	// over and the open task is to be reminded.
+	limited, remindAfterLimit bool
+	// fresh: the role has had a task, so between_tasks is typed before the
+	// next one.
+	fresh bool
+	// cancelled are tasks cancelled by a person whose task file is to be
+	// archived.
+	cancelled []string
 }
 
 // note is a notify line waiting to be typed.
@@ -83,9 +100,13 @@ func (w *worker) run(ctx context.Context) {
 	for {
 		changed := w.a.Changed()
 		progressed := false
+		w.observe()
+		w.archiveCancelled()
 		if gen, ok := w.a.Workable(); ok {
 			if n, has := w.popNote(); has {
 				w.typeNote(ctx, n)
+				progressed = true
+			} else if w.tend(ctx) {
 				progressed = true
 			} else {
 				progressed = w.dispatch(ctx, gen)
@@ -97,10 +118,19 @@ func (w *worker) run(ctx context.Context) {
 		if progressed {
 			continue
 		}
+		// Timers matter only while the role is workable: a role that
+		// becomes workable announces it with a state change, which wakes
+		// the loop anyway.
 		var retryC <-chan time.Time
-		if _, ok := w.a.Workable(); ok && !w.retryAt.IsZero() {
-			retry.Reset(max(time.Until(w.retryAt), 0))
-			retryC = retry.C
+		if _, ok := w.a.Workable(); ok {
+			next := w.nextCheck()
+			if !w.retryAt.IsZero() && (next.IsZero() || w.retryAt.Before(next)) {
+				next = w.retryAt
+			}
+			if !next.IsZero() {
+				retry.Reset(max(time.Until(next), time.Millisecond))
+				retryC = retry.C
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -141,6 +171,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		}
 	} else {
 		clear(w.delivered) // nothing in flight: forget closed tasks
+		w.followed, w.lost = nil, 0
 		if t, err = w.q.st.NextQueued(role); err != nil || t == nil {
 			if err != nil {
 				w.q.log.Error().Err(err).Str("role", role).Msg("look up next task")
@@ -150,6 +181,11 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 				w.q.unblock(w.blockKey())
 			}
 			return false
+		}
+		if w.fresh && w.cfg.BetweenTasks != "" {
+			// After a report and before the next task: a fresh context.
+			w.betweenTasks(ctx)
+			return true // the role's state changed meanwhile: look again
 		}
 	}
 	at := w.q.now().UTC()
@@ -167,7 +203,13 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		return false
 	}
 	w.handedOut(t.ID)
-	if redeliver {
+	lost := w.lost
+	w.lost = 0
+	switch {
+	case redeliver && lost > 0:
+		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("attempt", task.Attempts).Msg("delivering the task again after a lost delivery")
+		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d, after a lost delivery", task.Attempts))
+	case redeliver:
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("attempt", task.Attempts).Msg("delivering the task again to the restarted program")
 		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d", task.Attempts))
 	}
@@ -186,12 +228,18 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		w.q.log.Error().Err(err).Str("task_id", task.ID).Msg("record delivery")
 	}
 	w.delivered[task.ID] = gen
+	w.fresh = true
 	if confirmed {
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("task delivered")
 		w.q.event(role, "delivered", task.ID, fmt.Sprintf("nudge confirmed after %d submit(s)", d.Attempts))
+		w.follow(task, lost)
 	} else {
 		w.q.log.Warn().Err(err).Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("nudge not confirmed: task undelivered")
-		w.q.event(role, "undelivered", task.ID, fmt.Sprintf("nudge not confirmed after %d submit(s)", d.Attempts))
+		msg := fmt.Sprintf("nudge not confirmed after %d submit(s)", d.Attempts)
+		w.q.event(role, "undelivered", task.ID, msg)
+		w.followed = nil
+		w.q.notify(notify.Event{Kind: notify.KindUndelivered, Role: role, TaskID: task.ID, Title: textsafe.Escape(task.Title),
+			Message: fmt.Sprintf("task %s for %s is undelivered: %s; attach to %s, then `shogun retry %s`", task.ID, role, msg, role, task.ID)})
 	}
 	w.q.touched()
 	return true

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
@@ -217,8 +218,9 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	var recs []store.CommandRecord
 	var owners []int // index into claims for each record
 	ok := make([]bool, len(claims))
+	pairs := map[[2]string]int{}
 	for i, c := range claims {
-		cmds, err := q.decodeCommands(c)
+		cmds, err := q.decodeCommands(c, pairs)
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist):
@@ -244,6 +246,7 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 				ID: cmd.ID, ClaimName: c.id, File: c.name, To: cmd.To, From: cmd.From,
 				Title: cmd.Title, Body: cmd.Body, Tags: cmd.Tags, Priority: cmd.Priority,
 				RunID: q.runID, ReceivedAt: q.now(),
+				Parent: cmd.link.parent, Root: cmd.link.root, Depth: cmd.link.depth,
 			})
 			owners = append(owners, i)
 		}
@@ -287,9 +290,9 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	return retry
 }
 
-// decodeCommands reads and checks a command file: its format, then that the
-// roles it names exist and are enabled.
-func (q *Queue) decodeCommands(c claim) ([]Command, error) {
+// decodeCommands reads and checks a command file: its format, that the
+// roles it names exist and are enabled, and the loop guard (placeInChain).
+func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, error) {
 	data, err := q.readClaim(c)
 	if err != nil {
 		return nil, err
@@ -308,7 +311,15 @@ func (q *Queue) decodeCommands(c claim) ([]Command, error) {
 			}
 		}
 	}
-	return cmds, nil
+	out := make([]placed, 0, len(cmds))
+	for _, cmd := range cmds {
+		link, err := q.placeInChain(c.name, cmd, pairs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, placed{Command: cmd, link: link})
+	}
+	return out, nil
 }
 
 func (q *Queue) checkRole(file, key, id string) error {
@@ -383,7 +394,13 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	case err != nil:
 		return q.later(c, "record report", err), false
 	}
-	if !again {
+	switch {
+	case again:
+	case task.Status == store.StatusCancelled:
+		// Kept in the history and archived, but the person's cancel stands.
+		q.log.Warn().Str("role", task.Role).Str("task_id", task.ID).Str("status", rep.Status).Msg("report for a cancelled task recorded, not applied")
+		q.event(task.Role, "report-after-cancel", task.ID, rep.Status+": "+rep.Summary)
+	default:
 		q.reported(task, rep, archived)
 	}
 	if _, err := q.archive(c, "reports"); err != nil {
@@ -408,6 +425,19 @@ func (q *Queue) reported(task store.Task, rep Report, archived string) {
 	}
 	if task.From != "" {
 		q.notifySender(task, archived)
+	}
+	kind := ""
+	switch {
+	case rep.Status == ReportFailed:
+		kind = notify.KindFailed
+	case rep.Status == ReportBlocked:
+		kind = notify.KindBlocked
+	case task.From == "":
+		kind = notify.KindFinished // nobody else hears of it
+	}
+	if kind != "" {
+		q.notify(notify.Event{Kind: kind, Role: task.Role, TaskID: task.ID, Title: textsafe.Escape(task.Title),
+			Message: fmt.Sprintf("task %s for %s reported %s: %s", task.ID, task.Role, rep.Status, textsafe.Escape(rep.Summary))})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/workspace"
@@ -30,6 +31,9 @@ type Agent interface {
 	Type(ctx context.Context, text string, opts supervisor.TypeOptions) (supervisor.Delivery, error)
 	// Status is the role's current status.
 	Status() supervisor.Status
+	// SendKeys sends keys that are not text to submit (an interrupt) by
+	// the typing rules.
+	SendKeys(ctx context.Context, keys string) error
 }
 
 var _ Agent = (*supervisor.Role)(nil)
@@ -52,6 +56,11 @@ type Options struct {
 	// OnReport, when set, is called after a report has closed its task
 	// (the skills scan hangs on it). It must not block.
 	OnReport func(store.Task)
+	// Notify, when set, is given the events a person should hear about
+	// (package notify): stalled and undelivered tasks, failed and blocked
+	// reports, commands without a from role finished. It must not block;
+	// team passes its Notifier's Send.
+	Notify func(notify.Event)
 }
 
 // Queue runs a workspace's file protocol: it watches the queue folders,
@@ -73,6 +82,7 @@ type Queue struct {
 	workers  map[string]*worker
 	changed  chan struct{} // dashboard refresh requests
 	onReport func(store.Task)
+	notifyFn func(notify.Event)
 	mu       sync.Mutex
 	recent   []attention         // files rejected during this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
@@ -111,6 +121,7 @@ func New(opts Options) (*Queue, error) {
 		workers:  map[string]*worker{},
 		changed:  make(chan struct{}, 1),
 		onReport: opts.OnReport,
+		notifyFn: opts.Notify,
 	}
 	if q.now == nil {
 		q.now = time.Now

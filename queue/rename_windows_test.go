@@ -26,6 +26,7 @@ func (namedAgent) Status() supervisor.Status { return supervisor.Status{} }
 func (namedAgent) Type(context.Context, string, supervisor.TypeOptions) (supervisor.Delivery, error) {
 	return supervisor.Delivery{}, nil
 }
+func (namedAgent) SendKeys(context.Context, string) error { return nil }
 
 // taskWriter is a role's worker in a fresh workspace with a real history,
 // as far as its task files go; task records a command for the role in that

@@ -56,8 +56,11 @@ type Report struct {
 //   - this claim was already recorded for this task: alreadyRecorded, with
 //     the task as it is (a claimed file redone after a crash);
 //   - no such task: ErrUnknownTask;
-//   - the task is closed: ErrTaskClosed, naming the task and its status, so
-//     a second report never closes a task twice;
+//   - the task is cancelled: the report is recorded but the task is left
+//     as it is (the caller sees its status), so a late report is kept and
+//     not applied;
+//   - the task is otherwise closed: ErrTaskClosed, naming the task and its
+//     status, so a second report never closes a task twice;
 //   - the task is still queued, never handed to its role: ErrNotDelivered,
 //     so a report cannot make work vanish before anyone did it;
 //   - Role is set and the task is another role's: ErrWrongRole;
@@ -81,9 +84,14 @@ func (s *Store) AcceptReport(r ReportRecord) (task Task, alreadyRecorded bool, e
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		cur, err := openTask(tx, r.TaskID)
+		cur, err := loadTask(tx, r.TaskID)
 		if err != nil {
 			return err
+		}
+		// A report on a cancelled task is kept, but changes nothing.
+		keepOnly := cur.Status == StatusCancelled
+		if Closed(cur.Status) && !keepOnly {
+			return fmt.Errorf("%w: %s is %s", ErrTaskClosed, r.TaskID, cur.Status)
 		}
 		if cur.Status == StatusQueued {
 			return fmt.Errorf("%w: %s is queued for %s", ErrNotDelivered, r.TaskID, cur.Role)
@@ -102,6 +110,10 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ClaimName, r.File, r.TaskID, r.Status, r.Summary, r.Details, string(files),
 			r.SkillName, r.SkillDescription, r.ArchivedPath, at); err != nil {
 			return err
+		}
+		if keepOnly {
+			task = cur
+			return nil
 		}
 		if _, err := tx.Exec(`UPDATE tasks SET status = ?, finished_at = ?, summary = ?, report_path = ?, updated_at = ?
 WHERE id = ?`, r.Status, at, r.Summary, r.ArchivedPath, at, r.TaskID); err != nil {

@@ -189,11 +189,69 @@ ALTER TABLE skills ADD COLUMN layout TEXT NOT NULL DEFAULT '';
 ALTER TABLE skills ADD COLUMN sha256 TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX skills_target_path ON skills(target, path);
 `,
+	// 3: a team left running. Tasks gain the status stalled (delivered, no
+	// report after every reminder; it still holds its role until a person
+	// retries or cancels it) and their place in a chain of commands: the
+	// task whose role sent the command (parent_id), the first task of the
+	// chain (root_id) and how many hops down it the task is (depth, 0 for a
+	// command a person sent). A CHECK cannot be altered in SQLite, so the
+	// table is rebuilt; it runs with foreign keys off (see noForeignKeys) and
+	// is checked before it commits.
+	`
+CREATE TABLE tasks_new (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  role_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN
+    ('queued','assigned','delivered','undelivered','stalled','done','failed','blocked','cancelled')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  command_id TEXT NOT NULL UNIQUE REFERENCES commands(id),
+  from_role TEXT NOT NULL DEFAULT '',
+  tags TEXT NOT NULL DEFAULT '[]',
+  priority TEXT NOT NULL DEFAULT 'normal' CHECK (priority IN ('high','normal','low')),
+  priority_rank INTEGER GENERATED ALWAYS AS
+    (CASE priority WHEN 'high' THEN 0 WHEN 'normal' THEN 1 ELSE 2 END) VIRTUAL,
+  seq INTEGER NOT NULL UNIQUE,
+  assigned_at TEXT,
+  delivered_at TEXT,
+  finished_at TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  submits INTEGER NOT NULL DEFAULT 0,
+  summary TEXT NOT NULL DEFAULT '',
+  report_path TEXT NOT NULL DEFAULT '',
+  parent_id TEXT NOT NULL DEFAULT '',
+  root_id TEXT NOT NULL DEFAULT '',
+  depth INTEGER NOT NULL DEFAULT 0,
+  FOREIGN KEY(run_id) REFERENCES runs(id),
+  FOREIGN KEY(role_id) REFERENCES roles(id)
+);
+INSERT INTO tasks_new (id, run_id, role_id, title, body, status, created_at, updated_at, command_id,
+  from_role, tags, priority, seq, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path)
+SELECT id, run_id, role_id, title, body, status, created_at, updated_at, command_id,
+  from_role, tags, priority, seq, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path
+FROM tasks;
+DROP TABLE tasks;
+ALTER TABLE tasks_new RENAME TO tasks;
+CREATE INDEX tasks_role_status ON tasks(role_id, status, priority_rank, seq);
+CREATE INDEX tasks_status ON tasks(status, role_id);
+CREATE UNIQUE INDEX tasks_one_in_flight ON tasks(role_id)
+  WHERE status IN ('assigned','delivered','undelivered','stalled');
+-- Exchanges: the commands between two roles lately.
+CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
+`,
 }
+
+// noForeignKeys are the migrations (by index) that rebuild a table others
+// refer to: SQLite's way is to run them with foreign keys off, then check
+// the keys before committing.
+var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.
@@ -207,6 +265,22 @@ func migrate(db *sql.DB) error {
 }
 
 func migrateOne(db *sql.DB) (done bool, err error) {
+	// The writer has one connection, so the pragma holds for the
+	// transaction below; it cannot be changed inside one.
+	var v0 int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v0); err != nil {
+		return false, fmt.Errorf("migrate: read user_version: %w", err)
+	}
+	if noForeignKeys[v0] {
+		if _, err := db.Exec(`PRAGMA foreign_keys = OFF`); err != nil {
+			return false, fmt.Errorf("migrate: %w", err)
+		}
+		defer func() {
+			if _, ferr := db.Exec(`PRAGMA foreign_keys = ON`); ferr != nil && err == nil {
+				err = fmt.Errorf("migrate: %w", ferr)
+			}
+		}()
+	}
 	tx, err := db.Begin()
 	if err != nil {
 		return false, fmt.Errorf("migrate: %w", err)
@@ -231,6 +305,11 @@ func migrateOne(db *sql.DB) (done bool, err error) {
 	if _, err := tx.Exec(migrations[v]); err != nil {
 		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
 	}
+	if noForeignKeys[v] {
+		if err := checkForeignKeys(tx); err != nil {
+			return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+	}
 	// user_version lives in the database header, which is written as part of
 	// this transaction: the schema and its version commit together.
 	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
@@ -240,4 +319,17 @@ func migrateOne(db *sql.DB) (done bool, err error) {
 		return false, fmt.Errorf("migrate to version %d: %w", v+1, err)
 	}
 	return false, nil
+}
+
+// checkForeignKeys fails if any row refers to one that does not exist.
+func checkForeignKeys(tx *sql.Tx) error {
+	rows, err := tx.Query(`PRAGMA foreign_key_check`)
+	if err != nil {
+		return fmt.Errorf("check foreign keys: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		return fmt.Errorf("check foreign keys: a row refers to one that does not exist")
+	}
+	return rows.Err()
 }

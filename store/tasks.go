@@ -10,23 +10,27 @@ import (
 )
 
 // Task statuses. A task is open while queued or in flight (assigned,
-// delivered, undelivered) and closed once done, failed, blocked or
-// cancelled; a closed task never changes again.
+// delivered, undelivered, stalled) and closed once done, failed, blocked
+// or cancelled. A closed task changes again only when a person retries a
+// failed one (Retry).
 const (
 	StatusQueued      = "queued"      // waiting in its role's queue
 	StatusAssigned    = "assigned"    // task file written, nudge being typed
 	StatusDelivered   = "delivered"   // nudge typed and confirmed on screen
 	StatusUndelivered = "undelivered" // nudge typed but never confirmed
-	StatusDone        = "done"
-	StatusFailed      = "failed"
-	StatusBlocked     = "blocked"
-	StatusCancelled   = "cancelled"
+	// StatusStalled: delivered, but no report after every reminder; the
+	// task still holds its role until a person retries or cancels it.
+	StatusStalled   = "stalled"
+	StatusDone      = "done"
+	StatusFailed    = "failed"
+	StatusBlocked   = "blocked"
+	StatusCancelled = "cancelled"
 )
 
 // TaskStatuses lists the task statuses in the order a task goes through
 // them. The schema's CHECK holds the same list.
 var TaskStatuses = []string{
-	StatusQueued, StatusAssigned, StatusDelivered, StatusUndelivered,
+	StatusQueued, StatusAssigned, StatusDelivered, StatusUndelivered, StatusStalled,
 	StatusDone, StatusFailed, StatusBlocked, StatusCancelled,
 }
 
@@ -57,11 +61,14 @@ func Closed(status string) bool {
 // InFlightStatus reports whether a task in status occupies its role.
 func InFlightStatus(status string) bool {
 	switch status {
-	case StatusAssigned, StatusDelivered, StatusUndelivered:
+	case StatusAssigned, StatusDelivered, StatusUndelivered, StatusStalled:
 		return true
 	}
 	return false
 }
+
+// inFlightSQL is InFlightStatus as an SQL list.
+const inFlightSQL = `('assigned','delivered','undelivered','stalled')`
 
 // CommandRecord is a validated command taken from a claimed file.
 type CommandRecord struct {
@@ -79,6 +86,12 @@ type CommandRecord struct {
 	Tags     []string
 	Priority string // "" means normal
 	RunID    string // the current run; it must have been started
+	// Parent is the task this command continues (the open task of the role
+	// that sent it), or ""; Root and Depth place it in its chain (see
+	// Task). The caller works them out, since it decides whether a chain
+	// is too long.
+	Parent, Root string
+	Depth        int
 	// ReceivedAt dates the task, including its t-YYYYMMDD id (UTC).
 	ReceivedAt time.Time
 }
@@ -100,6 +113,11 @@ type Task struct {
 	// Summary is the report's summary, or the reason for a cancel.
 	Summary    string
 	ReportPath string // the archived report that closed the task
+	// Parent is the task whose role sent this task's command ("" for a
+	// command from a person); Root is the first task of the chain (its own
+	// id when it has no parent) and Depth its hops from there (0 at the root).
+	Parent, Root string
+	Depth        int
 }
 
 // Accepted is what AcceptCommands did with one record.
@@ -236,11 +254,16 @@ ON CONFLICT (day) DO UPDATE SET last = last + 1 RETURNING last`, day).Scan(&n); 
 		ID: fmt.Sprintf("t-%s-%04d", day, n), CommandID: rec.ID, RunID: rec.RunID, Role: rec.To,
 		From: rec.From, Title: rec.Title, Body: rec.Body, Tags: nonNil(rec.Tags), Priority: prio,
 		Status: StatusQueued, Seq: *seq, CreatedAt: rec.ReceivedAt.UTC(), UpdatedAt: rec.ReceivedAt.UTC(),
+		Parent: rec.Parent, Root: rec.Root, Depth: rec.Depth,
+	}
+	if t.Root == "" {
+		t.Root = t.ID
 	}
 	if _, err := tx.Exec(`INSERT INTO tasks
-(id, run_id, role_id, title, body, status, created_at, updated_at, command_id, from_role, tags, priority, seq)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.RunID, t.Role, t.Title, t.Body, t.Status, at, at, t.CommandID, t.From, string(tags), t.Priority, t.Seq); err != nil {
+(id, run_id, role_id, title, body, status, created_at, updated_at, command_id, from_role, tags, priority, seq, parent_id, root_id, depth)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.RunID, t.Role, t.Title, t.Body, t.Status, at, at, t.CommandID, t.From, string(tags), t.Priority, t.Seq,
+		t.Parent, t.Root, t.Depth); err != nil {
 		return Accepted{}, err
 	}
 	return Accepted{Task: t}, nil
@@ -288,13 +311,12 @@ WHERE role_id = ? AND status = ? ORDER BY priority_rank, seq LIMIT 1`, role, Sta
 	return &t, nil
 }
 
-// InFlight returns the role's task that is assigned, delivered or
-// undelivered; nil when the role is free. After a crash this is the task to
+// InFlight returns the role's task that is assigned, delivered,
+// undelivered or stalled; nil when the role is free. After a crash this is the task to
 // hand out again.
 func (s *Store) InFlight(role string) (*Task, error) {
 	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks
-WHERE role_id = ? AND status IN (?, ?, ?) ORDER BY seq LIMIT 1`,
-		role, StatusAssigned, StatusDelivered, StatusUndelivered))
+WHERE role_id = ? AND status IN `+inFlightSQL+` ORDER BY seq LIMIT 1`, role))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -317,8 +339,8 @@ func (s *Store) Assign(taskID string, at time.Time) (Task, error) {
 			return err
 		}
 		var other string
-		err = tx.QueryRow(`SELECT id FROM tasks WHERE role_id = ? AND id <> ? AND status IN (?, ?, ?)`,
-			cur.Role, taskID, StatusAssigned, StatusDelivered, StatusUndelivered).Scan(&other)
+		err = tx.QueryRow(`SELECT id FROM tasks WHERE role_id = ? AND id <> ? AND status IN `+inFlightSQL,
+			cur.Role, taskID).Scan(&other)
 		if err == nil {
 			return fmt.Errorf("%w: %s is working on %s, not taking %s", ErrRoleBusy, cur.Role, other, taskID)
 		}
@@ -497,7 +519,8 @@ func limit(n int) int {
 }
 
 const taskColumns = `id, command_id, run_id, role_id, from_role, title, body, tags, priority, status, seq,
-created_at, updated_at, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path`
+created_at, updated_at, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path,
+parent_id, root_id, depth`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -510,7 +533,7 @@ func scanTask(row scanner) (Task, error) {
 	)
 	if err := row.Scan(&t.ID, &t.CommandID, &t.RunID, &t.Role, &t.From, &t.Title, &t.Body, &tags,
 		&t.Priority, &t.Status, &t.Seq, &created, &updated, &assigned, &delivered, &finished,
-		&t.Attempts, &t.Submits, &t.Summary, &t.ReportPath); err != nil {
+		&t.Attempts, &t.Submits, &t.Summary, &t.ReportPath, &t.Parent, &t.Root, &t.Depth); err != nil {
 		return Task{}, err
 	}
 	if err := json.Unmarshal([]byte(tags), &t.Tags); err != nil {
@@ -565,4 +588,75 @@ func openTask(q queryer, id string) (Task, error) {
 		return Task{}, fmt.Errorf("%w: %s is %s", ErrTaskClosed, id, t.Status)
 	}
 	return t, nil
+}
+
+// ErrNotRetryable means Retry was asked for a task that is not stalled,
+// undelivered or failed.
+var ErrNotRetryable = errors.New("task cannot be retried")
+
+// MarkStalled records that a delivered task got no report after every
+// reminder. It still holds its role; a report that comes later closes it.
+func (s *Store) MarkStalled(taskID string, at time.Time) (Task, error) {
+	var t Task
+	err := s.write(func(tx *writeTx) error {
+		cur, err := openTask(tx, taskID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != StatusDelivered && cur.Status != StatusUndelivered {
+			return fmt.Errorf("%s is %s, not delivered", taskID, cur.Status)
+		}
+		if _, err := tx.Exec(`UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?`,
+			StatusStalled, formatTime(at), taskID); err != nil {
+			return err
+		}
+		t, err = loadTask(tx, taskID)
+		return err
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("mark stalled: %w", err)
+	}
+	return t, nil
+}
+
+// Retry puts a stalled, undelivered or failed task back in its role's
+// queue, where it keeps its place by priority and arrival, so it goes out
+// again as soon as the role is free. A failed task is reopened: its report
+// stays in the history, its summary and finish time are cleared. Any other
+// task gives ErrNotRetryable.
+func (s *Store) Retry(taskID string, at time.Time) (Task, error) {
+	var t Task
+	err := s.write(func(tx *writeTx) error {
+		cur, err := loadTask(tx, taskID)
+		if err != nil {
+			return err
+		}
+		switch cur.Status {
+		case StatusStalled, StatusUndelivered, StatusFailed:
+		default:
+			return fmt.Errorf("%w: %s is %s (only stalled, undelivered or failed tasks are retried)", ErrNotRetryable, taskID, cur.Status)
+		}
+		if _, err := tx.Exec(`UPDATE tasks SET status = ?, delivered_at = NULL, finished_at = NULL,
+summary = '', report_path = '', updated_at = ? WHERE id = ?`, StatusQueued, formatTime(at), taskID); err != nil {
+			return err
+		}
+		t, err = loadTask(tx, taskID)
+		return err
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("retry: %w", err)
+	}
+	return t, nil
+}
+
+// Exchanges counts the tasks made from commands between roles a and b, in
+// either direction, received since the given time.
+func (s *Store) Exchanges(a, b string, since time.Time) (int, error) {
+	var n int
+	err := s.r.QueryRow(`SELECT COUNT(*) FROM tasks WHERE created_at >= ? AND
+((role_id = ? AND from_role = ?) OR (role_id = ? AND from_role = ?))`, formatTime(since), a, b, b, a).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count exchanges between %s and %s: %w", a, b, err)
+	}
+	return n, nil
 }

@@ -33,6 +33,7 @@ func TestAcceptCommandsQueuesNumberedTasks(t *testing.T) {
 		ID: "t-20261122-0001", CommandID: "cmd-1", RunID: run.ID, Role: "ashigaru1", From: "karo",
 		Title: "Title of cmd-1", Body: "Body of cmd-1", Tags: []string{"frontend"},
 		Priority: PriorityNormal, Status: StatusQueued, Seq: 1, CreatedAt: day, UpdatedAt: day,
+		Root: "t-20261122-0001",
 	}
 	if !reflect.DeepEqual(stored, want) || !reflect.DeepEqual(res[0].Task, want) {
 		t.Fatalf("stored task = %+v\nreturned    %+v\nwant        %+v", stored, res[0].Task, want)
@@ -256,8 +257,14 @@ func TestCancel(t *testing.T) {
 	if _, err := s.Cancel(task.ID, "again", day); !errors.Is(err, ErrTaskClosed) {
 		t.Fatalf("second Cancel: %v, want ErrTaskClosed", err)
 	}
-	if _, _, err := s.AcceptReport(report(task.ID, "r.yaml", StatusDone, day)); !errors.Is(err, ErrTaskClosed) {
-		t.Fatalf("report for a cancelled task: %v, want ErrTaskClosed", err)
+	// A report that comes after the cancel is kept in the history, and the
+	// task stays cancelled.
+	got, again, err := s.AcceptReport(report(task.ID, "r.yaml", StatusDone, day.Add(2*time.Minute)))
+	if err != nil || again || got.Status != StatusCancelled || got.Summary != "no longer needed" {
+		t.Fatalf("report for a cancelled task = %+v, %v, %v; want it recorded and the task left cancelled", got, again, err)
+	}
+	if reps, err := s.ReportsForTask(task.ID); err != nil || len(reps) != 1 {
+		t.Fatalf("reports of the cancelled task = %v, %v; want the late one recorded", reps, err)
 	}
 }
 

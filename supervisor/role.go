@@ -418,6 +418,11 @@ func (r *Role) sendKeys(sess *ptyhost.Session, keys string) error {
 	r.mu.Lock()
 	gen := r.generation
 	r.mu.Unlock()
+	return r.sendKeysTo(sess, gen, keys)
+}
+
+// sendKeysTo is sendKeys into one program run.
+func (r *Role) sendKeysTo(sess *ptyhost.Session, gen int, keys string) error {
 	k := keyWriter{r: r, sess: sess, gen: gen}
 	sub := r.cfg.Submit
 	if sub != "" && len(keys) > len(sub) && keys[len(keys)-len(sub):] == sub {

@@ -504,3 +504,25 @@ func short(s string, n int) string {
 	}
 	return s
 }
+
+// SendKeys writes keys that are not text to submit (an interrupt such as
+// Esc, a role's between_tasks keys) into the role's program by the typing
+// rules: it waits until the role is ready and nobody attached has typed
+// lately, writes nothing while the screen asks for a person (or the role is
+// limited, since it is not ready then), and sends a trailing submit key as
+// its own write after the submit delay.
+func (r *Role) SendKeys(ctx context.Context, keys string) error {
+	if keys == "" {
+		return nil
+	}
+	r.typing.Lock()
+	defer r.typing.Unlock()
+	sess, gen, err := r.waitIdle(ctx)
+	if err != nil {
+		return err
+	}
+	if err := r.sendKeysTo(sess, gen, keys); err != nil {
+		return fmt.Errorf("send keys to %s: %w", r.cfg.ID, err)
+	}
+	return nil
+}

@@ -142,7 +142,8 @@ func (t *Team) open(opts Options) error {
 		}
 	}
 	t.scanWanted = make(chan struct{}, 1)
-	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger}
+	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger,
+		Notify: t.Notify}
 	if cfg.Settings.Skills.Enabled {
 		t.skills = skills.OptionsFrom(cfg.Settings.Skills)
 		qopts.OnReport = func(store.Task) {

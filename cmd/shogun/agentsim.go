@@ -43,6 +43,9 @@ func agentSimCommand() *cli.Command {
 			&cli.BoolFlag{Name: "silent-work", Usage: "show no busy indicator and write nothing while working"},
 			&cli.BoolFlag{Name: "limit-screen", Usage: "after the first submitted line, show a usage-limit screen and work no more"},
 			&cli.DurationFlag{Name: "limit-reset", Usage: "with --limit-screen: the limit lifts this long after it was hit (the screen names the time)"},
+			&cli.IntFlag{Name: "drop-turns", Usage: "lose the first `N` submitted lines that name a task file: take them, then do and show nothing"},
+			&cli.IntFlag{Name: "skip-reports", Usage: "end the first `N` tasks worked on without writing a report"},
+			&cli.BoolFlag{Name: "bounce", Usage: "hand every task straight back: write a command with its title to the task's from role, then do it"},
 			&cli.StringFlag{Name: "record", Usage: "append every submit, paste-window newline, dialog answer, task and report to this JSON-lines `FILE`"},
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
 			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
@@ -74,6 +77,9 @@ func agentSimCommand() *cli.Command {
 				RecordPath:      c.String("record"),
 				Role:            c.String("role"),
 				Delegate:        splitList(c.StringSlice("delegate")),
+				DropTurns:       c.Int("drop-turns"),
+				SkipReports:     c.Int("skip-reports"),
+				Bounce:          c.Bool("bounce"),
 			}
 			if err := opts.Validate(); err != nil {
 				return err

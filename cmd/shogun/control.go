@@ -82,7 +82,11 @@ func statusCommand() *cli.Command {
 				if r.Pid > 0 {
 					pid = fmt.Sprint(r.Pid)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", textsafe.Escape(r.ID), short(r.Name, 40), textsafe.Escape(r.State), pid,
+				state := textsafe.Escape(r.State)
+				if !r.LimitedUntil.IsZero() {
+					state += " until " + r.LimitedUntil.Local().Format("15:04")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", textsafe.Escape(r.ID), short(r.Name, 40), state, pid,
 					secs(r.UptimeS), r.Restarts, task, r.QueueDepth, secs(r.SinceOutput))
 			}
 			tw.Flush()

@@ -81,6 +81,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			logsCommand(),
 			typeCommand(),
 			restartCommand(),
+			retryCommand(),
+			cancelCommand(),
 			skillsCommand(),
 			demoCommand(),
 			agentSimCommand(),

@@ -1,0 +1,77 @@
+//go:build !windows
+
+package team
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/notify"
+	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
+)
+
+// The queue's task events reach the webhook: a command a person sent is
+// finished, and a failed report is told as failed.
+func TestTaskEventsAreNotified(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]notify.Event{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var e notify.Event
+		if json.Unmarshal(b, &e) == nil {
+			mu.Lock()
+			got[e.Kind+" "+e.Role] = e
+			mu.Unlock()
+		}
+	}))
+	defer srv.Close()
+	roles := `roles:
+  - id: good
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--work-time", "100ms"]}
+    cli: generic
+    ready_pattern: "› "
+    submit_delay: 50ms
+  - id: bad
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--work-time", "100ms", "--fail"]}
+    cli: generic
+    ready_pattern: "› "
+    submit_delay: 50ms
+`
+	tm := runTeam(t, roles, "notify:\n  webhook: "+srv.URL+"\nkeep_awake: false\n", nil)
+	// The history is data/shogun.db in the workspace.
+	dir := workspace.New(filepath.Dir(filepath.Dir(tm.Store().Path()))).Commands()
+	for name, body := range map[string]string{
+		"a.yaml": "to: good\ntitle: Tidy up\nbody: tidy\n",
+		"b.yaml": "to: bad\ntitle: Break it\nbody: fail\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "."+name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(dir, "."+name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shoguntest.WaitFor(t, "finished and failed notifications", 40*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[notify.KindFinished+" good"].TaskID != "" && got[notify.KindFailed+" bad"].TaskID != ""
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if e := got[notify.KindFinished+" good"]; e.Title != "Tidy up" || e.Message == "" {
+		t.Errorf("finished notification = %+v", e)
+	}
+	if _, ok := got[notify.KindFinished+" bad"]; ok {
+		t.Error("a failed report was also told as finished")
+	}
+}
