@@ -66,10 +66,19 @@ func (w *worker) observe() {
 	if f == nil || f.acked {
 		return
 	}
-	if st.State == supervisor.Busy || st.State == supervisor.Limited || st.LastOutput.After(f.at) {
+	// Right after the submit, output and a moment of busy are the echo
+	// (the composer redrawn), not work.
+	settled := f.at.Add(echoSettle)
+	if st.State == supervisor.Limited || st.LastOutput.After(settled) ||
+		(st.State == supervisor.Busy && w.q.now().After(settled)) {
 		f.acked = true
 	}
 }
+
+// echoSettle is how long after a confirmed delivery a program's output is
+// still the submit's own echo (the composer redrawn empty, the line moved
+// into the transcript); output later than that is a sign of work.
+const echoSettle = 300 * time.Millisecond
 
 // nextCheck is when the delivered task needs looking at again, if no
 // state change comes first; zero for never.
