@@ -66,10 +66,11 @@ func (w *worker) observe() {
 	if f == nil || f.acked {
 		return
 	}
-	// Right after the submit, output and a moment of busy are the echo
-	// (the composer redrawn), not work.
+	// The busy pattern is work whenever it shows; right after the submit,
+	// output alone and the moment of busy it causes are the echo (the
+	// composer redrawn), not work.
 	settled := f.at.Add(echoSettle)
-	if st.State == supervisor.Limited || st.LastOutput.After(settled) ||
+	if st.State == supervisor.Limited || st.BusyAt.After(f.at) || st.LastOutput.After(settled) ||
 		(st.State == supervisor.Busy && w.q.now().After(settled)) {
 		f.acked = true
 	}

@@ -32,6 +32,11 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		if g := sess.ScreenGeneration(); g != lastGen {
 			lastGen = g
 			sig = match(r.cfg, sess.Screen().Text())
+			if sig.busy {
+				r.mu.Lock()
+				r.busyAt = time.Now()
+				r.mu.Unlock()
+			}
 		}
 		quiet := time.Since(sess.LastOutput())
 		wake.Reset(nextCheck(r.cfg, quiet, r.sup.settle))

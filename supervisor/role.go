@@ -40,6 +40,7 @@ type Role struct {
 	learnedDelay time.Duration // a longer submit delay the program turned out to need
 	lastLine     string        // the last line the previous program showed
 	limitedUntil time.Time     // while limited: when the usage limit lifts
+	busyAt       time.Time     // when the busy pattern last showed
 
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
@@ -69,6 +70,9 @@ type Status struct {
 	// LimitedUntil is when a limited role's usage limit lifts (zero when
 	// it is not limited).
 	LimitedUntil time.Time
+	// BusyAt is when the busy pattern last showed on the screen: a sign of
+	// work, unlike a moment of output, which may be an echo.
+	BusyAt time.Time
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -97,7 +101,7 @@ func (r *Role) Status() Status {
 	st := Status{
 		ID: r.cfg.ID, Name: r.cfg.Name, State: r.state, Since: r.since,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
-		LastLine: r.lastLine, SubmitDelay: max(r.cfg.SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil,
+		LastLine: r.lastLine, SubmitDelay: max(r.cfg.SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
