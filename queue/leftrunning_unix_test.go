@@ -127,7 +127,7 @@ func TestQuietRoleIsRemindedInterruptedThenStalled(t *testing.T) {
 	dir := t.TempDir()
 	karoRec, ashiRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "ashigaru1.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec),
-		with(sim("ashigaru1", ashiRec, "--skip-reports", "3", "--work-time", "200ms"),
+		with(sim("ashigaru1", ashiRec, "--skip-reports", "3", "--work-time", "1s"),
 			"stall_after: 1500ms", `interrupt_keys: "\e"`, `remind: "Reminder: read {task_file} and write your report to {report_file}."`))
 	hook, notes := notifyHook(t)
 	settings(t, ws, hook)

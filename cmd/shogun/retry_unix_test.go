@@ -47,7 +47,7 @@ func waitTaskStatus(t *testing.T, ws, title, status string) control.Task {
 // dashboard show it, `shogun retry` delivers it again, and `shogun cancel`
 // cancels a task with its reason.
 func TestStalledTaskRetriedAndCancelledFromTheCLI(t *testing.T) {
-	ws := teamWorkspace(t, simEntry("ashigaru1", "--skip-reports", "3", "--work-time", "100ms")+
+	ws := teamWorkspace(t, simEntry("ashigaru1", "--skip-reports", "3", "--work-time", "1s")+
 		"    stall_after: 700ms\n", simEntry("slow", "--work-time", "30s"))
 	startBackground(t, ws)
 	if _, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--title", "Never reported", "--body", "do it"); code != 0 {
