@@ -547,7 +547,8 @@ func (a *agent) submit(at time.Time) {
 		// Out of quota from now on; the line that spent it is still answered.
 		a.limited = true
 		if a.opts.LimitReset > 0 {
-			a.limitUntil = time.Now().Add(a.opts.LimitReset)
+			// Whole seconds, so the time on the screen is the real one.
+			a.limitUntil = time.Now().Add(a.opts.LimitReset).Truncate(time.Second).Add(time.Second)
 		}
 		a.dirty = true
 	}

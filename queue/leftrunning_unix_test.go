@@ -182,7 +182,7 @@ func TestLimitedRoleIsRemindedWhenTheLimitLifts(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	// The nudge is the first line: the agent works on it, ends its turn
 	// without a report as its quota runs out, and shows the limit.
-	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--limit-screen", "--limit-reset", "3s", "--work-time", "100ms", "--skip-reports", "1"),
+	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--limit-screen", "--limit-reset", "3s", "--work-time", "1s", "--skip-reports", "1"),
 		`limit_pattern: "usage limit · resets (?P<reset>[0-9:]+)"`, "stall_after: 1h", `startup_prompt: ""`))
 	r := startTeam(t, ws)
 	r.drop(t, "a.yaml", "to: ashigaru1\ntitle: After the limit\nbody: do it\n")

@@ -25,7 +25,13 @@ func (w *limitWatch) check(sig signals, now time.Time, wait time.Duration) (time
 		if sig.limits <= w.ack {
 			return time.Time{}, false
 		}
+		// A reset already past (the screen was read late) still ends the
+		// agent's turn: the role is limited for a moment, so whoever waits
+		// on it sees the limit come and go and reminds it.
 		w.until = resetAt(now, sig.reset, wait)
+		if w.until.Before(now.Add(minLimited)) {
+			w.until = now.Add(minLimited)
+		}
 	}
 	if now.Before(w.until) {
 		return w.until, true
@@ -33,6 +39,9 @@ func (w *limitWatch) check(sig signals, now time.Time, wait time.Duration) (time
 	w.until, w.ack = time.Time{}, sig.limits
 	return time.Time{}, false
 }
+
+// minLimited is the shortest a limit lasts once its message is seen.
+const minLimited = time.Second
 
 var (
 	// waitPart is one part of a duration a limit message names: "2h",

@@ -57,3 +57,17 @@ func TestLimitWatchCountsNewMessagesOnly(t *testing.T) {
 		}
 	}
 }
+
+// A limit whose reset time has already passed when its message is read
+// still limits the role for a moment, so the limit's end is seen.
+func TestLimitReadLateStillShows(t *testing.T) {
+	var w limitWatch
+	now := time.Date(2026, 11, 23, 12, 0, 10, 0, time.Local)
+	until, limited := w.check(signals{limits: 1, reset: "12:00:05"}, now, time.Minute)
+	if !limited || until.Before(now) || until.After(now.Add(2*time.Second)) {
+		t.Fatalf("limited %v until %v, want a moment past %v", limited, until, now)
+	}
+	if _, limited := w.check(signals{limits: 1, reset: "12:00:05"}, now.Add(2*time.Second), time.Minute); limited {
+		t.Error("still limited after the moment")
+	}
+}
