@@ -229,6 +229,10 @@ var presets = func() map[string]Preset {
 		`|do you want to (make this edit|create|allow)|press enter to continue|enter to confirm · esc to cancel` +
 		`|(?m)^ +❯ \d+\. `
 	claude.InputMarker = "❯"
+	// Claude Code 2.1.197 took the Enter 300 ms after a long startup
+	// prompt as a newline in about one start in six (test-real): its paste
+	// window is longer right after start-up.
+	claude.SubmitDelay = 600 * time.Millisecond
 	// Claude Code 2.1's usage-limit message names its reset time.
 	claude.LimitPattern = `(?i)(?:usage limit reached|you've hit your (?:usage )?limit|limit will reset)(?:[^\n]*?resets? (?:at )?(?P<reset>\d{1,2}(?::\d{2}){0,2}\s*(?:[ap]m)?))?|\b429\b.*rate.?limit`
 	claude.InterruptKeys = "\x1b"

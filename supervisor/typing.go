@@ -162,18 +162,22 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	// A dialog that shows midway gets no key: once a person answered it,
 	// the text is submitted again if it still waits in the composer, or
 	// typed again if it is gone. Waiting for a person uses up no try.
+	retype := func() error {
+		if err := k.write(r.cfg.ClearInput); err != nil {
+			return err
+		}
+		if err := k.write(payload); err != nil {
+			return err
+		}
+		time.Sleep(r.submitDelay())
+		return nil
+	}
 	resume := func() error {
 		if err := r.awaitPerson(ctx, sess, gen); err != nil {
 			return err
 		}
 		if area, _ := sess.Screen().InputArea(marker); !p.in(area) {
-			if err := k.write(r.cfg.ClearInput); err != nil {
-				return err
-			}
-			if err := k.write(payload); err != nil {
-				return err
-			}
-			time.Sleep(r.submitDelay())
+			return retype()
 		}
 		return nil
 	}
@@ -223,17 +227,14 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 			if err := resume(); err != nil {
 				return err
 			}
+			try--
 			continue
 		}
 		if p.foreign(sess.Screen()) {
 			// The composer holds text that is not ours: start it over.
-			if err := k.write(r.cfg.ClearInput); err != nil {
+			if err := retype(); err != nil {
 				return err
 			}
-			if err := k.write(payload); err != nil {
-				return err
-			}
-			time.Sleep(r.submitDelay())
 		}
 	}
 }
