@@ -146,7 +146,7 @@ func measureIngest(r *report, shogun string, n int) error {
 	took := time.Since(began)
 	all, _, _ := countTasks(ws)
 	_, hwm, _ := memory(cmd.Process.Pid)
-	archived, _ := os.ReadDir(filepath.Join(workspace.New(ws).Archive(), "commands"))
+	archived, _ := filepath.Glob(filepath.Join(workspace.New(ws).Archive(), "*", "commands", "*"))
 	r.add("Ingest", fmt.Sprintf(`
 %d command files written (temporary file + rename) as fast as one process can (%.2f s), into a running
 supervisor; timed until every one is claimed, validated, recorded in SQLite and queued.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -314,7 +313,7 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 			if prev != nil && checkID("task_id", prev.ID) == nil {
 				name = prev.ID
 			}
-			if _, err := moveInto(path, filepath.Join(w.q.dirs.archive, "tasks"), w.a.ID()+"-"+name+".yaml"); err != nil {
+			if _, err := moveInto(path, w.q.layout.ArchiveFor("tasks", at), w.a.ID()+"-"+name+".yaml"); err != nil {
 				return fmt.Errorf("archive previous task file: %w", err)
 			}
 		}

@@ -128,7 +128,7 @@ func New(opts Options) (*Queue, error) {
 	}
 	for _, d := range []string{
 		q.dirs.commands, q.dirs.claimed(q.dirs.commands), q.dirs.tasks, q.dirs.reports, q.dirs.claimed(q.dirs.reports),
-		filepath.Join(q.dirs.archive, "commands"), filepath.Join(q.dirs.archive, "reports"), filepath.Join(q.dirs.archive, "tasks"),
+		q.dirs.archive,
 		q.dirs.failed, l.State(),
 	} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

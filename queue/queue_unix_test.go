@@ -70,8 +70,8 @@ func TestCommandToReportEndToEnd(t *testing.T) {
 	if tf.TaskID != second.ID || tf.ReportTo != "runtime/queue/reports/ashigaru1.yaml" || tf.From != "karo" {
 		t.Errorf("task file = %+v", tf)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "runtime", "queue", "archive", "tasks", "ashigaru1-"+first.ID+".yaml")); err != nil {
-		t.Errorf("first task file not archived: %v", err)
+	if archivedPath(ws, "tasks", "ashigaru1-"+first.ID+".yaml") == "" {
+		t.Errorf("first task file not archived: %v", archivedNames(ws, "tasks"))
 	}
 
 	// The sender was told about both reports, with the archived report path.
@@ -85,7 +85,7 @@ func TestCommandToReportEndToEnd(t *testing.T) {
 		return n == 2
 	})
 	for _, rec := range records(t, karoRec) {
-		if strings.HasPrefix(rec.Line, "Report from ashigaru1 on 'Add the login form': read runtime/queue/archive/reports/") {
+		if archivedReportLine.MatchString(rec.Line) {
 			goto notified
 		}
 	}
@@ -166,7 +166,7 @@ func TestThousandCommandsExactlyOnce(t *testing.T) {
 			t.Errorf("file left in commands/: %s", e.Name())
 		}
 	}
-	archived, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
+	archived := archivedNames(ws, "commands")
 	if len(archived) != n {
 		t.Errorf("%d command files archived, want %d", len(archived), n)
 	}
@@ -224,9 +224,8 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 	})
 	r.drop(t, "again.yaml", "id: cmd-good\nto: ashigaru1\ntitle: good again\nbody: fine\n")
 	waitFor(t, "the duplicate archived", 10*time.Second, func() bool {
-		entries, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
-		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), "-again.yaml") {
+		for _, name := range archivedNames(ws, "commands") {
+			if strings.HasSuffix(name, "-again.yaml") {
 				return true
 			}
 		}
