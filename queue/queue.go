@@ -157,6 +157,7 @@ func (q *Queue) Run(ctx context.Context) error {
 		}()
 	}
 	in := newIntake(q)
+	in.watch()
 	in.keepTrying(retry)
 	// Files that arrived while no supervisor ran go first, before any role
 	// is given work: a report waiting there closes its task, which is then
