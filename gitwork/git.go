@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -98,6 +99,13 @@ func (g Git) Run(ctx context.Context, dir string, args ...string) (string, error
 
 // output runs git and returns its standard output as it is.
 func (g Git) output(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	var stdout bytes.Buffer
+	err := g.runTo(ctx, dir, &stdout, args...)
+	return stdout.Bytes(), err
+}
+
+// runTo runs git with its standard output going to stdout.
+func (g Git) runTo(ctx context.Context, dir string, stdout io.Writer, args ...string) error {
 	prog := g.Program
 	if prog == "" {
 		prog = "git"
@@ -114,18 +122,18 @@ func (g Git) output(ctx context.Context, dir string, args ...string) ([]byte, er
 	// would hang a supervisor that has no terminal to answer them.
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no")
 	cmd.Env = append(cmd.Env, g.Env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) && isNotFound(err) {
-			return nil, fmt.Errorf("%w: %v", ErrNotInstalled, err)
+			return fmt.Errorf("%w: %v", ErrNotInstalled, err)
 		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
-		return stdout.Bytes(), &Error{Dir: dir, Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+		return &Error{Dir: dir, Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
-	return stdout.Bytes(), nil
+	return nil
 }
 
 // isNotFound tells a missing git program from a missing working folder,
