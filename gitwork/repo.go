@@ -266,3 +266,10 @@ func (g Git) exclude(ctx context.Context, dir, pattern string) error {
 	}
 	return nil
 }
+
+// InRepository says whether dir is inside a git work tree; false also when
+// git cannot be run.
+func (g Git) InRepository(ctx context.Context, dir string) bool {
+	out, err := g.Run(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && out == "true"
+}

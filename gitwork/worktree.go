@@ -255,3 +255,41 @@ func (g Git) ensure(ctx context.Context, w Worktree, workspace string) error {
 	}
 	return nil
 }
+
+// ResolveRoles resolves the worktree of each role in rs that asks for one,
+// in order, and reports every problem at once (one line per role).
+func (g Git) ResolveRoles(ctx context.Context, rs []config.Role) ([]Worktree, error) {
+	var out []Worktree
+	var errs []error
+	for _, r := range rs {
+		s, ok := SpecOf(r)
+		if !ok {
+			continue
+		}
+		w, err := g.Resolve(ctx, s)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out, errors.Join(errs...)
+}
+
+// WithWorktrees returns a copy of cfg in which every role that has one of
+// wts runs in its worktree (Command.Cwd is the worktree's Dir). Its task
+// file, report file and instructions stay where they are, in the
+// workspace: the templates and the environment name them by absolute
+// path once the cwd is elsewhere.
+func WithWorktrees(cfg *config.Config, wts []Worktree) *config.Config {
+	out := *cfg
+	out.Roles = append([]config.Role(nil), cfg.Roles...)
+	for _, w := range wts {
+		for i := range out.Roles {
+			if out.Roles[i].ID == w.Role {
+				out.Roles[i].Command.Cwd = w.Dir
+			}
+		}
+	}
+	return &out
+}
