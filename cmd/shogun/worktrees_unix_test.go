@@ -40,6 +40,7 @@ func worktreesJSON(t *testing.T, ws string) map[string]gitwork.Status {
 	if code != 0 {
 		t.Fatalf("worktrees --json: exit %d: %s", code, errOut)
 	}
+	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "json.md", docWorktrees), []gitwork.Status{}, []byte(out))
 	var list []gitwork.Status
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("worktrees --json: %v\n%s", err, out)
