@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -30,6 +31,15 @@ func repo(t *testing.T, files map[string]string) string {
 	}
 	shoguntest.GitRepo(t, dir, files)
 	return dir
+}
+
+// same compares paths as the OS does (Windows: without case, where git may
+// spell the drive letter differently from Go).
+func same(a, b string) bool {
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(filepath.Clean(a), filepath.Clean(b))
+	}
+	return a == b
 }
 
 func ensure(t *testing.T, g gitwork.Git, s gitwork.Spec) gitwork.Worktree {
@@ -73,7 +83,7 @@ func TestEnsureMakesAndReusesTheWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPath := filepath.Join(r, ".shogun", "worktrees", "a1")
-	if w.Exists || w.Repo != r || w.Path != wantPath || w.Dir != filepath.Join(wantPath, "app") || w.Base != "main" {
+	if w.Exists || !same(w.Repo, r) || !same(w.Path, wantPath) || !same(w.Dir, filepath.Join(wantPath, "app")) || w.Base != "main" {
 		t.Fatalf("resolved %+v", w)
 	}
 	if _, err := os.Stat(wantPath); !os.IsNotExist(err) {
@@ -93,7 +103,7 @@ func TestEnsureMakesAndReusesTheWorktree(t *testing.T) {
 	}
 	write(t, filepath.Join(w.Path, "work.txt"), "in progress\n")
 	again, err := g.Resolve(ctx, gitwork.Spec{Role: "a1", Cwd: filepath.Join(r, "app"), Branch: "shogun/a1"})
-	if err != nil || !again.Exists || again.Path != w.Path {
+	if err != nil || !again.Exists || !same(again.Path, w.Path) {
 		t.Fatalf("second Resolve: %+v, %v", again, err)
 	}
 	if _, err := g.Ensure(ctx, again, "/ws"); err != nil {
@@ -393,5 +403,47 @@ func TestHead(t *testing.T) {
 	}
 	if _, err := g.Head(ctx, t.TempDir()); err == nil {
 		t.Error("Head outside a repository succeeded")
+	}
+}
+
+// A file whose path in the main checkout is just under Windows' 260
+// characters lies past them in a worktree, which New's git checks out all
+// the same (core.longpaths on Windows), and which the agent's own git in
+// the worktree handles too.
+func TestLongPathsInAWorktree(t *testing.T) {
+	shoguntest.GitEnv(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 250 - len(dir) - 1
+	if n < 20 {
+		t.Skipf("the temporary folder's path is too long already (%d characters)", len(dir))
+	}
+	var b strings.Builder
+	for b.Len() < n {
+		if b.Len() > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(strings.Repeat("d", max(min(49, n-b.Len()), 1)))
+	}
+	rel := b.String() + ".txt"
+	shoguntest.GitRepo(t, dir, map[string]string{rel: "deep\n"})
+	g := gitwork.New()
+	w := ensure(t, g, gitwork.Spec{Role: "a1", Cwd: dir, Branch: "shogun/a1"})
+	deep := filepath.Join(w.Path, filepath.FromSlash(rel))
+	if len(deep) <= 260 {
+		t.Fatalf("the worktree's path is %d characters, want more than 260", len(deep))
+	}
+	if b, err := os.ReadFile(deep); err != nil || string(b) != "deep\n" {
+		t.Fatalf("the deep file in the worktree: %q, %v", b, err)
+	}
+	write(t, deep, "changed\n")
+	if st := g.StatusOf(ctx, w); len(st.DirtyFiles) != 1 {
+		t.Errorf("status of the changed deep file: %+v", st)
+	}
+	shoguntest.Git(t, w.Path, "commit", "-q", "-am", "deep change")
+	if res, err := g.Merge(ctx, w, false); err != nil || res.Commits != 1 {
+		t.Errorf("merge of the deep change: %+v, %v", res, err)
 	}
 }
