@@ -143,14 +143,6 @@ func isNotFound(err error) bool {
 	return errors.As(err, &pe) && pe.Op != "chdir"
 }
 
-// Check says whether git can be run at all.
-func (g Git) Check(ctx context.Context) error {
-	if _, err := g.Run(ctx, "", "version"); err != nil {
-		return fmt.Errorf("run git: %w", err)
-	}
-	return nil
-}
-
 // exitCode is err's git exit status, or -1 for any other failure.
 func exitCode(err error) int {
 	var ge *Error

@@ -447,3 +447,20 @@ func TestLongPathsInAWorktree(t *testing.T) {
 		t.Errorf("merge of the deep change: %+v, %v", res, err)
 	}
 }
+
+// Before the first start there is no branch: diff and merge say so.
+func TestDiffAndMergeBeforeTheWorktreeIsMade(t *testing.T) {
+	r := repo(t, nil)
+	g := gitwork.Git{}
+	w, err := g.Resolve(ctx, gitwork.Spec{Role: "a1", Cwd: r, Branch: "shogun/a1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "branch shogun/a1 does not exist yet in " + r + ": shogun start makes it"
+	if err := g.Diff(ctx, w, gitwork.DiffOptions{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("diff: %v", err)
+	}
+	if _, err := g.Merge(ctx, w, false); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("merge: %v", err)
+	}
+}

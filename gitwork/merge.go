@@ -21,6 +21,9 @@ type DiffOptions struct {
 // Diff writes the role's changes against its base to out, as git diff
 // prints them: the branch's changes since it left the base.
 func (g Git) Diff(ctx context.Context, w Worktree, opts DiffOptions, out io.Writer) error {
+	if err := g.needBranch(ctx, w); err != nil {
+		return fmt.Errorf("diff of role %s: %w", w.Role, err)
+	}
 	args := []string{"diff", "--no-color", "--no-ext-diff"}
 	if opts.Stat {
 		args = append(args, "--stat")
@@ -43,6 +46,16 @@ func (g Git) Diff(ctx context.Context, w Worktree, opts DiffOptions, out io.Writ
 		return fmt.Errorf("diff of role %s: %w", w.Role, err)
 	}
 	return nil
+}
+
+// needBranch says why w has nothing to show or merge when its branch does
+// not exist yet.
+func (g Git) needBranch(ctx context.Context, w Worktree) error {
+	ok, err := g.branchExists(ctx, w.Repo, w.Branch)
+	if err == nil && !ok {
+		err = fmt.Errorf("branch %s does not exist yet in %s: shogun start makes it with the role's worktree", w.Branch, w.Repo)
+	}
+	return err
 }
 
 // MergeResult is what Merge did.
@@ -92,6 +105,9 @@ func (g Git) Merge(ctx context.Context, w Worktree, squash bool) (MergeResult, e
 
 func (g Git) merge(ctx context.Context, w Worktree, squash bool) (MergeResult, error) {
 	res := MergeResult{Squash: squash}
+	if err := g.needBranch(ctx, w); err != nil {
+		return res, err
+	}
 	cur, err := g.Branch(ctx, w.Repo)
 	if err != nil {
 		return res, err
