@@ -38,8 +38,16 @@ func TestCommitWorkCommitsAFile(t *testing.T) {
 	if got := shoguntest.Git(t, dir, "status", "--porcelain"); got != "" {
 		t.Errorf("uncommitted after the work:\n%s", got)
 	}
-	if !strings.Contains(rep.Details, "committed it as "+shoguntest.Git(t, dir, "rev-parse", "HEAD")) {
+	head := shoguntest.Git(t, dir, "rev-parse", "HEAD")
+	if !strings.Contains(rep.Details, "committed it as "+head) {
 		t.Errorf("details %q", rep.Details)
+	}
+	// The same task again (a redelivery) has nothing new to commit.
+	if rep, _, err := w.handle(context.Background(), &task{TaskID: "t-20261122-0001", Title: "Add notes"}); err != nil || !strings.Contains(rep.Details, head) {
+		t.Errorf("the task done again: %+v, %v", rep, err)
+	}
+	if got := shoguntest.Git(t, dir, "rev-list", "--count", "HEAD"); got != "2" {
+		t.Errorf("%s commits after the task was done twice, want 2", got)
 	}
 }
 

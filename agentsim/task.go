@@ -149,8 +149,12 @@ func commitWork(ctx context.Context, role, file string, t *task) (string, error)
 	if _, err := g.Run(ctx, ".", "add", "--", file); err != nil {
 		return "", fmt.Errorf("commit work: %w", err)
 	}
-	if _, err := g.Run(ctx, ".", "commit", "-q", "-m", t.TaskID+": "+t.Title, "--", file); err != nil {
-		return "", fmt.Errorf("commit work: %w", err)
+	// A task done again (delivered once more after a restart) may write
+	// what is committed already: then there is nothing new to commit.
+	if _, err := g.Run(ctx, ".", "diff", "--cached", "--quiet", "--", file); err != nil {
+		if _, err := g.Run(ctx, ".", "commit", "-q", "-m", t.TaskID+": "+t.Title, "--", file); err != nil {
+			return "", fmt.Errorf("commit work: %w", err)
+		}
 	}
 	head, err := g.Head(ctx, ".")
 	if err != nil {

@@ -101,6 +101,15 @@ func (g Git) Run(ctx context.Context, dir string, args ...string) (string, error
 func (g Git) output(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	var stdout bytes.Buffer
 	err := g.runTo(ctx, dir, &stdout, args...)
+	// Some refusals go to standard output ("nothing to commit").
+	var ge *Error
+	if errors.As(err, &ge) && ge.Stderr == "" {
+		msg := strings.TrimSpace(stdout.String())
+		if len(msg) > 1000 {
+			msg = msg[:1000] + "…"
+		}
+		ge.Stderr = msg
+	}
 	return stdout.Bytes(), err
 }
 
