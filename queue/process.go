@@ -399,6 +399,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	if rep.SkillCandidate != nil {
 		rec.SkillName, rec.SkillDescription = rep.SkillCandidate.Name, rep.SkillCandidate.Description
 	}
+	rec.HeadCommit = q.headCommit(rec.Role, rep.TaskID)
 	task, again, err := q.st.AcceptReport(rec)
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
@@ -469,6 +470,22 @@ func (q *Queue) reportRole(name string) string {
 		return r.ID
 	}
 	return ""
+}
+
+// headCommit is the commit checked out where the report's role works:
+// the role its file is named after, else the task's.
+func (q *Queue) headCommit(role, taskID string) string {
+	if q.headOf == nil {
+		return ""
+	}
+	if role == "" {
+		t, err := q.st.Task(taskID)
+		if err != nil {
+			return ""
+		}
+		role = t.Role
+	}
+	return q.headOf(role)
 }
 
 // taskRole names a task's role in an error message.

@@ -61,6 +61,10 @@ type Options struct {
 	// reports, commands without a from role finished. It must not block;
 	// team passes its Notifier's Send.
 	Notify func(notify.Event)
+	// HeadCommit, when set, names the commit checked out in a role's
+	// working directory ("" when there is none); each report records it
+	// as it arrives. team runs git for roles that work in a repository.
+	HeadCommit func(role string) string
 }
 
 // Queue runs a workspace's file protocol: it watches the queue folders,
@@ -83,6 +87,7 @@ type Queue struct {
 	changed  chan struct{} // dashboard refresh requests
 	onReport func(store.Task)
 	notifyFn func(notify.Event)
+	headOf   func(role string) string
 	mu       sync.Mutex
 	recent   []attention         // files rejected during this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
@@ -122,6 +127,7 @@ func New(opts Options) (*Queue, error) {
 		changed:  make(chan struct{}, 1),
 		onReport: opts.OnReport,
 		notifyFn: opts.Notify,
+		headOf:   opts.HeadCommit,
 	}
 	if q.now == nil {
 		q.now = time.Now

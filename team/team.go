@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/skills"
@@ -47,6 +48,9 @@ type Options struct {
 	// AwakeLinger is how long the machine is kept awake after the last
 	// role stopped working (default 30 s).
 	AwakeLinger time.Duration
+	// Git runs git for role worktrees and reports' HEAD commits (default
+	// gitwork.New()).
+	Git *gitwork.Git
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -77,6 +81,18 @@ func Open(opts Options) (*Team, error) {
 	if err := CheckHistory(cfg, opts.NewHistory); err != nil {
 		return nil, err
 	}
+	g := gitwork.New()
+	if opts.Git != nil {
+		g = *opts.Git
+	}
+	// Roles with a worktree run in it from here on: the supervisor and
+	// the queue both see their cwd there.
+	cfg, err := prepareWorktrees(cfg, opts.Roles, g, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	opts.Config = cfg
+	opts.Git = &g
 	st, err := store.Open(cfg.Settings.Data.SQLitePath)
 	if err != nil {
 		return nil, err
@@ -143,7 +159,7 @@ func (t *Team) open(opts Options) error {
 	}
 	t.scanWanted = make(chan struct{}, 1)
 	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger,
-		Notify: t.Notify}
+		Notify: t.Notify, HeadCommit: headCommits(cfg, opts.Roles, *opts.Git, opts.Logger)}
 	if cfg.Settings.Skills.Enabled {
 		t.skills = skills.OptionsFrom(cfg.Settings.Skills)
 		qopts.OnReport = func(store.Task) {
