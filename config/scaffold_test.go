@@ -85,9 +85,15 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 						t.Errorf("%s: CLI %s, want %s", r.ID, r.CLI, wantCLI)
 					}
 					// Permission-skipping flags stop a role from starting as
-					// root; they are documented, never a default.
-					if len(r.Command.Args) != 0 {
-						t.Errorf("%s: command %s, want no flags", r.ID, r.Command)
+					// root; they are documented, never a default. Codex runs
+					// without its shared daemon, so that its MCP servers get
+					// the role's own environment (SHOGUN_ROLE).
+					wantArgs := ""
+					if wantCLI == roles.CLICodex {
+						wantArgs = "--no-daemon"
+					}
+					if strings.Join(r.Command.Args, " ") != wantArgs {
+						t.Errorf("%s: command %s, want flags %q", r.ID, r.Command, wantArgs)
 					}
 				}
 				if lang == "ja" {
