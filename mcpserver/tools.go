@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -195,8 +196,10 @@ func (t *tools) sendTask(ctx context.Context, _ *mcp.CallToolRequest, in SendTas
 	if err := queue.CheckRoles(t.cfg, cmd); err != nil {
 		return nil, SendTaskOutput{}, fmt.Errorf("send_task: %w", err)
 	}
-	written := t.now()
-	id, path, err := queue.Send(t.cfg.Workspace, cmd, written)
+	// The error record the queue may write is dated by the file system's
+	// clock, not by Now.
+	written := time.Now()
+	id, path, err := queue.Send(t.cfg.Workspace, cmd, t.now())
 	if err != nil {
 		return nil, SendTaskOutput{}, fmt.Errorf("send_task: %w", err)
 	}
@@ -265,7 +268,7 @@ func (t *tools) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportInp
 	if err != nil {
 		return nil, ReportOutput{}, fmt.Errorf("report: %s", t.refusal(st, rep.TaskID, err))
 	}
-	written := t.now()
+	written := time.Now()
 	path, err := queue.WriteReport(t.cfg.Workspace, t.role, rep, t.limits)
 	if err != nil {
 		return nil, ReportOutput{}, fmt.Errorf("report: %w", err)

@@ -159,3 +159,27 @@ func visibleFiles(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// A command the running queue refuses after send_task wrote it (here the
+// loop guard: one exchange allowed between two roles) comes back as an
+// error that says why, as the agent would otherwise never learn.
+func TestMCPSendTaskSaysWhyTheQueueRefusedIt(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("karo"), simEntry("ashigaru1", "--skip-reports", "5"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	if err := os.WriteFile(settings, []byte("queue:\n  max_exchanges: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "both roles ready", func(s control.StatusReply) bool {
+		return stateOf(s, "karo") == "ready" && stateOf(s, "ashigaru1") == "ready"
+	})
+	karo := mcpSession(t, ws, "karo")
+	first := structured[mcpserver.SendTaskOutput](t, callTool(t, karo, mcpserver.ToolSendTask, map[string]any{"to": "ashigaru1", "title": "First", "body": "one"}))
+	if first.Status != "queued" {
+		t.Fatalf("first send_task: %+v", first)
+	}
+	second := callTool(t, karo, mcpserver.ToolSendTask, map[string]any{"to": "ashigaru1", "title": "Second", "body": "two"})
+	if !second.IsError || !strings.Contains(resultText(second), "refused") || !strings.Contains(resultText(second), "loop guard") {
+		t.Errorf("second send_task past the loop guard: isError %v, %q", second.IsError, resultText(second))
+	}
+}
