@@ -176,10 +176,4 @@ func (t *tools) failure(name string, since time.Time) string {
 	return rec.Error
 }
 
-func roleIDs(cfg *config.Config) string {
-	ids := make([]string, 0, len(cfg.Roles))
-	for _, r := range cfg.Enabled() {
-		ids = append(ids, r.ID)
-	}
-	return strings.Join(ids, ", ")
-}
+func roleIDs(cfg *config.Config) string { return strings.Join(cfg.EnabledIDs(), ", ") }

@@ -68,10 +68,4 @@ func CheckRoles(cfg *config.Config, cmd Command) error {
 }
 
 // roleList names the enabled roles, for an error about an unknown one.
-func roleList(cfg *config.Config) string {
-	var ids []string
-	for _, r := range cfg.Enabled() {
-		ids = append(ids, r.ID)
-	}
-	return strings.Join(ids, ", ")
-}
+func roleList(cfg *config.Config) string { return strings.Join(cfg.EnabledIDs(), ", ") }
