@@ -13,7 +13,7 @@ import (
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "create a workspace: config, role files and runtime folders",
+		Usage:     "create a workspace: config, role files, runtime folders and the CLIs' MCP configuration",
 		ArgsUsage: "[DIR]",
 		Description: "Creates config/settings.yaml, config/roles.yaml (a shogun, a karo and three ashigaru),\n" +
 			"roles/*.md and the runtime folders in DIR (default: the workspace), and the CLIs' MCP\n" +
