@@ -87,6 +87,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			worktreesCommand(),
 			diffCommand(),
 			mergeCommand(),
+			mcpCommand(),
 			demoCommand(),
 			agentSimCommand(),
 		},
