@@ -243,22 +243,22 @@ CREATE UNIQUE INDEX tasks_one_in_flight ON tasks(role_id)
 CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
 `,
 	// Searchable history (see search.go): task_search indexes each task's
-	// title, body and report text under its seq. Triggers keep it current;
-	// the tasks that exist when this runs are left to Open, which indexes
-	// the seq range in search_backfill in batches with a progress report,
-	// and the triggers skip that range meanwhile. A task's seq never
-	// changes, and tasks are never deleted but by hand.
+	// title, body and report text under its seq. Triggers keep it current,
+	// except for the ranges of seq in search_backfill: the tasks that exist
+	// when this runs, which Open indexes in batches with a progress report,
+	// and a bulk insert's, indexed in one statement before it commits. A
+	// task's seq never changes, and tasks are never deleted but by hand.
 	`
 CREATE VIRTUAL TABLE task_search USING fts5(title, body, report,
   content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
+-- Ranges of seq still to index; the triggers leave them alone.
 CREATE TABLE search_backfill (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
   next_seq INTEGER NOT NULL,
   last_seq INTEGER NOT NULL
 );
-INSERT INTO search_backfill (id, next_seq, last_seq)
-  SELECT 1, MIN(seq), MAX(seq) FROM tasks HAVING COUNT(*) > 0;
+INSERT INTO search_backfill (next_seq, last_seq)
+  SELECT MIN(seq), MAX(seq) FROM tasks HAVING COUNT(*) > 0;
 
 CREATE TRIGGER task_search_insert AFTER INSERT ON tasks
 WHEN NOT EXISTS (SELECT 1 FROM search_backfill b WHERE new.seq BETWEEN b.next_seq AND b.last_seq)

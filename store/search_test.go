@@ -476,3 +476,28 @@ func TestNewHistoryNeedsNoSearchBuild(t *testing.T) {
 		t.Error("Open of a new history reported progress")
 	}
 }
+
+// Tasks inserted in bulk are indexed with their reports, once each.
+func TestSearchFindsBulkInsertedTasks(t *testing.T) {
+	s, run := workspace(t)
+	var recs []FinishedTaskRecord
+	for i := range 50 {
+		recs = append(recs, FinishedTaskRecord{Role: "ashigaru1", Title: fmt.Sprintf("Bulk task %d", i), Body: "Body",
+			Status: StatusDone, Summary: "Done", Details: map[bool]string{true: "with a comet", false: "plain"}[i%5 == 0],
+			CreatedAt: day.Add(time.Duration(i) * time.Second), FinishedAt: day.Add(time.Duration(i) * time.Second)})
+	}
+	if _, err := s.InsertFinishedTasks(run.ID, recs); err != nil {
+		t.Fatal(err)
+	}
+	accept(t, s, command(run, "live.yaml", "live", "ashigaru1")) // through the triggers again
+	for search, want := range map[string]int{"bulk": 50, "comet": 10, "bulk task 7": 1, "title of live": 1, "body": 51} {
+		if got := searchIDs(t, s, TaskFilter{Search: search}); len(got) != want {
+			t.Errorf("search %q found %d tasks, want %d", search, len(got), want)
+		}
+	}
+	var left int
+	if err := s.r.QueryRow(`SELECT COUNT(*) FROM search_backfill`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("search_backfill rows left: %d, %v", left, err)
+	}
+	checkSearchIntegrity(t, s.w)
+}
