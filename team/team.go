@@ -47,6 +47,14 @@ type Options struct {
 	// AwakeLinger is how long the machine is kept awake after the last
 	// role stopped working (default 30 s).
 	AwakeLinger time.Duration
+	// PruneAfter is how long after the start the history is first pruned
+	// of events and log records older than data.retain (default 1 min);
+	// then it is pruned daily.
+	PruneAfter time.Duration
+	// StoreOptions are passed to store.Open: the command line shows the
+	// progress of building the search index of an existing history, and
+	// lets Ctrl-C interrupt it.
+	StoreOptions []store.Option
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -66,6 +74,8 @@ type Team struct {
 	awakeLinger  time.Duration
 
 	historyCheck time.Duration
+	retain       time.Duration // data.retain; 0 keeps everything
+	pruneAfter   time.Duration
 	haltMu       sync.Mutex
 	halted       error // why the queue stopped while the roles run on
 }
@@ -77,11 +87,12 @@ func Open(opts Options) (*Team, error) {
 	if err := CheckHistory(cfg, opts.NewHistory); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cfg.Settings.Data.SQLitePath)
+	st, err := store.Open(cfg.Settings.Data.SQLitePath, opts.StoreOptions...)
 	if err != nil {
 		return nil, err
 	}
 	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck,
+		retain: cfg.Settings.Data.Retain, pruneAfter: opts.PruneAfter,
 		stateChanged: make(chan struct{}, 1), keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
 		notifier: notify.New(notify.Options{
 			Command: cfg.Settings.Notify.Command, Webhook: cfg.Settings.Notify.Webhook,
@@ -93,6 +104,9 @@ func Open(opts Options) (*Team, error) {
 	}
 	if t.historyCheck <= 0 {
 		t.historyCheck = historyCheckEvery
+	}
+	if t.pruneAfter <= 0 {
+		t.pruneAfter = pruneAfter
 	}
 	if err := seedTaskNumbers(st, cfg.Workspace); err != nil {
 		st.Close()
@@ -250,6 +264,11 @@ func (t *Team) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		t.watchHistory(qctx, t.historyCheck, stopQueue)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.pruneHistory(qctx)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	status := store.RunStopped
