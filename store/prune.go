@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"time"
@@ -19,11 +20,18 @@ type PruneResult struct {
 // PruneOptions tune Prune; the zero value is what the supervisor uses.
 type PruneOptions struct {
 	// MaxHold is what no batch may hold the writer for (default 50 ms).
-	// Batches are sized to take a quarter of it, measured as they go.
+	// Batches are sized to take a fifth of it, measured as they go, so
+	// that a commit that also checkpoints the WAL, or a busy machine,
+	// still keeps under it.
 	MaxHold time.Duration
 	// Pause is the gap between batches, in which other writers, in this
 	// process or another, take their turn (default 10 ms).
 	Pause time.Duration
+	// OnBatch, when set, is told each batch's rows removed and how long
+	// it held the writer (benchmarks).
+	OnBatch func(rows int64, hold time.Duration)
+
+	checkpoint func() // run between batches
 }
 
 // pruned are the tables Prune trims, each with the column that dates a
@@ -49,6 +57,22 @@ func (s *Store) Prune(ctx context.Context, before time.Time, o PruneOptions) (Pr
 		o.Pause = 10 * time.Millisecond
 	}
 	var res PruneResult
+	// Deleting many rows fills the WAL, and the checkpoint that copies it
+	// into the database (fsync included) would run inside a batch's
+	// commit, on the writer. Meanwhile a connection of its own checkpoints
+	// between batches instead: a passive checkpoint takes no write lock,
+	// so the writer goes on recording work while it runs.
+	ck, err := sql.Open("sqlite", dsn(s.path, false))
+	if err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
+	defer ck.Close()
+	ck.SetMaxOpenConns(1)
+	if _, err := s.w.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		return res, fmt.Errorf("prune: %w", err)
+	}
+	defer s.w.Exec(`PRAGMA wal_autocheckpoint = 1000`)
+	o.checkpoint = func() { _, _ = ck.Exec(`PRAGMA wal_checkpoint(PASSIVE)`) }
 	for _, p := range pruned {
 		n, err := s.pruneTable(ctx, p.table, p.at, before, o, &res)
 		switch p.table {
@@ -103,22 +127,38 @@ func (s *Store) pruneTable(ctx context.Context, table, at string, before time.Ti
 		if n == 0 {
 			return removed, nil // the end of the table, or past the cutoff
 		}
+		if o.OnBatch != nil {
+			o.OnBatch(n, hold)
+		}
 		removed += n
 		res.Batches++
 		after = last
-		// Aim at a quarter of the limit: the time per row varies with the
-		// rows' size and the machine's load.
-		switch {
-		case hold > o.MaxHold/2 && size > 1:
-			size /= 2
-		case hold < o.MaxHold/8 && size < 1<<16:
-			size *= 2
-		}
+		size = nextBatch(size, n, hold, o.MaxHold/5)
+		pause := time.Now()
+		o.checkpoint()
+
 		select {
 		case <-ctx.Done():
-		case <-time.After(o.Pause):
+		case <-time.After(o.Pause - time.Since(pause)):
 		}
 	}
+}
+
+// maxBatch bounds a pruning batch whatever the measured speed: a commit
+// writes every page the batch changed to the WAL, and a large one is what
+// makes the occasional checkpoint long.
+const maxBatch = 1024
+
+// nextBatch sizes the next batch from the last one, which removed n rows
+// (of size asked) in took: the rows the target time holds at the speed
+// measured, shrinking at once after a slow batch, growing at most twofold
+// after a fast one, so one lucky batch does not make the next too big.
+func nextBatch(size, n int64, took, target time.Duration) int64 {
+	if n <= 0 || took <= 0 {
+		return size
+	}
+	fit := int64(float64(n) * float64(target) / float64(took))
+	return max(16, min(fit, 2*size, maxBatch))
 }
 
 // writeTimed is write, also returning how long the transaction held the

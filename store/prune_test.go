@@ -108,12 +108,15 @@ func TestPruneWorksInBatches(t *testing.T) {
 	s := openAt(t, filepath.Join(t.TempDir(), "shogun.db"))
 	old := day.Add(-365 * 24 * time.Hour)
 	const n = 5000
-	if _, err := s.w.Exec(fmt.Sprintf(`WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < %d)
-INSERT INTO events (at, kind) SELECT '%s', 'old' FROM i`, n, formatTime(old))); err != nil {
+	evs := make([]Event, n)
+	for i := range evs {
+		evs[i] = Event{At: old.Add(time.Duration(i) * time.Second), Kind: "old"}
+	}
+	if err := s.AddEvents(append(evs, Event{At: day, Kind: "new"})); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddEvent(Event{At: day, Kind: "new"}); err != nil {
-		t.Fatal(err)
+	if err := s.AddEvents([]Event{{At: day}}); err == nil || count(t, s, "events") != n+1 {
+		t.Fatalf("AddEvents with an event without a kind: %v, %d events", err, count(t, s, "events"))
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -248,7 +248,13 @@ CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
 	// when this runs, which Open indexes in batches with a progress report,
 	// and a bulk insert's, indexed in one statement before it commits. A
 	// task's seq never changes, and tasks are never deleted but by hand.
+	// Listing tasks newest first by status, by role or in a time window
+	// (shogun tasks) reads these indexes instead of the whole table.
 	`
+CREATE INDEX tasks_status_seq ON tasks(status, seq);
+CREATE INDEX tasks_role_seq ON tasks(role_id, seq);
+CREATE INDEX tasks_created ON tasks(created_at, seq);
+
 CREATE VIRTUAL TABLE task_search USING fts5(title, body, report,
   content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 

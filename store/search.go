@@ -299,3 +299,31 @@ func (b *bulkIndex) end() error {
 	_, err := b.tx.Tx.Exec(`DELETE FROM search_backfill WHERE rowid = ?`, b.id)
 	return err
 }
+
+// RebuildSearchIndex indexes every task again from scratch, as the
+// migration does for a history from before the index, with the same
+// batches and progress (see Open's options). It is for benchmarks and for
+// an index in doubt; the index is complete again only when it returns nil
+// (an interrupted rebuild continues at the next Open).
+func (s *Store) RebuildSearchIndex(opts ...Option) error {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	err := s.write(func(tx *writeTx) error {
+		for _, q := range []string{
+			`DELETE FROM search_backfill`,
+			`INSERT INTO task_search (task_search) VALUES ('delete-all')`,
+			`INSERT INTO search_backfill (next_seq, last_seq) SELECT MIN(seq), MAX(seq) FROM tasks HAVING COUNT(*) > 0`,
+		} {
+			if _, err := tx.Tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild the search index: %w", err)
+	}
+	return s.backfillSearch(o)
+}

@@ -501,3 +501,90 @@ func TestSearchFindsBulkInsertedTasks(t *testing.T) {
 	}
 	checkSearchIntegrity(t, s.w)
 }
+
+// A rebuilt index finds what the index kept by the triggers found.
+func TestRebuildSearchIndex(t *testing.T) {
+	s := searchHistory(t)
+	before := map[string][]string{}
+	for _, q := range []string{"login", "ログイン", `"login page"`, "log*", "superseded"} {
+		before[q] = searchIDs(t, s, TaskFilter{Search: q})
+	}
+	var last Progress
+	if err := s.RebuildSearchIndex(WithProgress(func(p Progress) { last = p })); err != nil {
+		t.Fatal(err)
+	}
+	if last.Total != int64(len(searchCorpus)) || last.Done != last.Total {
+		t.Errorf("progress at the end: %+v", last)
+	}
+	for q, want := range before {
+		if got := searchIDs(t, s, TaskFilter{Search: q}); !slices.Equal(got, want) {
+			t.Errorf("search %q after a rebuild: %v, before %v", q, got, want)
+		}
+	}
+	checkSearchIntegrity(t, s.w)
+}
+
+// A time window gives the tasks that arrived in it, whether or not the
+// clock went back between tasks (seq and time out of step), and whether
+// the query bounds the seqs it reads or not.
+func TestTimeWindowsWithAClockThatWentBack(t *testing.T) {
+	s, run := workspace(t)
+	// Arrival minutes in seq order: mostly forward, with jumps back.
+	minutes := []int{0, 1, 2, 3, 10, 11, 4, 5, 12, 13, 6, 20, 21, 7, 22, 8, 30, 9, 31, 32}
+	var recs []CommandRecord
+	for i, m := range minutes {
+		rec := command(run, fmt.Sprintf("%d.yaml", i), fmt.Sprintf("cmd-%d", i), []string{"ashigaru1", "ashigaru2"}[i%2])
+		rec.ReceivedAt = day.Add(time.Duration(m)*time.Minute + time.Duration(i%3)*300*time.Millisecond)
+		rec.Title = []string{"alpha task", "beta task"}[i%3/2]
+		recs = append(recs, rec)
+	}
+	accept(t, s, recs...)
+	all, err := s.Tasks(TaskFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(m int) time.Time { return day.Add(time.Duration(m) * time.Minute) }
+	var windows []TaskFilter
+	for _, since := range []int{-1, 0, 3, 5, 11, 21, 31, 40} {
+		for _, until := range []int{-1, 1, 4, 6, 12, 22, 32, 40} {
+			f := TaskFilter{}
+			if since >= 0 {
+				f.Since = at(since)
+			}
+			if until >= 0 {
+				f.Until = at(until)
+			}
+			windows = append(windows, f, TaskFilter{Since: f.Since, Until: f.Until, Search: "alpha"},
+				TaskFilter{Since: f.Since, Until: f.Until, Role: "ashigaru2", Limit: 2})
+		}
+	}
+	for _, f := range windows {
+		var want []string
+		for _, task := range all {
+			if (!f.Since.IsZero() && task.CreatedAt.Before(f.Since)) || (!f.Until.IsZero() && !task.CreatedAt.Before(f.Until)) ||
+				(f.Search != "" && !strings.Contains(task.Title, f.Search)) || (f.Role != "" && task.Role != f.Role) {
+				continue
+			}
+			if f.Limit == 0 || len(want) < f.Limit {
+				want = append(want, task.ID)
+			}
+		}
+		for _, scan := range []int64{0, 5, 1 << 40} {
+			q, args, err := tasksQuery(s.r, f, scan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts, err := queryTasks(s.r, q, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, task := range ts {
+				got = append(got, task.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("window %s–%s search %q role %q, scan %d: %v, want %v", f.Since.Format("15:04"), f.Until.Format("15:04"), f.Search, f.Role, scan, got, want)
+			}
+		}
+	}
+}

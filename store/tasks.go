@@ -449,7 +449,10 @@ type TaskFilter struct {
 
 // Tasks returns the tasks matching f, newest first.
 func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
-	q, args := tasksQuery(f)
+	q, args, err := tasksQuery(s.r, f, seqWindowScan)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
 	ts, err := queryTasks(s.r, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
@@ -459,15 +462,16 @@ func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
 
 // tasksQuery is the query behind Tasks. With a search, the index's rowid
 // (the task's seq) drives the query newest first, so the first matches
-// come without reading the others.
-func tasksQuery(f TaskFilter) (string, []any) {
+// come without reading the others; a time window narrows the seqs it
+// reads (seqWindow).
+func tasksQuery(db queryer, f TaskFilter, scan int64) (string, []any, error) {
 	var (
 		where []string
 		args  []any
 	)
-	from, order := `tasks t`, `t.seq DESC`
+	from, order, seq := `tasks t`, `t.seq DESC`, `t.seq`
 	if fts := searchQuery(f.Search); fts != "" {
-		from, order = `task_search JOIN tasks t ON t.seq = task_search.rowid`, `task_search.rowid DESC`
+		from, order, seq = `task_search JOIN tasks t ON t.seq = task_search.rowid`, `task_search.rowid DESC`, `task_search.rowid`
 		where, args = append(where, "task_search MATCH ?"), append(args, fts)
 	}
 	if f.Role != "" {
@@ -488,12 +492,85 @@ func tasksQuery(f TaskFilter) (string, []any) {
 		where = append(where, "t.created_at < ? AND julianday(t.created_at) < julianday(?)")
 		args = append(args, wholeSecond(f.Until.Add(time.Second)), formatTime(f.Until))
 	}
+	if !f.Since.IsZero() || !f.Until.IsZero() {
+		lo, hi, err := seqWindow(db, f.Since, f.Until, scan)
+		if err != nil {
+			return "", nil, err
+		}
+		if lo > 0 {
+			where, args = append(where, seq+" >= ?"), append(args, lo)
+		}
+		if hi > 0 {
+			where, args = append(where, seq+" <= ?"), append(args, hi)
+		}
+	}
 	q := `SELECT ` + taskColumnsOf("t") + ` FROM ` + from
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
 	q += ` ORDER BY ` + order + ` LIMIT ?`
-	return q, append(args, limit(f.Limit))
+	return q, append(args, limit(f.Limit)), nil
+}
+
+// seqWindowScan is the most index entries seqWindow reads to bound one
+// side of a window: a few milliseconds.
+const seqWindowScan = 100000
+
+// seqWindow returns bounds of the seqs of the tasks that arrived in
+// [since, until) (0 for a side left open): every such task has lo <= seq
+// <= hi. Seq and arrival time mostly go together, so a window in the past
+// is a narrow range of seqs, which the query then reads alone instead of
+// skipping every newer task; but they need not (clocks go back), so the
+// bounds are the exact least and greatest seq in the window, read from
+// the tasks_created index. Reading a side costs one index entry per task
+// beyond it, so a side that would read more than scan entries (Tasks:
+// seqWindowScan) is left open: the query finds its way there quickly
+// anyway.
+func seqWindow(db queryer, since, until time.Time, scan int64) (lo, hi int64, err error) {
+	var cond []string
+	var args []any
+	if !since.IsZero() {
+		cond, args = append(cond, "created_at >= ?"), append(args, wholeSecond(since))
+	}
+	if !until.IsZero() {
+		cond, args = append(cond, "created_at < ?"), append(args, wholeSecond(until.Add(time.Second)))
+	}
+	where := strings.Join(cond, " AND ")
+	// The window's size, estimated from the seqs at its edges.
+	var first, last, top sql.NullInt64
+	if err := db.QueryRow(`SELECT
+  (SELECT seq FROM tasks INDEXED BY tasks_created WHERE `+where+` ORDER BY created_at LIMIT 1),
+  (SELECT seq FROM tasks INDEXED BY tasks_created WHERE `+where+` ORDER BY created_at DESC LIMIT 1),
+  (SELECT MAX(seq) FROM tasks)`, append(args, args...)...).Scan(&first, &last, &top); err != nil {
+		return 0, 0, err
+	}
+	if !first.Valid {
+		return top.Int64 + 1, 0, nil // no task in the window: past every seq
+	}
+	var minQ, maxQ bool
+	switch {
+	case !since.IsZero() && !until.IsZero():
+		minQ = last.Int64-first.Int64 <= scan
+		maxQ = minQ
+	case !since.IsZero():
+		minQ = top.Int64-first.Int64 <= scan // the tasks since
+	default:
+		maxQ = last.Int64 <= scan // the tasks until
+	}
+	if !minQ && !maxQ {
+		return 0, 0, nil
+	}
+	var mn, mx sql.NullInt64
+	if err := db.QueryRow(`SELECT MIN(seq), MAX(seq) FROM tasks INDEXED BY tasks_created WHERE `+where, args...).Scan(&mn, &mx); err != nil {
+		return 0, 0, err
+	}
+	if minQ {
+		lo = mn.Int64
+	}
+	if maxQ {
+		hi = mx.Int64
+	}
+	return lo, hi, nil
 }
 
 // wholeSecond is t's second as the leading characters every stored time of
