@@ -113,6 +113,30 @@ func (h *histories) workspace(shogun string, n int) (string, error) {
 	return ws, nil
 }
 
+// readOnlyWorkspace makes a new workspace (shogun init) whose history is
+// the shared history of n tasks itself, through a symbolic link, for
+// measurements that only read it: no copy of gigabytes. The caller removes
+// the workspace (not the history).
+func (h *histories) readOnlyWorkspace(shogun string, n int) (string, error) {
+	src, err := h.historyDB(n)
+	if err != nil {
+		return "", err
+	}
+	ws, err := os.MkdirTemp("", "shogun-bench-history-")
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command(shogun, "init", ws).CombinedOutput(); err != nil {
+		os.RemoveAll(ws)
+		return "", fmt.Errorf("init: %v: %s", err, out)
+	}
+	if err := os.Symlink(src, filepath.Join(ws, "data", "shogun.db")); err != nil {
+		os.RemoveAll(ws)
+		return "", err
+	}
+	return ws, nil
+}
+
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {

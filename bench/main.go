@@ -29,6 +29,7 @@ func main() {
 	roundN := flag.Int("roundtrip-tasks", 2000, "tasks in the round-trip measurement")
 	skillsN := flag.Int("skills-tasks", 100000, "finished tasks in the skills scan measurement")
 	searchN := flag.Int("search-tasks", 1000000, "finished tasks in the history search measurement")
+	buildN := flag.Int("search-build-tasks", 100000, "finished tasks whose search index is built from scratch in the search measurement")
 	pruneN := flag.Int("prune-events", 1000000, "old events in the pruning measurement")
 	historyCache := flag.String("history-cache", "", "keep the generated histories in this `DIR` and use those an earlier run left there (default: made afresh, removed at the end)")
 	typingN := flag.Int("typing-tasks", 500, "tasks in the typing-truth measurement")
@@ -103,7 +104,7 @@ func main() {
 	}
 	if want("search") {
 		fmt.Fprintf(os.Stderr, "bench: history search over %d finished tasks …\n", *searchN)
-		if err := measureSearch(r, h, bin, *searchN); err != nil {
+		if err := measureSearch(r, h, bin, *searchN, *buildN); err != nil {
 			fatal(fmt.Errorf("search: %w", err))
 		}
 	}

@@ -1,6 +1,7 @@
 // Package store owns a workspace's history, the SQLite database
 // data/shogun.db: runs, roles, the commands and the tasks made from them,
-// reports, agent logs, events, and the skill tables. The task queue itself
+// reports, agent logs, events, the skill tables, and the full-text index
+// that makes the tasks searchable (search.go). The task queue itself
 // lives here too, so that a command file becomes exactly one task and a
 // report closes exactly one task, even across crashes.
 //
