@@ -107,7 +107,7 @@ func TestPruneRemovesOnlyOldEventsAndLogs(t *testing.T) {
 func TestPruneWorksInBatches(t *testing.T) {
 	s := openAt(t, filepath.Join(t.TempDir(), "shogun.db"))
 	old := day.Add(-365 * 24 * time.Hour)
-	const n = 5000
+	const n = 2000
 	evs := make([]Event, n)
 	for i := range evs {
 		evs[i] = Event{At: old.Add(time.Duration(i) * time.Second), Kind: "old"}
@@ -143,17 +143,17 @@ func TestPruneWorksInBatches(t *testing.T) {
 func TestVacuumKeepsTheHistory(t *testing.T) {
 	s, run := workspace(t)
 	var recs []CommandRecord
-	for i := range 200 {
+	for i := range 50 {
 		rec := command(run, fmt.Sprintf("%d.yaml", i), fmt.Sprintf("cmd-%d", i), "ashigaru1")
-		rec.Body = fmt.Sprintf("%d %0500d", i, 0)
+		rec.Body = fmt.Sprintf("%d %02000d", i, 0)
 		recs = append(recs, rec)
 	}
 	accept(t, s, recs...)
-	if _, err := s.w.Exec(fmt.Sprintf(`WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 20000)
-INSERT INTO events (at, kind, message) SELECT '%s', 'old', printf('%%0200d', k) FROM i`, formatTime(day.Add(-time.Hour*24*365)))); err != nil {
+	if _, err := s.w.Exec(fmt.Sprintf(`WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 3000)
+INSERT INTO events (at, kind, message) SELECT '%s', 'old', printf('%%01000d', k) FROM i`, formatTime(day.Add(-time.Hour*24*365)))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prune(context.Background(), day, PruneOptions{Pause: time.Millisecond}); err != nil {
+	if _, err := s.w.Exec(`DELETE FROM events`); err != nil {
 		t.Fatal(err)
 	}
 	before, after, err := s.Vacuum()
@@ -163,7 +163,7 @@ INSERT INTO events (at, kind, message) SELECT '%s', 'old', printf('%%0200d', k) 
 	if after >= before {
 		t.Errorf("vacuum: %d bytes before, %d after", before, after)
 	}
-	if got := count(t, s, "tasks"); got != 200 {
+	if got := count(t, s, "tasks"); got != 50 {
 		t.Errorf("%d tasks after vacuum", got)
 	}
 	if ids := searchIDs(t, s, TaskFilter{Search: "title of cmd 7"}); len(ids) != 1 {

@@ -545,8 +545,8 @@ func TestTimeWindowsWithAClockThatWentBack(t *testing.T) {
 	}
 	at := func(m int) time.Time { return day.Add(time.Duration(m) * time.Minute) }
 	var windows []TaskFilter
-	for _, since := range []int{-1, 0, 3, 5, 11, 21, 31, 40} {
-		for _, until := range []int{-1, 1, 4, 6, 12, 22, 32, 40} {
+	for _, since := range []int{-1, 3, 11, 31} {
+		for _, until := range []int{-1, 4, 12, 32} {
 			f := TaskFilter{}
 			if since >= 0 {
 				f.Since = at(since)
