@@ -75,7 +75,7 @@ func measureSearch(r *report, h *histories, shogun string, n, buildN int) error 
 		generated = d.Round(time.Second).String()
 	}
 	cases := searchCases()
-	const rounds = 21
+	const rounds = 11
 	times := make([][]time.Duration, len(cases))
 	found := make([]int, len(cases))
 	var all []time.Duration
