@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"modernc.org/sqlite"
 )
@@ -98,7 +99,18 @@ func searchText(s string) string {
 // a person types reaches the query syntax. A term with no letter or digit
 // (say, "--") tokenizes to nothing and is ignored by FTS5; a search made
 // only of such terms finds nothing. The result is "" when s is blank.
+// Control characters, NUL included, and bytes that are not UTF-8 separate
+// words like spaces.
 func searchQuery(s string) string {
+	// FTS5 reads the query as a C string, so a NUL would end it inside a
+	// quoted term; control characters and bytes that are not UTF-8 are no
+	// part of any word either.
+	text := strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, " "))
 	var terms []string
 	add := func(text string, prefix bool) {
 		text = strings.TrimSpace(text)
@@ -111,7 +123,7 @@ func searchQuery(s string) string {
 		}
 		terms = append(terms, q)
 	}
-	for rest := s; rest != ""; {
+	for rest := text; rest != ""; {
 		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
 		if rest == "" {
 			break

@@ -228,6 +228,15 @@ func TestSearchMatchesALikeScan(t *testing.T) {
 		{`"" login`, w("login"), true},
 		{`** login *`, w("login"), true},
 		{"v3.2.0", w("v3 2 0"), true},
+		// Bytes no one types but a script may pass: NUL ends a C string,
+		// and half a UTF-8 character is no letter.
+		{"login\x00page", w("login", "page"), true},
+		{"\x00", nil, false},
+		{"\"\x00\"", nil, false},
+		{"\xe3\x83", nil, false},
+		{"\xe3\x83login", w("login"), true},
+		{"login\tpage\n", w("login", "page"), true},
+		{"login\u3000page", w("login", "page"), true},
 	} {
 		t.Run(tc.search, func(t *testing.T) {
 			got := searchIDs(t, s, TaskFilter{Search: tc.search})
