@@ -120,6 +120,23 @@ func Open(path string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// VersionOf reads the schema version of the database at path without
+// changing it: Open would migrate it to SchemaVersion. A process that
+// finds an older version while an older shogun has the database open must
+// not open it (see cmd/shogun).
+func VersionOf(path string) (int, error) {
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return 0, fmt.Errorf("read the schema version of %s: %w", path, err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read the schema version of %s: %w", path, err)
+	}
+	return v, nil
+}
+
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }
 

@@ -30,6 +30,22 @@ func storeOptions(c *cli.Context, ctx context.Context) []store.Option {
 	return opts
 }
 
+// openStore opens the workspace's history for a command other than
+// start, with storeOptions. A history from an older shogun is upgraded
+// when opened, which an older supervisor still running on it could not
+// cope with (the search index's triggers call a function only this shogun
+// has: it would fail to record tasks); so while a supervisor runs, such a
+// history is left alone and the error says what to do.
+func openStore(c *cli.Context, ctx context.Context, ws, path string) (*store.Store, error) {
+	if pid := supervisor.Owner(workspace.New(ws).Lock()); pid != 0 && pid != os.Getpid() {
+		if v, err := store.VersionOf(path); err == nil && v < store.SchemaVersion {
+			return nil, fmt.Errorf("the history %s is from an older shogun (schema %d, this one upgrades it to %d), and the supervisor running this workspace (pid %d) is that older shogun, which an upgrade under it would stop from recording work: stop it (`shogun stop`) and start it with this shogun, which upgrades the history, then run this command again",
+				displayPath(ws, path), v, store.SchemaVersion, pid)
+		}
+	}
+	return store.Open(path, storeOptions(c, ctx)...)
+}
+
 // indexProgress shows how far a long step of store.Open has come: a bar
 // redrawn in place on a terminal, else a line at the start and one at the
 // end, so a log shows why the command took a while.

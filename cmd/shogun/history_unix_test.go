@@ -3,6 +3,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // tableIDs are the task ids of `shogun tasks`' table, in order.
@@ -159,4 +162,34 @@ func TestDBVacuum(t *testing.T) {
 	}
 	// The supervisor still runs and still answers.
 	waitStatus(t, ws, "still ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+}
+
+// While a supervisor runs the workspace, a command does not upgrade a
+// history from an older shogun under it (the older supervisor could no
+// longer record tasks): it says what to do, and the history is unchanged.
+func TestCommandsLeaveAnOlderHistoryAloneUnderARunningSupervisor(t *testing.T) {
+	ws, path := skillsWorkspace(t)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, store.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// This test process stands for the older supervisor.
+	lock, err := supervisor.AcquireLock(workspace.New(ws).Lock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	for _, args := range [][]string{{"tasks"}, {"tasks", "--search", "flaky"}, {"skills", "list"}} {
+		_, errOut, code := shogun(t, append(args, "-w", ws)...)
+		if code == 0 || !strings.Contains(errOut, "is from an older shogun") || !strings.Contains(errOut, "shogun stop") {
+			t.Errorf("shogun %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+	if v, err := store.VersionOf(path); err != nil || v != store.SchemaVersion-1 {
+		t.Errorf("schema version after the refusals: %d, %v; want it unchanged", v, err)
+	}
 }

@@ -175,7 +175,7 @@ func tasksCommand() *cli.Command {
 			if _, err := os.Stat(path); err != nil {
 				return fmt.Errorf("no history yet at %s: start the supervisor first", path)
 			}
-			st, err := store.Open(path, storeOptions(c, nil)...)
+			st, err := openStore(c, nil, ws, path)
 			if err != nil {
 				return err
 			}
