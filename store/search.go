@@ -26,8 +26,9 @@ import (
 // FTS5's unicode61 tokenizer makes words of letters and digits, folds case
 // and Latin accents, and treats everything else as a separator. Chinese and
 // Japanese are written without spaces, so a whole sentence would be one
-// word; searchText puts each such character apart, which makes every
-// character a word and any run of them a phrase a search can find. The
+// word (and Korean joins particles to its words); searchText puts each such
+// character apart, which makes every character a word and any run of them
+// a phrase a search can find. The
 // triggers call it as the SQL function shogun_search_text, registered with
 // the driver below: a program without it (the sqlite3 shell) can read the
 // database but cannot change a task's title, body or summary, or add a
