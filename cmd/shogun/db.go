@@ -79,7 +79,9 @@ func (p *indexProgress) update(pr store.Progress) {
 		filled := int(pr.Done * width / pr.Total)
 		left := ""
 		if el := now.Sub(p.began); pr.Done > 0 && !end && el > time.Second {
-			left = ", " + (time.Duration(float64(el) * float64(pr.Total-pr.Done) / float64(pr.Done))).Round(time.Second).String() + " left"
+			if rest := time.Duration(float64(el) * float64(pr.Total-pr.Done) / float64(pr.Done)).Round(time.Second); rest > 0 {
+				left = ", " + rest.String() + " left"
+			}
 		}
 		line := fmt.Sprintf("\rshogun: %s [%s%s] %3d%% %d/%d tasks%s", pr.Step, strings.Repeat("#", filled),
 			strings.Repeat(".", width-filled), pr.Done*100/pr.Total, pr.Done, pr.Total, left)
