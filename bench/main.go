@@ -22,12 +22,16 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills, search, prune or go")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
 	samples := flag.Int("latency-samples", 1000, "samples in the latency measurement")
 	ingestN := flag.Int("ingest-files", 10000, "files in the ingest measurement")
 	roundN := flag.Int("roundtrip-tasks", 2000, "tasks in the round-trip measurement")
 	skillsN := flag.Int("skills-tasks", 100000, "finished tasks in the skills scan measurement")
+	searchN := flag.Int("search-tasks", 1000000, "finished tasks in the history search measurement")
+	buildN := flag.Int("search-build-tasks", 100000, "finished tasks whose search index is built from scratch in the search measurement")
+	pruneN := flag.Int("prune-events", 1000000, "old events in the pruning measurement")
+	historyCache := flag.String("history-cache", "", "keep the generated histories in this `DIR` and use those an earlier run left there (default: made afresh, removed at the end)")
 	typingN := flag.Int("typing-tasks", 500, "tasks in the typing-truth measurement")
 	flag.Parse()
 	if *asProbe {
@@ -45,6 +49,11 @@ func main() {
 	}
 	r := &report{started: time.Now()}
 	r.machine()
+	h, err := newHistories(*historyCache)
+	if err != nil {
+		fatal(err)
+	}
+	defer h.Close()
 
 	want := func(name string) bool { return *only == "" || *only == name }
 	if want("drain") {
@@ -91,6 +100,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: skills scan over %d finished tasks …\n", *skillsN)
 		if err := measureSkillsScan(r, bin, *skillsN); err != nil {
 			fatal(fmt.Errorf("skills: %w", err))
+		}
+	}
+	if want("search") {
+		fmt.Fprintf(os.Stderr, "bench: history search over %d finished tasks …\n", *searchN)
+		if err := measureSearch(r, h, bin, *searchN, *buildN); err != nil {
+			fatal(fmt.Errorf("search: %w", err))
+		}
+	}
+	if want("prune") {
+		fmt.Fprintf(os.Stderr, "bench: pruning %d old events …\n", *pruneN)
+		if err := measurePrune(r, *pruneN); err != nil {
+			fatal(fmt.Errorf("prune: %w", err))
 		}
 	}
 	if want("go") {

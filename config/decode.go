@@ -214,6 +214,27 @@ func (d *decoder) duration(n *yaml.Node, key string, allowZero bool) (time.Durat
 	return v, true
 }
 
+// days reads a duration that may also be a whole number of days ("90d"),
+// for spans too long to write in hours; 0 is allowed.
+func (d *decoder) days(n *yaml.Node, key string) (time.Duration, bool) {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && n.Value != "0" {
+		d.errorf(n, "%q needs a unit: \"%sd\" for days, or a duration such as \"720h\"", key, n.Value)
+		return 0, false
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		v := strings.TrimSpace(n.Value)
+		if num, ok := strings.CutSuffix(v, "d"); ok {
+			days, err := strconv.Atoi(num)
+			if err != nil || days < 0 || days > 100*365 {
+				d.errorf(n, "%q is not a valid number of days: %q (use a whole number with d, such as \"90d\", or a duration such as \"720h\")", key, n.Value)
+				return 0, false
+			}
+			return time.Duration(days) * 24 * time.Hour, true
+		}
+	}
+	return d.duration(n, key, true)
+}
+
 // strList reads a list of scalars. The result has one entry per item, ""
 // for the bad ones, so callers can still check the good ones by index.
 func (d *decoder) strList(n *yaml.Node, key string) ([]string, bool) {

@@ -72,10 +72,14 @@ type UISettings struct {
 	Port int    // ui.port, default 5173
 }
 
-// DataSettings locate the history database (data:).
+// DataSettings locate the history database and bound what it keeps (data:).
 type DataSettings struct {
 	// SQLitePath is data.sqlite_path (default data/shogun.db).
 	SQLitePath string
+	// Retain is how long events and log records are kept (data.retain,
+	// default 90 days; "90d" or a Go duration in the file; 0 keeps them
+	// forever). Tasks, reports and skills are always kept.
+	Retain time.Duration
 }
 
 // TerminalSettings control optional terminal windows (terminal:).
@@ -140,7 +144,7 @@ func defaultSettings() Settings {
 			Exec: "codex", Args: []string{}, Env: map[string]string{}, Cwd: ".",
 		}},
 		UI:     UISettings{Host: "localhost", Port: 5173},
-		Data:   DataSettings{SQLitePath: "data/shogun.db"},
+		Data:   DataSettings{SQLitePath: "data/shogun.db", Retain: 90 * 24 * time.Hour},
 		Skills: SkillsSettings{Enabled: true, CodexPath: "skills/codex", CopilotPath: "skills/copilot", AutoCandidateThreshold: 2, Similarity: 0.6},
 		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
 		Queue:  QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20},
@@ -209,6 +213,11 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 	}
 	if sec := d.section(m, "data"); sec != nil {
 		d.pathKey(sec, "sqlite_path", &s.Data.SQLitePath)
+		if v := sec.take("retain"); v != nil {
+			if x, ok := d.days(v, "retain"); ok {
+				s.Data.Retain = x
+			}
+		}
 		sec.done()
 	}
 	if sec := d.section(m, "terminal"); sec != nil {

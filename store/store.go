@@ -1,6 +1,7 @@
 // Package store owns a workspace's history, the SQLite database
 // data/shogun.db: runs, roles, the commands and the tasks made from them,
-// reports, agent logs, events, and the skill tables. The task queue itself
+// reports, agent logs, events, the skill tables, and the full-text index
+// that makes the tasks searchable (search.go). The task queue itself
 // lives here too, so that a command file becomes exactly one task and a
 // report closes exactly one task, even across crashes.
 //
@@ -61,8 +62,15 @@ type Store struct {
 const readers = 4
 
 // Open opens the database at path, creating it and its folder if needed,
-// and brings its schema up to date.
-func Open(path string) (*Store, error) {
+// and brings its schema up to date. A history from before the search index
+// is indexed here, which takes a while for a large one (about a minute per
+// million tasks): WithProgress reports how far it has come, WithContext
+// lets it be interrupted.
+func Open(path string, opts ...Option) (*Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if path == "" {
 		return nil, errors.New("open store: empty path")
 	}
@@ -105,7 +113,28 @@ func Open(path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	if err := s.backfillSearch(o); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	return s, nil
+}
+
+// VersionOf reads the schema version of the database at path without
+// changing it: Open would migrate it to SchemaVersion. A process that
+// finds an older version while an older shogun has the database open must
+// not open it (see cmd/shogun).
+func VersionOf(path string) (int, error) {
+	db, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return 0, fmt.Errorf("read the schema version of %s: %w", path, err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read the schema version of %s: %w", path, err)
+	}
+	return v, nil
 }
 
 // Path is the absolute path of the database file.

@@ -435,30 +435,27 @@ func (s *Store) Cancel(taskID, reason string, at time.Time) (Task, error) {
 	return t, nil
 }
 
-// TaskFilter selects tasks; empty fields match everything.
+// TaskFilter selects tasks. Every field set must match; empty fields
+// match everything.
 type TaskFilter struct {
 	Role, Status string
-	Limit        int // 0: no limit
+	// Since and Until bound when the task arrived (its CreatedAt): from
+	// Since, included, to Until, excluded, to the millisecond.
+	Since, Until time.Time
+	// Search is text to find in the task's title, body or report (its
+	// summary and details): words, "a phrase", or a prefix*, as
+	// searchQuery reads them. Letter case and Latin accents do not
+	// matter; any run of Chinese or Japanese characters is found.
+	Search string
+	Limit  int // 0: no limit
 }
 
 // Tasks returns the tasks matching f, newest first.
 func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
-	var (
-		where []string
-		args  []any
-	)
-	if f.Role != "" {
-		where, args = append(where, "role_id = ?"), append(args, f.Role)
+	q, args, err := tasksQuery(s.r, f, seqWindowScan)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
 	}
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, f.Status)
-	}
-	q := `SELECT ` + taskColumns + ` FROM tasks`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	q += ` ORDER BY seq DESC LIMIT ?`
-	args = append(args, limit(f.Limit))
 	ts, err := queryTasks(s.r, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
@@ -479,6 +476,123 @@ func (s *Store) TaskForCommand(commandID string) (*Task, error) {
 	}
 	return &t, nil
 }
+
+// tasksQuery is the query behind Tasks. With a search, the index's rowid
+// (the task's seq) drives the query newest first, so the first matches
+// come without reading the others; a time window narrows the seqs it
+// reads (seqWindow).
+func tasksQuery(db queryer, f TaskFilter, scan int64) (string, []any, error) {
+	var (
+		where []string
+		args  []any
+	)
+	from, order, seq := `tasks t`, `t.seq DESC`, `t.seq`
+	if fts := searchQuery(f.Search); fts != "" {
+		from, order, seq = `task_search JOIN tasks t ON t.seq = task_search.rowid`, `task_search.rowid DESC`, `task_search.rowid`
+		where, args = append(where, "task_search MATCH ?"), append(args, fts)
+	}
+	if f.Role != "" {
+		where, args = append(where, "t.role_id = ?"), append(args, f.Role)
+	}
+	if f.Status != "" {
+		where, args = append(where, "t.status = ?"), append(args, f.Status)
+	}
+	// Times are RFC 3339 text whose fraction has no fixed width, so text
+	// order is off within a second ("…:00Z" sorts after "…:00.5Z"). The
+	// text bound, on whole seconds, is cheap and never excludes a match;
+	// julianday compares exactly (to the millisecond).
+	if !f.Since.IsZero() {
+		where = append(where, "t.created_at >= ? AND julianday(t.created_at) >= julianday(?)")
+		args = append(args, wholeSecond(f.Since), formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "t.created_at < ? AND julianday(t.created_at) < julianday(?)")
+		args = append(args, wholeSecond(f.Until.Add(time.Second)), formatTime(f.Until))
+	}
+	if !f.Since.IsZero() || !f.Until.IsZero() {
+		lo, hi, err := seqWindow(db, f.Since, f.Until, scan)
+		if err != nil {
+			return "", nil, err
+		}
+		if lo > 0 {
+			where, args = append(where, seq+" >= ?"), append(args, lo)
+		}
+		if hi > 0 {
+			where, args = append(where, seq+" <= ?"), append(args, hi)
+		}
+	}
+	q := `SELECT ` + taskColumnsOf("t") + ` FROM ` + from
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY ` + order + ` LIMIT ?`
+	return q, append(args, limit(f.Limit)), nil
+}
+
+// seqWindowScan is the most index entries seqWindow reads to bound one
+// side of a window: a few milliseconds.
+const seqWindowScan = 100000
+
+// seqWindow returns bounds of the seqs of the tasks that arrived in
+// [since, until) (0 for a side left open): every such task has lo <= seq
+// <= hi. Seq and arrival time mostly go together, so a window in the past
+// is a narrow range of seqs, which the query then reads alone instead of
+// skipping every newer task; but they need not (clocks go back), so the
+// bounds are the exact least and greatest seq in the window, read from
+// the tasks_created index. Reading a side costs one index entry per task
+// beyond it, so a side that would read more than scan entries (Tasks:
+// seqWindowScan) is left open: the query finds its way there quickly
+// anyway.
+func seqWindow(db queryer, since, until time.Time, scan int64) (lo, hi int64, err error) {
+	var cond []string
+	var args []any
+	if !since.IsZero() {
+		cond, args = append(cond, "created_at >= ?"), append(args, wholeSecond(since))
+	}
+	if !until.IsZero() {
+		cond, args = append(cond, "created_at < ?"), append(args, wholeSecond(until.Add(time.Second)))
+	}
+	where := strings.Join(cond, " AND ")
+	// The window's size, estimated from the seqs at its edges.
+	var first, last, top sql.NullInt64
+	if err := db.QueryRow(`SELECT
+  (SELECT seq FROM tasks INDEXED BY tasks_created WHERE `+where+` ORDER BY created_at LIMIT 1),
+  (SELECT seq FROM tasks INDEXED BY tasks_created WHERE `+where+` ORDER BY created_at DESC LIMIT 1),
+  (SELECT MAX(seq) FROM tasks)`, append(args, args...)...).Scan(&first, &last, &top); err != nil {
+		return 0, 0, err
+	}
+	if !first.Valid {
+		return top.Int64 + 1, 0, nil // no task in the window: past every seq
+	}
+	var minQ, maxQ bool
+	switch {
+	case !since.IsZero() && !until.IsZero():
+		minQ = last.Int64-first.Int64 <= scan
+		maxQ = minQ
+	case !since.IsZero():
+		minQ = top.Int64-first.Int64 <= scan // the tasks since
+	default:
+		maxQ = last.Int64 <= scan // the tasks until
+	}
+	if !minQ && !maxQ {
+		return 0, 0, nil
+	}
+	var mn, mx sql.NullInt64
+	if err := db.QueryRow(`SELECT MIN(seq), MAX(seq) FROM tasks INDEXED BY tasks_created WHERE `+where, args...).Scan(&mn, &mx); err != nil {
+		return 0, 0, err
+	}
+	if minQ {
+		lo = mn.Int64
+	}
+	if maxQ {
+		hi = mx.Int64
+	}
+	return lo, hi, nil
+}
+
+// wholeSecond is t's second as the leading characters every stored time of
+// that second shares.
+func wholeSecond(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
 
 // Task returns the task with the given id, or ErrUnknownTask.
 func (s *Store) Task(id string) (Task, error) {
@@ -538,6 +652,15 @@ func limit(n int) int {
 const taskColumns = `id, command_id, run_id, role_id, from_role, title, body, tags, priority, status, seq,
 created_at, updated_at, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path,
 parent_id, root_id, depth, head_commit`
+
+// taskColumnsOf is taskColumns, each qualified with the table alias.
+func taskColumnsOf(alias string) string {
+	cols := strings.Split(taskColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 type scanner interface{ Scan(dest ...any) error }
 

@@ -194,3 +194,43 @@ func (t *Team) Halted() error {
 	defer t.haltMu.Unlock()
 	return t.halted
 }
+
+// pruneAfter and pruneEvery time the pruning of old events and log
+// records: shortly after the start (not during it, when every role is
+// starting up), then daily.
+const (
+	pruneAfter = time.Minute
+	pruneEvery = 24 * time.Hour
+)
+
+// pruneHistory removes events and log records older than data.retain, at
+// t.pruneAfter and then every pruneEvery, until ctx ends. Prune works in
+// small batches that hold the writer briefly, so the queue records tasks
+// meanwhile as usual.
+func (t *Team) pruneHistory(ctx context.Context) {
+	if t.retain <= 0 {
+		return
+	}
+	wait := t.pruneAfter
+	for {
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		wait = pruneEvery
+		began := time.Now()
+		cutoff := began.Add(-t.retain)
+		res, err := t.st.Prune(ctx, cutoff, store.PruneOptions{})
+		if err != nil && ctx.Err() == nil {
+			t.log.Warn().Err(err).Msg("prune the history")
+		}
+		if res.Events+res.Logs > 0 {
+			t.log.Info().Int64("events", res.Events).Int64("logs", res.Logs).Time("before", cutoff).
+				Int("batches", res.Batches).Dur("max_hold", res.MaxHold).Dur("took", time.Since(began)).
+				Msg("pruned old events and log records (data.retain)")
+		}
+	}
+}

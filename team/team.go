@@ -51,6 +51,14 @@ type Options struct {
 	// Git runs git for role worktrees and reports' HEAD commits (default
 	// gitwork.New()).
 	Git *gitwork.Git
+	// PruneAfter is how long after the start the history is first pruned
+	// of events and log records older than data.retain (default 1 min);
+	// then it is pruned daily.
+	PruneAfter time.Duration
+	// StoreOptions are passed to store.Open: the command line shows the
+	// progress of building the search index of an existing history, and
+	// lets Ctrl-C interrupt it.
+	StoreOptions []store.Option
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -70,6 +78,8 @@ type Team struct {
 	awakeLinger  time.Duration
 
 	historyCheck time.Duration
+	retain       time.Duration // data.retain; 0 keeps everything
+	pruneAfter   time.Duration
 	haltMu       sync.Mutex
 	halted       error // why the queue stopped while the roles run on
 }
@@ -93,11 +103,12 @@ func Open(opts Options) (*Team, error) {
 	}
 	opts.Config = cfg
 	opts.Git = &g
-	st, err := store.Open(cfg.Settings.Data.SQLitePath)
+	st, err := store.Open(cfg.Settings.Data.SQLitePath, opts.StoreOptions...)
 	if err != nil {
 		return nil, err
 	}
 	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck,
+		retain: cfg.Settings.Data.Retain, pruneAfter: opts.PruneAfter,
 		stateChanged: make(chan struct{}, 1), keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
 		notifier: notify.New(notify.Options{
 			Command: cfg.Settings.Notify.Command, Webhook: cfg.Settings.Notify.Webhook,
@@ -109,6 +120,9 @@ func Open(opts Options) (*Team, error) {
 	}
 	if t.historyCheck <= 0 {
 		t.historyCheck = historyCheckEvery
+	}
+	if t.pruneAfter <= 0 {
+		t.pruneAfter = pruneAfter
 	}
 	if err := seedTaskNumbers(st, cfg.Workspace); err != nil {
 		st.Close()
@@ -266,6 +280,11 @@ func (t *Team) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		t.watchHistory(qctx, t.historyCheck, stopQueue)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.pruneHistory(qctx)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	status := store.RunStopped

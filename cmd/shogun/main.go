@@ -88,6 +88,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			diffCommand(),
 			mergeCommand(),
 			mcpCommand(),
+			dbCommand(),
 			demoCommand(),
 			agentSimCommand(),
 		},

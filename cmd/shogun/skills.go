@@ -46,7 +46,7 @@ func openHistory(c *cli.Context) (string, *config.Config, *store.Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return "", nil, nil, fmt.Errorf("no history yet at %s: start the supervisor first (shogun start), or see the loop with shogun demo", path)
 	}
-	st, err := store.Open(path)
+	st, err := openStore(c, nil, ws, path)
 	if err != nil {
 		return "", nil, nil, err
 	}

@@ -159,7 +159,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 		}
 	}()
 	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe,
-		NewHistory: c.Bool("new-history")})
+		NewHistory: c.Bool("new-history"), StoreOptions: storeOptions(c, ctx)})
 	if err != nil {
 		return err
 	}

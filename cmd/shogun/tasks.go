@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -108,13 +109,25 @@ func readAllLimited(f *os.File) ([]byte, error) {
 func tasksCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tasks",
-		Usage:     "list tasks with their state, times, attempts and report summary; with TASK, that task in full",
+		Usage:     "list tasks with their state, times, attempts and report summary; search the history; with TASK, that task in full",
 		ArgsUsage: "[TASK]",
+		Description: "Newest first. The filters combine: every one given must match.\n\n" +
+			"--search finds words in a task's title, body or report (summary and details), whatever\n" +
+			"their case or Latin accents: `--search 'login page'` finds tasks with both words,\n" +
+			"`--search '\"login page\"'` the two together in this order, `--search 'log*'` words that\n" +
+			"begin with log. Any run of Chinese or Japanese characters is found. Everything else\n" +
+			"(AND, OR, NOT, NEAR, :, ^, -, parentheses) is text to find, never an operator.\n\n" +
+			"--since and --until bound when a task arrived: a date (2026-11-22, midnight local time),\n" +
+			"a date and time (2026-11-22T10:00, or RFC 3339 with a zone), or a span back from now\n" +
+			"(90m, 36h, 7d). --since includes its time, --until excludes it.",
 		Flags: []cli.Flag{
 			workspaceFlag,
+			&cli.StringFlag{Name: "search", Aliases: []string{"s"}, Usage: "only tasks whose title, body or report has these `WORDS`"},
+			&cli.StringFlag{Name: "since", Usage: "only tasks that arrived at or after `WHEN`: a date, a date and time, or 7d, 36h…"},
+			&cli.StringFlag{Name: "until", Usage: "only tasks that arrived before `WHEN`"},
 			&cli.StringFlag{Name: "role", Usage: "only this role's tasks"},
 			&cli.StringFlag{Name: "status", Usage: "only tasks in this state: " + strings.Join(store.TaskStatuses, ", ")},
-			&cli.IntFlag{Name: "limit", Usage: "at most this many (newest first; 0: all)", Value: 50},
+			&cli.IntFlag{Name: "limit", Usage: "at most this many, newest first; 0: all", DefaultText: "50, all with --json"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/json.md)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -124,6 +137,24 @@ func tasksCommand() *cli.Command {
 			}
 			if s := c.String("status"); s != "" && !contains(store.TaskStatuses, s) {
 				return fmt.Errorf("--status %q: want one of %s", s, strings.Join(store.TaskStatuses, ", "))
+			}
+			now := time.Now()
+			f := store.TaskFilter{Role: c.String("role"), Status: c.String("status"), Search: c.String("search"), Limit: c.Int("limit")}
+			if !c.IsSet("limit") && !c.Bool("json") {
+				f.Limit = 50 // a screenful; a script asking for JSON gets everything
+			}
+			for _, b := range []struct {
+				flag string
+				dst  *time.Time
+			}{{"since", &f.Since}, {"until", &f.Until}} {
+				if v := c.String(b.flag); v != "" {
+					if *b.dst, err = parseWhen(v, now); err != nil {
+						return fmt.Errorf("--%s: %w", b.flag, err)
+					}
+				}
+			}
+			if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+				return fmt.Errorf("--until %s is not after --since %s: no task can match", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
 			}
 			cfg, err := loadConfig(ws)
 			if err != nil {
@@ -136,7 +167,7 @@ func tasksCommand() *cli.Command {
 			if _, err := os.Stat(path); err != nil {
 				return fmt.Errorf("no history yet at %s: start the supervisor first", path)
 			}
-			st, err := store.Open(path)
+			st, err := openStore(c, nil, ws, path)
 			if err != nil {
 				return err
 			}
@@ -144,7 +175,7 @@ func tasksCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return printTaskDetail(c.App.Writer, st, c.Args().First(), c.Bool("json"))
 			}
-			tasks, err := st.Tasks(store.TaskFilter{Role: c.String("role"), Status: c.String("status"), Limit: c.Int("limit")})
+			tasks, err := st.Tasks(f)
 			if err != nil {
 				return err
 			}
@@ -170,6 +201,30 @@ func tasksCommand() *cli.Command {
 			return tw.Flush()
 		},
 	}
+}
+
+// parseWhen reads a time given on the command line: RFC 3339 with a zone,
+// a date and time or a date in local time, or a span back from now (a Go
+// duration such as 36h, or days such as 7d).
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return now.AddDate(0, 0, -n), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time: give a date (2026-11-22), a date and time (2026-11-22T10:00, or RFC 3339 with a zone), or a span back from now (90m, 36h, 7d)", s)
 }
 
 func contains(list []string, s string) bool {
