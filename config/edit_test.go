@@ -91,9 +91,9 @@ func TestEditRolesTextChangesOnlyWhatTheEditNames(t *testing.T) {
 			in:   team,
 			edit: RoleEdit{Op: EditCreate, ID: "c", Fields: map[string]any{
 				"submit": "\r", "prompt_path": "roles/c.md", "startup_prompt": "line 1\nline 2\n",
-				"command": map[string]any{"env": map[string]any{}, "args": []any{"agent-sim", "--name", "a b"}, "exec": "${SHOGUN_EXE}"},
+				"command":  map[string]any{"env": map[string]any{}, "args": []any{"agent-sim", "--name", "a b"}, "exec": "${SHOGUN_EXE}"},
 				"terminal": map[string]any{"rows": number("30"), "cols": number("100")},
-				"enabled": true,
+				"enabled":  true,
 			}},
 			want: strings.Replace(team, "# end of the team\n", `  - id: c
     prompt_path: roles/c.md
