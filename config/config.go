@@ -134,6 +134,9 @@ type Role struct {
 	Restart roles.RestartPolicy
 	// Stop says how the program is asked to quit.
 	Stop roles.StopSequence
+	// Set are the keys written in the role's entry of roles.yaml, in file
+	// order; every other key has its preset's default.
+	Set []string
 }
 
 // Load reads and validates the workspace's configuration. lookup supplies

@@ -178,3 +178,12 @@ func SettingsChanges(a, b Settings) (live, atStart []string) {
 	}
 	return live, atStart
 }
+
+// Reload is what taking a configuration into use did.
+type Reload struct {
+	// Changes are what happened to each role that changed.
+	Changes []RoleChange
+	// AtNextStart are the settings that changed but take effect only at
+	// the next `shogun start` (data.sqlite_path, logs …).
+	AtNextStart []string
+}

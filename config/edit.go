@@ -37,6 +37,9 @@ import (
 var (
 	// ErrRoleNotFound: no role with the edit's id is in roles.yaml.
 	ErrRoleNotFound = errors.New("no such role in " + RolesFile)
+	// ErrRoleDisabled: the role is in roles.yaml with enabled: false, so
+	// it does not run until it is enabled.
+	ErrRoleDisabled = errors.New("the role is disabled in " + RolesFile)
 	// ErrRoleExists: a role to create has the id of one that exists.
 	ErrRoleExists = errors.New("a role with this id already exists in " + RolesFile)
 	// ErrChanged: roles.yaml changed between the reading the edit was made

@@ -74,6 +74,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			startCommand(),
 			stopCommand(),
 			statusCommand(),
+			rolesCommand(),
+			reloadCommand(),
 			sendCommand(),
 			tasksCommand(),
 			attachCommand(),
