@@ -81,15 +81,15 @@ type Options struct {
 
 // Supervisor runs the roles of one workspace.
 type Supervisor struct {
-	ws       string
-	layout   workspace.Layout
-	cfg      *config.Config
-	log      zerolog.Logger
-	env      []string
-	exe      string
-	onEvent  func(Event)
-	ledger   *Ledger
-	logs     logSettings
+	ws      string
+	layout  workspace.Layout
+	cfg     *config.Config
+	log     zerolog.Logger
+	env     []string
+	exe     string
+	onEvent func(Event)
+	ledger  *Ledger
+	logs    logSettings
 
 	// mu guards the role set, which a live reload changes while the
 	// roles run (AddRole, RemoveRole).

@@ -98,7 +98,9 @@ func TestLiveConfigurationFollowsTheFiles(t *testing.T) {
 	waitTaskStatus(t, ws, "Long job", "delivered")
 
 	// Saved by rename: c added, b disabled, a given a new submit delay.
-	faster := func(entry string) string { return strings.Replace(entry, "submit_delay: 80ms", "submit_delay: 120ms", 1) }
+	faster := func(entry string) string {
+		return strings.Replace(entry, "submit_delay: 80ms", "submit_delay: 120ms", 1)
+	}
 	writeRoles(t, ws, true, faster(a), b+"    enabled: false\n", simEntry("c"))
 	st = waitStatus(t, ws, "c running, b stopped", func(s control.StatusReply) bool {
 		return stateOf(s, "c") == "ready" && !running(s, "b")
