@@ -231,8 +231,8 @@ func TestRoleEditsOverTheSocket(t *testing.T) {
 	code, body = apiCall(t, ws, "PUT", "/v1/config/roles/b", `{"fields": {"terminal.cols": "wide", "name": "Bee"}}`)
 	var refused control.ConfigErrorReply
 	if code != http.StatusUnprocessableEntity || json.Unmarshal(body, &refused) != nil || len(refused.Errors) != 1 ||
-		refused.Errors[0].Line != 22 || refused.Errors[0].Column != 11 || !strings.Contains(refused.Errors[0].Message, `"cols" must be an integer`) {
-		t.Errorf("a bad value: %d %s, want 422 at 22:11", code, body)
+		refused.Errors[0].Line != 25 || refused.Errors[0].Column != 13 || !strings.Contains(refused.Errors[0].Message, `"cols" must be an integer`) {
+		t.Errorf("a bad value: %d %s, want 422 at 25:13 (the new cols key, after the new name)", code, body)
 	}
 	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "api.md", "## Configuration errors — `ConfigErrorReply`"), control.ConfigErrorReply{}, body)
 	if now, _ := os.ReadFile(rolesPath); string(now) != string(saved) {
