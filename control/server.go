@@ -105,6 +105,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
 	mux.HandleFunc("POST /v1/tasks/{id}/retry", s.retryTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
+	s.registerEvents(mux)
 	return mux
 }
 
@@ -136,10 +137,19 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	snap, err := s.team.Queue().Snapshot()
+	out, err := s.statusReply()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
+	}
+	reply(w, out)
+}
+
+// statusReply is the team's status now: GET /v1/status.
+func (s *Server) statusReply() (StatusReply, error) {
+	snap, err := s.team.Queue().Snapshot()
+	if err != nil {
+		return StatusReply{}, err
 	}
 	// Lists and maps are empty, never null: scripts iterate over them.
 	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(),
@@ -175,7 +185,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Roles = append(out.Roles, rr)
 	}
-	reply(w, out)
+	return out, nil
 }
 
 func (s *Server) role(w http.ResponseWriter, r *http.Request) (*supervisor.Role, bool) {
