@@ -76,6 +76,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			statusCommand(),
 			rolesCommand(),
 			reloadCommand(),
+			uiCommand(),
 			sendCommand(),
 			tasksCommand(),
 			attachCommand(),
