@@ -3,6 +3,7 @@ package agentsim
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -232,6 +233,14 @@ type Options struct {
 	// the commands' from, which is where the supervisor sends those lines.
 	// Empty means the agent does its tasks itself.
 	Delegate []string
+
+	// CommitWork makes the agent's work leave a commit, as a coding agent's
+	// does: for each task it works on it writes this file (slash separated,
+	// relative to its working directory) with the task's title, role and id,
+	// and commits it there with git (as "agent-sim <role>" unless
+	// GIT_AUTHOR_NAME and GIT_COMMITTER_NAME say otherwise), before it
+	// reports the file. Empty means no file and no commit.
+	CommitWork string
 }
 
 // Validate reports whether o describes an agent that can run.
@@ -262,6 +271,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Flood < 0 {
 		return fmt.Errorf("agent-sim: negative flood rate %d bytes/s", o.Flood)
+	}
+	if o.CommitWork != "" && (!filepath.IsLocal(filepath.FromSlash(o.CommitWork)) || strings.HasSuffix(o.CommitWork, "/")) {
+		return fmt.Errorf("agent-sim: --commit-work %q must name a file inside the working directory", o.CommitWork)
 	}
 	for _, c := range []struct {
 		name, v string

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/gitwork"
 )
 
 // maxTaskSize bounds what the agent reads, as the supervisor bounds commands.
@@ -73,10 +74,11 @@ func (l *tagList) UnmarshalYAML(n *yaml.Node) error {
 
 // report is the report file the agent writes (section 5 of DESIGN.md).
 type report struct {
-	TaskID  string `yaml:"task_id"`
-	Status  string `yaml:"status"`
-	Summary string `yaml:"summary"`
-	Details string `yaml:"details,omitempty"`
+	TaskID  string   `yaml:"task_id"`
+	Status  string   `yaml:"status"`
+	Summary string   `yaml:"summary"`
+	Details string   `yaml:"details,omitempty"`
+	Files   []string `yaml:"files,omitempty"`
 }
 
 // A taskHandler carries out one task and says how it went: with the report,
@@ -96,6 +98,7 @@ type simulatedWork struct {
 	workTime time.Duration
 	fail     bool
 	role     string
+	commit   string // Options.CommitWork
 }
 
 func (w simulatedWork) handle(ctx context.Context, t *task) (report, *handoff, error) {
@@ -112,8 +115,52 @@ func (w simulatedWork) handle(ctx context.Context, t *task) (report, *handoff, e
 		r.Status = "failed"
 		r.Summary = "Failed: " + t.Title
 		r.Details = fmt.Sprintf("Simulated agent %s was told to fail %q.\n", w.role, t.Title)
+		return r, nil, nil
+	}
+	if w.commit != "" {
+		commit, err := commitWork(ctx, w.role, w.commit, t)
+		if err != nil {
+			return report{}, nil, err
+		}
+		r.Files = []string{w.commit}
+		r.Details += fmt.Sprintf("Wrote %s and committed it as %s.\n", w.commit, commit)
 	}
 	return r, nil, nil
+}
+
+// commitWork writes the work file for t in the working directory and
+// commits it, returning the commit.
+func commitWork(ctx context.Context, role, file string, t *task) (string, error) {
+	g := gitwork.Git{}
+	for _, kv := range [][2]string{{"GIT_AUTHOR_NAME", "agent-sim " + role}, {"GIT_AUTHOR_EMAIL", "agent-sim@localhost"},
+		{"GIT_COMMITTER_NAME", "agent-sim " + role}, {"GIT_COMMITTER_EMAIL", "agent-sim@localhost"}} {
+		if _, set := os.LookupEnv(kv[0]); !set {
+			g.Env = append(g.Env, kv[0]+"="+kv[1])
+		}
+	}
+	content := fmt.Sprintf("# %s\n\n%s worked on %s.\n", t.Title, role, t.TaskID)
+	path := filepath.FromSlash(file)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", fmt.Errorf("commit work: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", fmt.Errorf("commit work: %w", err)
+	}
+	if _, err := g.Run(ctx, ".", "add", "--", file); err != nil {
+		return "", fmt.Errorf("commit work: %w", err)
+	}
+	// A task done again (delivered once more after a restart) may write
+	// what is committed already: then there is nothing new to commit.
+	if _, err := g.Run(ctx, ".", "diff", "--cached", "--quiet", "--", file); err != nil {
+		if _, err := g.Run(ctx, ".", "commit", "-q", "-m", t.TaskID+": "+t.Title, "--", file); err != nil {
+			return "", fmt.Errorf("commit work: %w", err)
+		}
+	}
+	head, err := g.Head(ctx, ".")
+	if err != nil {
+		return "", fmt.Errorf("commit work: %w", err)
+	}
+	return head, nil
 }
 
 // takeTime is the time work takes; it ends early with ctx's error.
@@ -178,8 +225,8 @@ func loadTask(path string) (*task, error) {
 	if t.path, err = filepath.Abs(path); err != nil {
 		return nil, err
 	}
-	// report_to is relative to the working directory, which is the workspace
-	// the supervisor starts agents in.
+	// report_to is relative to the working directory (the workspace the
+	// supervisor starts agents in), or absolute (a role in a worktree).
 	if t.reportPath, err = filepath.Abs(t.ReportTo); err != nil {
 		return nil, err
 	}

@@ -137,6 +137,23 @@ type Role struct {
 	// Set are the keys written in the role's entry of roles.yaml, in file
 	// order; every other key has its preset's default.
 	Set []string
+	// Worktree, when set, runs the role in a git worktree of its own (the
+	// worktree key; package gitwork makes it at start); nil runs it in
+	// Command.Cwd itself.
+	Worktree *Worktree
+}
+
+// Worktree is a role's worktree key: the role works in a git worktree of
+// its own, on Branch, made from Base of the repository that holds its
+// command's cwd.
+type Worktree struct {
+	// Base is the branch the worktree starts from and is merged into; ""
+	// means the branch the main checkout is on when the worktree is made
+	// (remembered from then on).
+	Base string
+	// Branch is the role's branch, {id} expanded (DefaultWorktreeBranch
+	// unless set).
+	Branch string
 }
 
 // Load reads and validates the workspace's configuration. lookup supplies
@@ -253,7 +270,8 @@ func loadRoles(files fileReader, lookup func(string) (string, bool), defaultComm
 		d.errorf(list, "\"roles\" must list at least one role")
 		return nil
 	}
-	rd := roleDecoder{decoder: d, workspace: workspace, lookup: lookup, defaultCommand: defaultCommand, seen: map[string]int{}}
+	rd := roleDecoder{decoder: d, workspace: workspace, lookup: lookup, defaultCommand: defaultCommand,
+		seen: map[string]int{}, branches: map[string]int{}}
 	var out []Role
 	for _, item := range list.Content {
 		if r, ok := rd.role(item); ok {

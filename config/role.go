@@ -28,6 +28,7 @@ type roleDecoder struct {
 	lookup         func(string) (string, bool)
 	defaultCommand Command
 	seen           map[string]int // role id → line of its first definition
+	branches       map[string]int // worktree branch → line of the role that asked first
 }
 
 // role decodes one entry. Every problem is recorded; the returned Role is
@@ -84,8 +85,103 @@ func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 			}
 		}
 	}
+	if v := m.take("worktree"); v != nil {
+		r.Worktree = rd.worktree(v, r.ID)
+	}
 	rd.applyPreset(&r, m, roles.PresetFor(cli, r.Command.Exec))
 	return r, true
+}
+
+// DefaultWorktreeBranch is the branch of a role's worktree when the
+// worktree key names none; {id} is the role id.
+const DefaultWorktreeBranch = "shogun/{id}"
+
+// placeholderPattern finds a {key} left in a branch name after expansion.
+var placeholderPattern = regexp.MustCompile(`\{[A-Za-z0-9_]+\}`)
+
+// worktree decodes the worktree key: true (a worktree on the default
+// branch), false (none), or a mapping with base and branch. Branch names
+// are checked here, where the line is known, rather than when git refuses
+// them at start.
+func (rd *roleDecoder) worktree(v *yaml.Node, id string) *Worktree {
+	v = yamlstrict.Resolve(v)
+	w := &Worktree{Branch: DefaultWorktreeBranch}
+	branchNode := v
+	switch {
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool":
+		if !strings.EqualFold(v.Value, "true") {
+			return nil
+		}
+	case v.Kind == yaml.MappingNode:
+		m := rd.mapping(v, "worktree", "role worktree")
+		defer m.done()
+		if x := m.take("base"); x != nil {
+			if s, ok := rd.str(x, "base"); ok {
+				if problem := checkBranchName(s); problem != "" {
+					rd.errorf(x, "worktree %q %q: %s", "base", s, problem)
+				} else {
+					w.Base = s
+				}
+			}
+		}
+		if x := m.take("branch"); x != nil {
+			if s, ok := rd.str(x, "branch"); ok {
+				w.Branch, branchNode = s, x
+			}
+		}
+	default:
+		rd.errorf(v, "%q must be true, false, or a mapping with base and branch, got %s", "worktree", yamlstrict.Describe(v))
+		return nil
+	}
+	template := w.Branch
+	w.Branch = roles.Expand(template, map[string]string{roles.VarID: id})
+	if left := placeholderPattern.FindString(w.Branch); left != "" {
+		rd.errorf(branchNode, "worktree branch %q: unknown placeholder %s (only {id} is known)", template, left)
+		return nil
+	}
+	if problem := checkBranchName(w.Branch); problem != "" {
+		rd.errorf(branchNode, "worktree branch %q: %s", w.Branch, problem)
+		return nil
+	}
+	if line, dup := rd.branches[w.Branch]; dup {
+		rd.errorf(branchNode, "worktree branch %q is already the branch of the role at line %d: a branch can be checked out in one worktree only", w.Branch, line)
+		return nil
+	}
+	rd.branches[w.Branch] = branchNode.Line
+	return w
+}
+
+// checkBranchName returns why name cannot be a git branch, or "": the
+// rules of git check-ref-format --branch, so that a bad name is reported
+// with its line before git is ever run.
+func checkBranchName(name string) string {
+	switch {
+	case name == "":
+		return "must not be empty"
+	case name == "@" || name == "HEAD":
+		return "is not a branch name git accepts"
+	case strings.HasPrefix(name, "-"):
+		return "must not start with \"-\""
+	case strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") || strings.Contains(name, "//"):
+		return "must not start or end with \"/\" or contain \"//\""
+	case strings.HasSuffix(name, "."):
+		return "must not end with \".\""
+	case strings.Contains(name, ".."):
+		return "must not contain \"..\""
+	case strings.Contains(name, "@{"):
+		return "must not contain \"@{\""
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return fmt.Sprintf("must not contain %q (git refuses spaces, control characters and ~ ^ : ? * [ \\ in branch names)", r)
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
+			return fmt.Sprintf("part %q must not start with \".\" or end with \".lock\"", part)
+		}
+	}
+	return ""
 }
 
 // promptPath checks the instruction file. A disabled role's file may be

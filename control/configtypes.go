@@ -27,33 +27,36 @@ type RolesReply struct {
 // sets it, or as its CLI preset (or settings.yaml) gives it. The keys are
 // roles.yaml's, so a value can be sent back in a role edit as it is.
 type RoleConfig struct {
-	ID               string         `json:"id"`
-	Name             string         `json:"name"`
-	PromptPath       string         `json:"prompt_path"`
-	Enabled          bool           `json:"enabled"`
-	CLI              string         `json:"cli"`
-	Command          CommandConfig  `json:"command"`
-	Terminal         TerminalConfig `json:"terminal"`
-	StartupPrompt    string         `json:"startup_prompt"`
-	Nudge            string         `json:"nudge"`
-	Notify           string         `json:"notify"`
-	Remind           string         `json:"remind"`
-	Submit           string         `json:"submit"`
-	SubmitDelay      string         `json:"submit_delay"`
-	ClearInput       string         `json:"clear_input"`
-	InputMarker      string         `json:"input_marker"`
-	ReadyPattern     string         `json:"ready_pattern"`
-	BusyPattern      string         `json:"busy_pattern"`
-	AttentionPattern string         `json:"attention_pattern"`
-	LimitPattern     string         `json:"limit_pattern"`
-	ReadyQuiet       string         `json:"ready_quiet"`
-	LimitWait        string         `json:"limit_wait"`
-	AckTimeout       string         `json:"ack_timeout"`
-	StallAfter       string         `json:"stall_after"`
-	InterruptKeys    string         `json:"interrupt_keys"`
-	BetweenTasks     string         `json:"between_tasks"`
-	Restart          RestartConfig  `json:"restart"`
-	Stop             StopConfig     `json:"stop"`
+	ID         string         `json:"id"`
+	Name       string         `json:"name"`
+	PromptPath string         `json:"prompt_path"`
+	Enabled    bool           `json:"enabled"`
+	CLI        string         `json:"cli"`
+	Command    CommandConfig  `json:"command"`
+	Terminal   TerminalConfig `json:"terminal"`
+	// Worktree is the role's git worktree key, when it has one: it then
+	// works in a worktree of its own (command.cwd is there).
+	Worktree         *WorktreeConfig `json:"worktree,omitempty"`
+	StartupPrompt    string          `json:"startup_prompt"`
+	Nudge            string          `json:"nudge"`
+	Notify           string          `json:"notify"`
+	Remind           string          `json:"remind"`
+	Submit           string          `json:"submit"`
+	SubmitDelay      string          `json:"submit_delay"`
+	ClearInput       string          `json:"clear_input"`
+	InputMarker      string          `json:"input_marker"`
+	ReadyPattern     string          `json:"ready_pattern"`
+	BusyPattern      string          `json:"busy_pattern"`
+	AttentionPattern string          `json:"attention_pattern"`
+	LimitPattern     string          `json:"limit_pattern"`
+	ReadyQuiet       string          `json:"ready_quiet"`
+	LimitWait        string          `json:"limit_wait"`
+	AckTimeout       string          `json:"ack_timeout"`
+	StallAfter       string          `json:"stall_after"`
+	InterruptKeys    string          `json:"interrupt_keys"`
+	BetweenTasks     string          `json:"between_tasks"`
+	Restart          RestartConfig   `json:"restart"`
+	Stop             StopConfig      `json:"stop"`
 	// Set are the keys the role's entry in roles.yaml writes; the others
 	// have their defaults.
 	Set []string `json:"set"`
@@ -69,6 +72,15 @@ type CommandConfig struct {
 	Args []string          `json:"args"`
 	Env  map[string]string `json:"env"`
 	Cwd  string            `json:"cwd"`
+}
+
+// WorktreeConfig is a role's worktree key.
+type WorktreeConfig struct {
+	// Base is the branch the worktree starts from; "" for the main
+	// checkout's branch when the worktree is made.
+	Base string `json:"base"`
+	// Branch is the role's branch.
+	Branch string `json:"branch"`
 }
 
 // TerminalConfig is a role's terminal size.
@@ -96,8 +108,13 @@ func RoleConfigFrom(r config.Role) RoleConfig {
 	if set == nil {
 		set = []string{}
 	}
+	var wt *WorktreeConfig
+	if r.Worktree != nil {
+		wt = &WorktreeConfig{Base: r.Worktree.Base, Branch: r.Worktree.Branch}
+	}
 	return RoleConfig{
-		ID: r.ID, Name: r.Name, PromptPath: r.PromptPath, Enabled: r.Enabled, CLI: r.CLI,
+		Worktree: wt,
+		ID:       r.ID, Name: r.Name, PromptPath: r.PromptPath, Enabled: r.Enabled, CLI: r.CLI,
 		Command:       CommandConfig{Exec: r.Command.Exec, Args: nonNilList(r.Command.Args), Env: nonNilMap(r.Command.Env), Cwd: r.Command.Cwd},
 		Terminal:      TerminalConfig{Cols: r.Terminal.Cols, Rows: r.Terminal.Rows},
 		StartupPrompt: r.StartupPrompt, Nudge: r.Nudge, Notify: r.Notify, Remind: r.Remind,

@@ -155,6 +155,10 @@ type Task struct {
 	Parent string `json:"parent,omitempty"`
 	Root   string `json:"root,omitempty"`
 	Depth  int    `json:"depth"`
+	// HeadCommit is the commit checked out in the role's working
+	// directory (its worktree, with worktree: true) when its report
+	// arrived; left out without a report or outside git.
+	HeadCommit string `json:"head_commit,omitempty"`
 }
 
 // TaskFrom is t as Task shows it.
@@ -175,6 +179,6 @@ func TaskFrom(t store.Task) Task {
 		CreatedAt: utc(t.CreatedAt), UpdatedAt: utc(t.UpdatedAt),
 		AssignedAt: utc(t.AssignedAt), DeliveredAt: utc(t.DeliveredAt), FinishedAt: utc(t.FinishedAt),
 		Attempts: t.Attempts, Submits: t.Submits, Summary: t.Summary, ReportPath: t.ReportPath,
-		Parent: t.Parent, Root: t.Root, Depth: t.Depth,
+		Parent: t.Parent, Root: t.Root, Depth: t.Depth, HeadCommit: t.HeadCommit,
 	}
 }

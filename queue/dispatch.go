@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/textsafe"
-	"github.com/shogun-dev/shogun/workspace"
 )
 
 // worker hands one role its work: at most one task in flight, the next one
@@ -336,7 +334,7 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 			if prev != nil && checkID("task_id", prev.ID) == nil {
 				name = prev.ID
 			}
-			if _, err := moveInto(path, filepath.Join(w.q.dirs.archive, "tasks"), w.a.ID()+"-"+name+".yaml"); err != nil {
+			if _, err := moveInto(path, w.q.layout.ArchiveFor("tasks", at), w.a.ID()+"-"+name+".yaml"); err != nil {
 				return fmt.Errorf("archive previous task file: %w", err)
 			}
 		}
@@ -346,7 +344,9 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 	b, err := MarshalTask(Task{
 		TaskID: t.ID, CommandID: t.CommandID, Role: t.Role, From: t.From, Title: t.Title, Body: t.Body,
 		Tags: t.Tags, Priority: t.Priority, AssignedAt: at, Attempt: t.Attempts + 1,
-		ReportTo: workspace.ReportsDir + "/" + w.a.ID() + ".yaml",
+		// As the agent sees it from its cwd: relative in the workspace,
+		// absolute from anywhere else (a role's worktree).
+		ReportTo: w.cfg.TemplateVars(w.q.layout)[roles.VarReportFile],
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,10 +103,14 @@ func inFolder(dir, name string) (string, error) {
 // moveInto renames src into dir as name, never over an existing file: if
 // name is taken, "-2", "-3"… goes before its extension. It returns the path
 // the file now has. Only the supervisor writes into these folders, so
-// looking first and renaming after is enough.
+// looking first and renaming after is enough. dir is made if missing (an
+// archive day's folder comes with the day's first file).
 func moveInto(src, dir, name string) (string, error) {
 	dst, err := freeName(dir, name)
 	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	if err := atomicfile.Rename(src, dst); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // shogunBin is the real shogun binary, whose agent-sim the roles run.
@@ -181,4 +183,28 @@ func records(t *testing.T, path string) []shoguntest.Record { return shoguntest.
 func waitFor(t *testing.T, what string, within time.Duration, cond func() bool) {
 	t.Helper()
 	shoguntest.WaitFor(t, what, within, cond)
+}
+
+// archivedReportLine is the notify line for the login form's report, which
+// names the report's archived file.
+var archivedReportLine = regexp.MustCompile(`^Report from ashigaru1 on 'Add the login form': read runtime/queue/archive/\d{4}-\d\d-\d\d/reports/`)
+
+// archivedNames lists the names of the files archived as kind on any day.
+func archivedNames(ws, kind string) []string {
+	paths, _ := filepath.Glob(filepath.Join(workspace.New(ws).Archive(), "*", kind, "*"))
+	names := make([]string, 0, len(paths))
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	return names
+}
+
+// archivedPath is where the file name of kind was archived, on whichever
+// day; "" when it was not.
+func archivedPath(ws, kind, name string) string {
+	paths, _ := filepath.Glob(filepath.Join(workspace.New(ws).Archive(), "*", kind, name))
+	if len(paths) != 1 {
+		return ""
+	}
+	return paths[0]
 }

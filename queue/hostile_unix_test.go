@@ -28,6 +28,7 @@ import (
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // logBuffer collects a queue's log for assertions.
@@ -303,7 +304,7 @@ func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
 	}
 	waitFor(t, "karo to be told of the report", 15*time.Second, func() bool {
 		for _, rc := range records(t, karoRec) {
-			if rc.Kind == "submit" && strings.HasPrefix(rc.Line, "Report from ashigaru1 on 'Add the login form': read runtime/queue/archive/reports/") {
+			if rc.Kind == "submit" && archivedReportLine.MatchString(rc.Line) {
 				return true
 			}
 		}
@@ -610,7 +611,7 @@ func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
 	if after, _ := os.ReadFile(rolesYAML); !bytes.Equal(after, before) {
 		t.Fatalf("config/roles.yaml was replaced:\n%s", after)
 	}
-	archived, err := os.ReadFile(queueDir(ws, "archive", "tasks", "ashigaru1-"+first.ID+".yaml"))
+	archived, err := os.ReadFile(archivedPath(ws, "tasks", "ashigaru1-"+first.ID+".yaml"))
 	if err != nil || string(archived) != attack {
 		t.Errorf("the edited task file is not archived under the first task's id: %q, %v", archived, err)
 	}
@@ -626,14 +627,17 @@ func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	var kept string
 	first, _ := runTwoTasks(t, ws, func(first store.Task) {
-		kept = queueDir(ws, "archive", "tasks", "ashigaru1-"+first.ID+".yaml")
+		kept = filepath.Join(workspace.New(ws).ArchiveFor("tasks", time.Now()), "ashigaru1-"+first.ID+".yaml")
+		if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		write(t, kept, "an older task file, to keep\n")
 	})
 	if b, _ := os.ReadFile(kept); string(b) != "an older task file, to keep\n" {
 		t.Errorf("the archived file was replaced: %q", b)
 	}
 	var tf queue.Task
-	b, err := os.ReadFile(queueDir(ws, "archive", "tasks", "ashigaru1-"+first.ID+"-2.yaml"))
+	b, err := os.ReadFile(archivedPath(ws, "tasks", "ashigaru1-"+first.ID+"-2.yaml"))
 	if err != nil || yaml.Unmarshal(b, &tf) != nil || tf.TaskID != first.ID {
 		t.Errorf("the first task's file is not archived beside it with a suffix: %+v, %v", tf, err)
 	}

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ type intake struct {
 	// that failed to parse while still changing, and files that failed for a
 	// transient reason.
 	retries []claim
+	watcher *fsnotify.Watcher // nil when the platform gave none
 }
 
 // fileState is a file's size and modification time: while either changes, a
@@ -60,21 +62,28 @@ func candidate(name string) bool {
 	return false
 }
 
-func (in *intake) run(ctx context.Context) {
+// watch starts watching both folders, before the first scan, so that no
+// file arrives unseen between the two and every file renamed in from then
+// on is known to be whole. run closes the watcher.
+func (in *intake) watch() {
 	w, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		in.q.log.Warn().Err(err).Msg("file watcher unavailable; relying on rescans")
-	} else {
-		defer w.Close()
-		for _, d := range []string{in.q.dirs.commands, in.q.dirs.reports} {
-			if err := w.Add(d); err != nil {
-				in.q.log.Warn().Err(err).Str("path", d).Msg("cannot watch folder; relying on rescans")
-			}
+		return
+	}
+	for _, d := range []string{in.q.dirs.commands, in.q.dirs.reports} {
+		if err := w.Add(d); err != nil {
+			in.q.log.Warn().Err(err).Str("path", d).Msg("cannot watch folder; relying on rescans")
 		}
 	}
+	in.watcher = w
+}
+
+func (in *intake) run(ctx context.Context) {
 	var events <-chan fsnotify.Event
 	var errs <-chan error
-	if w != nil {
+	if w := in.watcher; w != nil {
+		defer w.Close()
 		events, errs = w.Events, w.Errors
 	}
 	in.scan()
@@ -93,7 +102,10 @@ func (in *intake) run(ctx context.Context) {
 				events = nil
 				continue
 			}
-			if ev.Op.Has(fsnotify.Create) || ev.Op.Has(fsnotify.Write) || ev.Op.Has(fsnotify.Chmod) {
+			switch {
+			case ev.Op.Has(fsnotify.Create) && movedIn(ev):
+				in.noteComplete(ev.Name)
+			case ev.Op.Has(fsnotify.Create) || ev.Op.Has(fsnotify.Write) || ev.Op.Has(fsnotify.Chmod):
 				in.note(ev.Name)
 			}
 		case err, ok := <-errs:
@@ -169,9 +181,31 @@ func (in *intake) scan() {
 	}
 }
 
+// movedIn reports whether a Create event is a file renamed into the folder
+// from another name in a watched folder: the documented way to drop a file
+// (write a hidden temporary file, then rename it), which `shogun send` and
+// atomicfile use. Such a file is whole when it appears. fsnotify knows the
+// old name (inotify's rename cookie, ReadDirectoryChangesW's old-name
+// record) but shows it only in Event.String, as `<op> "new" ← "old"`; a
+// version that shows it otherwise makes every file wait the settle time,
+// which is safe, and TestRenamedFileIsTakenAtOnce fails.
+func movedIn(ev fsnotify.Event) bool {
+	plain := fmt.Sprintf("%-13s %q", ev.Op.String(), ev.Name)
+	s := ev.String()
+	return len(s) > len(plain) && strings.HasPrefix(s, plain+" ← ")
+}
+
 // note records how a file looks now, without following a symbolic link;
-// it is taken once it has looked the same for the settle time.
-func (in *intake) note(path string) {
+// it is taken once it has looked the same for the settle time. A file first
+// seen with a modification time older than the settle time has already
+// looked the same that long, and is taken at once.
+func (in *intake) note(path string) { in.noteAt(path, false) }
+
+// noteComplete is note for a file known to be whole (movedIn): it is taken
+// at once unless it changes before the next look.
+func (in *intake) noteComplete(path string) { in.noteAt(path, true) }
+
+func (in *intake) noteAt(path string, complete bool) {
 	if !candidate(filepath.Base(path)) {
 		return
 	}
@@ -180,11 +214,21 @@ func (in *intake) note(path string) {
 		delete(in.pending, path)
 		return
 	}
+	now := time.Now()
 	st := fileState{size: fi.Size(), mtime: fi.ModTime()}
-	if old, ok := in.pending[path]; ok && old.size == st.size && old.mtime.Equal(st.mtime) {
+	old, seen := in.pending[path]
+	if seen && old.size == st.size && old.mtime.Equal(st.mtime) {
+		if complete && old.due.After(now) {
+			old.due = now
+			in.pending[path] = old
+		}
 		return // already waiting to settle
 	}
-	st.due = time.Now().Add(in.settle())
+	settle := in.settle()
+	st.due = now.Add(settle)
+	if complete || (!seen && !st.mtime.After(now.Add(-settle))) {
+		st.due = now
+	}
 	in.pending[path] = st
 }
 

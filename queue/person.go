@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/shogun-dev/shogun/store"
@@ -82,7 +81,7 @@ func (w *worker) archiveCancelled() {
 		if _, err := os.Lstat(w.taskPath()); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if _, err := moveInto(w.taskPath(), filepath.Join(w.q.dirs.archive, "tasks"), w.a.ID()+"-"+id+".yaml"); err != nil {
+		if _, err := moveInto(w.taskPath(), w.q.layout.ArchiveFor("tasks", w.q.now()), w.a.ID()+"-"+id+".yaml"); err != nil {
 			w.q.log.Warn().Err(err).Str("role", w.a.ID()).Str("task_id", id).Msg("archive the cancelled task's file")
 		}
 	}

@@ -42,6 +42,27 @@ func (c claim) key() string { return filepath.Base(c.dir) + "/" + textsafe.Escap
 
 const claimStamp = "20060102T150405.000000000Z"
 
+// arrived is when the file was claimed, read from its claim id; ok is false
+// for an id without a stamp.
+func (c claim) arrived() (time.Time, bool) {
+	if len(c.id) <= len(claimStamp) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(claimStamp, c.id[:len(claimStamp)])
+	return t, err == nil
+}
+
+// archiveDir is where a claimed file of kind is archived: the folder of the
+// day it arrived, which a crash and a redo the next day do not change, so
+// the path the history recorded is where the file is.
+func (q *Queue) archiveDir(c claim, kind string) string {
+	at, ok := c.arrived()
+	if !ok {
+		at = q.now()
+	}
+	return q.layout.ArchiveFor(kind, at)
+}
+
 // claimFile moves a file whose name checkFileName accepted into .claimed.
 func (q *Queue) claimFile(dir, name string) (claim, error) {
 	id := q.now().UTC().Format(claimStamp) + "-" + name
@@ -367,8 +388,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	default:
 		return q.reject(c, err)
 	}
-	archiveDir := filepath.Join(q.dirs.archive, "reports")
-	archived, err := freeName(archiveDir, c.id)
+	archived, err := freeName(q.archiveDir(c, "reports"), c.id)
 	if err != nil {
 		return q.later(c, "choose the archived report's name", err), false
 	}
@@ -379,6 +399,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	if rep.SkillCandidate != nil {
 		rec.SkillName, rec.SkillDescription = rep.SkillCandidate.Name, rep.SkillCandidate.Description
 	}
+	rec.HeadCommit = q.headCommit(rec.Role, rep.TaskID)
 	task, again, err := q.st.AcceptReport(rec)
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
@@ -451,6 +472,22 @@ func (q *Queue) reportRole(name string) string {
 	return ""
 }
 
+// headCommit is the commit checked out where the report's role works:
+// the role its file is named after, else the task's.
+func (q *Queue) headCommit(role, taskID string) string {
+	if q.headOf == nil {
+		return ""
+	}
+	if role == "" {
+		t, err := q.st.Task(taskID)
+		if err != nil {
+			return ""
+		}
+		role = t.Role
+	}
+	return q.headOf(role)
+}
+
 // taskRole names a task's role in an error message.
 func (q *Queue) taskRole(id string) string {
 	if t, err := q.st.Task(id); err == nil {
@@ -477,10 +514,10 @@ func (q *Queue) notifySender(task store.Task, reportPath string) {
 	w.addNote(note{taskID: task.ID, text: text})
 }
 
-// archive moves a processed file from .claimed to archive/<kind>/, never
-// over an existing file, and returns where it went.
+// archive moves a processed file from .claimed to its archive folder
+// (archiveDir), never over an existing file, and returns where it went.
 func (q *Queue) archive(c claim, kind string) (string, error) {
-	dst, err := moveInto(c.path, filepath.Join(q.dirs.archive, kind), c.id)
+	dst, err := moveInto(c.path, q.archiveDir(c, kind), c.id)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil // archived already, by a run that then crashed
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// reports, commands without a from role finished. It must not block;
 	// team passes its Notifier's Send.
 	Notify func(notify.Event)
+	// HeadCommit, when set, names the commit checked out in a role's
+	// working directory ("" when there is none); each report records it
+	// as it arrives. team runs git for roles that work in a repository.
+	HeadCommit func(role string) string
 }
 
 // Queue runs a workspace's file protocol: it watches the queue folders,
@@ -93,6 +97,7 @@ type Queue struct {
 	changed  chan struct{} // dashboard refresh requests
 	onReport func(store.Task)
 	notifyFn func(notify.Event)
+	headOf   func(role string) string
 	mu       sync.Mutex
 	recent   []attention         // files rejected during this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
@@ -129,6 +134,7 @@ func New(opts Options) (*Queue, error) {
 		changed:  make(chan struct{}, 1),
 		onReport: opts.OnReport,
 		notifyFn: opts.Notify,
+		headOf:   opts.HeadCommit,
 	}
 	q.cfg.Store(opts.Config)
 	if q.now == nil {
@@ -136,7 +142,7 @@ func New(opts Options) (*Queue, error) {
 	}
 	for _, d := range []string{
 		q.dirs.commands, q.dirs.claimed(q.dirs.commands), q.dirs.tasks, q.dirs.reports, q.dirs.claimed(q.dirs.reports),
-		filepath.Join(q.dirs.archive, "commands"), filepath.Join(q.dirs.archive, "reports"), filepath.Join(q.dirs.archive, "tasks"),
+		q.dirs.archive,
 		q.dirs.failed, l.State(),
 	} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -263,6 +269,7 @@ func (q *Queue) Run(ctx context.Context) error {
 		}()
 	}
 	in := newIntake(q)
+	in.watch()
 	in.keepTrying(retry)
 	// Files that arrived while no supervisor ran go first, before any role
 	// is given work: a report waiting there closes its task, which is then

@@ -3,6 +3,7 @@
 package queue_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
 )
 
 // A command becomes a task file and a submitted nudge; the agent's report
@@ -70,8 +72,8 @@ func TestCommandToReportEndToEnd(t *testing.T) {
 	if tf.TaskID != second.ID || tf.ReportTo != "runtime/queue/reports/ashigaru1.yaml" || tf.From != "karo" {
 		t.Errorf("task file = %+v", tf)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "runtime", "queue", "archive", "tasks", "ashigaru1-"+first.ID+".yaml")); err != nil {
-		t.Errorf("first task file not archived: %v", err)
+	if archivedPath(ws, "tasks", "ashigaru1-"+first.ID+".yaml") == "" {
+		t.Errorf("first task file not archived: %v", archivedNames(ws, "tasks"))
 	}
 
 	// The sender was told about both reports, with the archived report path.
@@ -85,7 +87,7 @@ func TestCommandToReportEndToEnd(t *testing.T) {
 		return n == 2
 	})
 	for _, rec := range records(t, karoRec) {
-		if strings.HasPrefix(rec.Line, "Report from ashigaru1 on 'Add the login form': read runtime/queue/archive/reports/") {
+		if archivedReportLine.MatchString(rec.Line) {
 			goto notified
 		}
 	}
@@ -166,7 +168,7 @@ func TestThousandCommandsExactlyOnce(t *testing.T) {
 			t.Errorf("file left in commands/: %s", e.Name())
 		}
 	}
-	archived, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
+	archived := archivedNames(ws, "commands")
 	if len(archived) != n {
 		t.Errorf("%d command files archived, want %d", len(archived), n)
 	}
@@ -224,9 +226,8 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 	})
 	r.drop(t, "again.yaml", "id: cmd-good\nto: ashigaru1\ntitle: good again\nbody: fine\n")
 	waitFor(t, "the duplicate archived", 10*time.Second, func() bool {
-		entries, _ := os.ReadDir(filepath.Join(ws, "runtime", "queue", "archive", "commands"))
-		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), "-again.yaml") {
+		for _, name := range archivedNames(ws, "commands") {
+			if strings.HasSuffix(name, "-again.yaml") {
 				return true
 			}
 		}
@@ -315,4 +316,36 @@ func TestTaskInFlightIsDeliveredAgainAfterACrash(t *testing.T) {
 		}
 	}
 	t.Errorf("no redeliver event for %s", tasks[0].ID)
+}
+
+// A file renamed into the folder is whole when it appears, so it does not
+// wait the settle time, however long that is; one written in place does.
+func TestRenamedFileIsTakenAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"))
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "queue:\n  settle: 30s\n")
+	r := startTeam(t, ws)
+	// Once a role is ready the queue runs and watches its folders.
+	role, _ := r.team.Supervisor().Role("ashigaru1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := role.WaitState(ctx, supervisor.Ready); err != nil {
+		t.Fatalf("ashigaru1 never ready: %v", err)
+	}
+	began := time.Now()
+	r.drop(t, "renamed.yaml", "id: cmd-renamed\nto: ashigaru1\ntitle: renamed in\nbody: b\n")
+	r.waitTasks(t, "the renamed command's task", 20*time.Second, func(ts []store.Task) bool { return len(ts) == 1 })
+	if took := time.Since(began); took >= 30*time.Second {
+		t.Errorf("the renamed file waited the settle time: %v", took)
+	}
+	f, err := os.Create(filepath.Join(ws, "runtime", "queue", "commands", "in-place.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("id: cmd-in-place\nto: ashigaru1\ntitle: written in place\nbody: b\n")
+	f.Close()
+	time.Sleep(2 * time.Second)
+	if ts, _ := r.team.Store().Tasks(store.TaskFilter{}); len(ts) != 1 {
+		t.Errorf("a file written in place was taken before its settle time: %d tasks", len(ts))
+	}
 }

@@ -49,7 +49,7 @@ func taskWriter(t *testing.T) (w *worker, task func(title string) store.Task) {
 	}
 	l := workspace.New(ws)
 	q := &Queue{ws: ws, layout: l, st: st, dirs: dirs{tasks: l.Tasks(), archive: l.Archive()}}
-	for _, d := range []string{q.dirs.tasks, filepath.Join(q.dirs.archive, "tasks")} {
+	for _, d := range []string{q.dirs.tasks, l.ArchiveFor("tasks", time.Now())} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 	if got := readFile(t, path); !strings.Contains(got, "task_id: "+second.ID) || !strings.Contains(got, "second task") {
 		t.Errorf("task file after the wait:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(w.q.dirs.archive, "tasks", "ashigaru1-"+first.ID+".yaml")); !strings.Contains(got, "task_id: "+first.ID) {
+	if got := readFile(t, filepath.Join(w.q.layout.ArchiveFor("tasks", time.Now()), "ashigaru1-"+first.ID+".yaml")); !strings.Contains(got, "task_id: "+first.ID) {
 		t.Errorf("archived task file:\n%s", got)
 	}
 	assertNoTempFiles(t, w.q.dirs.tasks)

@@ -24,8 +24,10 @@ type Task struct {
 	// Attempt, when not 0, tells the agent the task was handed out before
 	// (after a restart, say), so it can check what earlier work left.
 	Attempt int `yaml:"attempt,omitempty"`
-	// ReportTo is where the agent should write its report, relative to the
-	// workspace, with forward slashes.
+	// ReportTo is where the agent should write its report, as it sees it
+	// from its working directory: relative with forward slashes when the
+	// file is inside that folder (the workspace, usually), absolute
+	// otherwise (a role in its own git worktree).
 	ReportTo string `yaml:"report_to"`
 }
 

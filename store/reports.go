@@ -38,7 +38,10 @@ type ReportRecord struct {
 	// any, for `shogun skills scan`.
 	SkillName, SkillDescription string
 	ArchivedPath                string // where the file is kept after processing
-	ReceivedAt                  time.Time
+	// HeadCommit is the commit checked out in the role's working directory
+	// when the report arrived ("" when it is not in a git repository).
+	HeadCommit string
+	ReceivedAt time.Time
 }
 
 // Report is a recorded report, with its task's role and title for display.
@@ -48,6 +51,7 @@ type Report struct {
 	Files                                           []string
 	SkillName, SkillDescription, File, ArchivedPath string
 	ClaimName                                       string
+	HeadCommit                                      string
 	ReceivedAt                                      time.Time
 }
 
@@ -105,18 +109,18 @@ func (s *Store) AcceptReport(r ReportRecord) (task Task, alreadyRecorded bool, e
 		}
 		at := formatTime(r.ReceivedAt)
 		if _, err := tx.Exec(`INSERT INTO reports
-(claim_name, file, task_id, status, summary, details, files, skill_name, skill_description, archived_path, received_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+(claim_name, file, task_id, status, summary, details, files, skill_name, skill_description, archived_path, head_commit, received_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ClaimName, r.File, r.TaskID, r.Status, r.Summary, r.Details, string(files),
-			r.SkillName, r.SkillDescription, r.ArchivedPath, at); err != nil {
+			r.SkillName, r.SkillDescription, r.ArchivedPath, r.HeadCommit, at); err != nil {
 			return err
 		}
 		if keepOnly {
 			task = cur
 			return nil
 		}
-		if _, err := tx.Exec(`UPDATE tasks SET status = ?, finished_at = ?, summary = ?, report_path = ?, updated_at = ?
-WHERE id = ?`, r.Status, at, r.Summary, r.ArchivedPath, at, r.TaskID); err != nil {
+		if _, err := tx.Exec(`UPDATE tasks SET status = ?, finished_at = ?, summary = ?, report_path = ?, head_commit = ?, updated_at = ?
+WHERE id = ?`, r.Status, at, r.Summary, r.ArchivedPath, r.HeadCommit, at, r.TaskID); err != nil {
 			return err
 		}
 		task, err = loadTask(tx, r.TaskID)
@@ -129,7 +133,7 @@ WHERE id = ?`, r.Status, at, r.Summary, r.ArchivedPath, at, r.TaskID); err != ni
 }
 
 const reportQuery = `SELECT r.id, r.task_id, t.role_id, t.title, r.status, r.summary, r.details, r.files,
-r.skill_name, r.skill_description, r.file, r.archived_path, r.claim_name, r.received_at
+r.skill_name, r.skill_description, r.file, r.archived_path, r.claim_name, r.head_commit, r.received_at
 FROM reports r JOIN tasks t ON t.id = r.task_id`
 
 // RecentReports returns the last n reports, newest first (n <= 0: all).
@@ -166,7 +170,7 @@ func queryReports(q queryer, query string, args ...any) ([]Report, error) {
 			received sql.NullString
 		)
 		if err := rows.Scan(&r.ID, &r.TaskID, &r.Role, &r.Title, &r.Status, &r.Summary, &r.Details, &files,
-			&r.SkillName, &r.SkillDescription, &r.File, &r.ArchivedPath, &r.ClaimName, &received); err != nil {
+			&r.SkillName, &r.SkillDescription, &r.File, &r.ArchivedPath, &r.ClaimName, &r.HeadCommit, &received); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(files), &r.Files); err != nil {

@@ -163,3 +163,24 @@ func TestAcceptReportRefusesQueuedAndForeignTasks(t *testing.T) {
 		t.Fatalf("a report under another name for a task in flight: %+v, %v", got, err)
 	}
 }
+
+// A report records the commit its role had checked out; the task shows it.
+func TestReportRecordsTheHeadCommit(t *testing.T) {
+	s, run := workspace(t)
+	task := accept(t, s, command(run, "a.yaml", "cmd-1", "ashigaru1"))[0].Task
+	if _, err := s.Assign(task.ID, day); err != nil {
+		t.Fatal(err)
+	}
+	rec := report(task.ID, "ashigaru1.yaml", StatusDone, day.Add(time.Minute))
+	rec.HeadCommit = "0123456789abcdef0123456789abcdef01234567"
+	got, _, err := s.AcceptReport(rec)
+	if err != nil || got.HeadCommit != rec.HeadCommit {
+		t.Fatalf("task after its report: %+v, %v", got, err)
+	}
+	if again, err := s.Task(task.ID); err != nil || again.HeadCommit != rec.HeadCommit {
+		t.Errorf("task read back: %+v, %v", again, err)
+	}
+	if reps, err := s.ReportsForTask(task.ID); err != nil || len(reps) != 1 || reps[0].HeadCommit != rec.HeadCommit {
+		t.Errorf("report read back: %+v, %v", reps, err)
+	}
+}

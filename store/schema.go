@@ -242,6 +242,13 @@ CREATE UNIQUE INDEX tasks_one_in_flight ON tasks(role_id)
 -- Exchanges: the commands between two roles lately.
 CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
 `,
+	// Role worktrees: a report records the commit checked out in its
+	// role's working directory when it arrived (a role with a worktree, or
+	// any role working in a git repository), and its task shows it.
+	`
+ALTER TABLE reports ADD COLUMN head_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE tasks ADD COLUMN head_commit TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -251,7 +258,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

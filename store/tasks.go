@@ -118,6 +118,9 @@ type Task struct {
 	// id when it has no parent) and Depth its hops from there (0 at the root).
 	Parent, Root string
 	Depth        int
+	// HeadCommit is the commit checked out in the role's working directory
+	// when its report arrived ("" without a report, or outside git).
+	HeadCommit string
 }
 
 // Accepted is what AcceptCommands did with one record.
@@ -520,7 +523,7 @@ func limit(n int) int {
 
 const taskColumns = `id, command_id, run_id, role_id, from_role, title, body, tags, priority, status, seq,
 created_at, updated_at, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path,
-parent_id, root_id, depth`
+parent_id, root_id, depth, head_commit`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -533,7 +536,7 @@ func scanTask(row scanner) (Task, error) {
 	)
 	if err := row.Scan(&t.ID, &t.CommandID, &t.RunID, &t.Role, &t.From, &t.Title, &t.Body, &tags,
 		&t.Priority, &t.Status, &t.Seq, &created, &updated, &assigned, &delivered, &finished,
-		&t.Attempts, &t.Submits, &t.Summary, &t.ReportPath, &t.Parent, &t.Root, &t.Depth); err != nil {
+		&t.Attempts, &t.Submits, &t.Summary, &t.ReportPath, &t.Parent, &t.Root, &t.Depth, &t.HeadCommit); err != nil {
 		return Task{}, err
 	}
 	if err := json.Unmarshal([]byte(tags), &t.Tags); err != nil {

@@ -42,25 +42,49 @@ func CheckHistory(cfg *config.Config, newHistory bool) error {
 		ErrHistoryMissing, filepath.ToSlash(rel), workspace.ArchiveDir, n)
 }
 
-// archiveFolders are the archive's subfolders that the queue fills.
-var archiveFolders = []string{"commands", "reports", "tasks"}
-
-// archivedFiles counts the files in the archive's folders.
-func archivedFiles(ws string) int {
-	n := 0
-	for _, sub := range archiveFolders {
-		entries, err := os.ReadDir(filepath.Join(workspace.New(ws).Archive(), sub))
-		if err != nil {
-			continue
+// archiveFolders returns the archive's folders of kind: the flat one of the
+// older layout, then one per day, oldest first.
+func archiveFolders(l workspace.Layout, kind string) []string {
+	dirs := []string{l.ArchiveLegacy(kind)}
+	entries, _ := os.ReadDir(l.Archive())
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
 		}
-		for _, e := range entries {
-			if !e.IsDir() && e.Name()[0] != '.' {
-				n++
+	}
+	for _, day := range workspace.ArchiveDays(names) {
+		dirs = append(dirs, filepath.Join(l.Archive(), day, kind))
+	}
+	return dirs
+}
+
+// archivedFiles counts the files in the archive's folders, in both layouts.
+// It runs only when the database is missing, so reading every day is fine.
+func archivedFiles(ws string) int {
+	l := workspace.New(ws)
+	n := 0
+	for _, kind := range workspace.ArchiveKinds {
+		for _, dir := range archiveFolders(l, kind) {
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if !e.IsDir() && e.Name()[0] != '.' {
+					n++
+				}
 			}
 		}
 	}
 	return n
 }
+
+// seedDays is how many of the newest archive days seedTaskNumbers reads: a
+// task id carries the UTC day it was made on, so only ids of today (and of
+// yesterday or tomorrow in local time) can collide with new ones; older
+// days would make every start slower as the archive grows.
+const seedDays = 3
 
 // archivedTaskID finds a task id (t-YYYYMMDD-NNNN) in an archived task
 // file's name: <role>-<task id>.yaml, perhaps with a suffix that keeps two
@@ -84,12 +108,18 @@ func seedTaskNumbers(st *store.Store, ws string) error {
 			}
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join(l.Archive(), "tasks"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read archived tasks: %w", err)
+	dirs := archiveFolders(l, "tasks")
+	if len(dirs) > 1+seedDays {
+		dirs = append(dirs[:1], dirs[len(dirs)-seedDays:]...)
 	}
-	for _, e := range entries {
-		note(e.Name())
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("read archived tasks: %w", err)
+		}
+		for _, e := range entries {
+			note(e.Name())
+		}
 	}
 	current, _ := os.ReadDir(l.Tasks())
 	for _, e := range current {

@@ -3,6 +3,7 @@ package team
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -80,6 +81,9 @@ func (t *Team) Reload() (config.Reload, error) {
 	seen := readVersions(ws)
 	next, err := config.Load(ws, t.live.lookup)
 	t.live.seen = seen
+	if err == nil {
+		next, err = prepareWorktrees(next, t.selectedIDs(), t.git, t.log)
+	}
 	if err != nil {
 		t.refused(err)
 		return config.Reload{}, err
@@ -100,7 +104,13 @@ func (t *Team) EditRoles(e config.RoleEdit) (config.Reload, error) {
 		return config.Reload{}, err
 	}
 	t.live.seen = fileVersions{roles: edited.Version, settings: versionOf(workspace.New(ws).Path(workspace.SettingsFile))}
-	return t.apply(edited.Config), nil
+	next, err := prepareWorktrees(edited.Config, t.selectedIDs(), t.git, t.log)
+	if err != nil {
+		err = fmt.Errorf("%s was saved but is not applied: %w", config.RolesFile, err)
+		t.refused(err)
+		return config.Reload{}, err
+	}
+	return t.apply(next), nil
 }
 
 // refused records a configuration that was not applied.
@@ -153,6 +163,7 @@ func (t *Team) apply(next *config.Config) config.Reload {
 	}
 	t.q.SetConfig(next)
 	t.setSkills(next.Settings.Skills)
+	t.setHeads(headCommits(next, t.selectedIDs(), t.git, t.log))
 	if err := t.st.SyncRoles(roleInfos(next), now); err != nil {
 		t.log.Warn().Err(err).Msg("record the roles")
 	}
@@ -248,9 +259,20 @@ func (t *Team) StartRole(id string) error {
 	case !rc.Enabled:
 		return fmt.Errorf("start %s: %w (enable it first)", id, config.ErrRoleDisabled)
 	}
+	// A role with a worktree runs in it, made now if need be.
+	adjusted, err := prepareWorktrees(t.live.cur, []string{id}, t.git, t.log)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", id, err)
+	}
+	rc, _ = adjusted.Role(id)
 	if t.live.selected != nil {
 		t.live.selected[id] = true
 	}
+	t.stateMu.Lock()
+	t.live.cur = adjusted
+	t.stateMu.Unlock()
+	t.q.SetConfig(adjusted)
+	t.setHeads(headCommits(adjusted, t.selectedIDs(), t.git, t.log))
 	return t.startRole(rc, time.Now())
 }
 
@@ -297,4 +319,30 @@ func (t *Team) recordEvent(role, kind, msg string) {
 	if err := t.st.AddEvent(store.Event{At: time.Now(), RunID: t.run.ID, Role: role, Kind: kind, Message: msg}); err != nil {
 		t.log.Warn().Err(err).Msg("record event")
 	}
+}
+
+// setHeads records the HEAD-commit reader of the roles in effect.
+func (t *Team) setHeads(f func(string) string) { t.heads.Store(&f) }
+
+// headCommit is the queue's HeadCommit: the commit checked out where the
+// role works, "" when that is not in a git repository.
+func (t *Team) headCommit(role string) string {
+	if f := t.heads.Load(); f != nil && *f != nil {
+		return (*f)(role)
+	}
+	return ""
+}
+
+// selectedIDs is the start --roles selection as a list, nil for every
+// enabled role; t.cfgMu is held.
+func (t *Team) selectedIDs() []string {
+	if t.live.selected == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(t.live.selected))
+	for id := range t.live.selected {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }

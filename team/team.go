@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/skills"
@@ -47,6 +49,9 @@ type Options struct {
 	// AwakeLinger is how long the machine is kept awake after the last
 	// role stopped working (default 30 s).
 	AwakeLinger time.Duration
+	// Git runs git for role worktrees and reports' HEAD commits (default
+	// gitwork.New()).
+	Git *gitwork.Git
 	// Lookup supplies the ${VAR} values when the configuration is loaded
 	// again (live configuration); nil means os.LookupEnv, as for
 	// config.Load.
@@ -79,6 +84,12 @@ type Team struct {
 	haltMu       sync.Mutex
 	halted       error // why the queue stopped while the roles run on
 
+	// git makes the worktrees of roles a reload adds; heads reads the
+	// HEAD commit of a role's folder for its reports (headCommits of the
+	// roles in effect; nil: no role works in a repository).
+	git   gitwork.Git
+	heads atomic.Pointer[func(string) string]
+
 	// cfgMu and stateMu guard live (see liveConfig).
 	cfgMu                    sync.Mutex
 	stateMu                  sync.Mutex
@@ -93,11 +104,23 @@ func Open(opts Options) (*Team, error) {
 	if err := CheckHistory(cfg, opts.NewHistory); err != nil {
 		return nil, err
 	}
+	g := gitwork.New()
+	if opts.Git != nil {
+		g = *opts.Git
+	}
+	// Roles with a worktree run in it from here on: the supervisor and
+	// the queue both see their cwd there.
+	cfg, err := prepareWorktrees(cfg, opts.Roles, g, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	opts.Config = cfg
+	opts.Git = &g
 	st, err := store.Open(cfg.Settings.Data.SQLitePath)
 	if err != nil {
 		return nil, err
 	}
-	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck,
+	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck, git: g,
 		stateChanged: make(chan struct{}, 1), keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
 		notifier: notify.New(notify.Options{
 			Command: cfg.Settings.Notify.Command, Webhook: cfg.Settings.Notify.Webhook,
@@ -169,7 +192,8 @@ func (t *Team) open(opts Options) error {
 	}
 	t.scanWanted = make(chan struct{}, 1)
 	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger,
-		Notify: t.Notify}
+		Notify: t.Notify, HeadCommit: t.headCommit}
+	t.setHeads(headCommits(cfg, opts.Roles, t.git, opts.Logger))
 	t.setSkills(cfg.Settings.Skills)
 	qopts.OnReport = func(store.Task) {
 		t.skillsMu.Lock()

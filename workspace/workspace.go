@@ -7,7 +7,8 @@
 //	runtime/queue/commands/                     commands dropped by anyone
 //	runtime/queue/tasks/<role>.yaml             a role's current task
 //	runtime/queue/reports/<role>.yaml           where a role reports
-//	runtime/queue/archive/, failed/             processed and rejected files
+//	runtime/queue/archive/<day>/<kind>/         processed files, by the day they were archived
+//	runtime/queue/failed/                       rejected files
 //	runtime/logs/<role>.log, shogun.log         PTY logs and the supervisor's log
 //	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json
 //	runtime/dashboard.md                        the dashboard
@@ -16,7 +17,9 @@ package workspace
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
 
 // The layout relative to the workspace, slash separated: what `shogun init`
@@ -70,6 +73,40 @@ func (l Layout) Reports() string { return l.Path(ReportsDir) }
 
 // Archive keeps processed commands, reports and superseded task files.
 func (l Layout) Archive() string { return l.Path(ArchiveDir) }
+
+// ArchiveDayFormat names an archive day folder: the local date a file was
+// archived on, so that no folder holds a year of files and a person finds a
+// day's work by its date.
+const ArchiveDayFormat = "2006-01-02"
+
+// ArchiveKinds are the folders of an archive day: processed commands,
+// processed reports, and task files a role's next task replaced.
+var ArchiveKinds = []string{"commands", "reports", "tasks"}
+
+// ArchiveFor is the folder that files of kind (one of ArchiveKinds)
+// archived at t go to: archive/<YYYY-MM-DD>/<kind>.
+func (l Layout) ArchiveFor(kind string, t time.Time) string {
+	return filepath.Join(l.Archive(), t.Local().Format(ArchiveDayFormat), kind)
+}
+
+// ArchiveDays returns the archive's day folder names, oldest first, ignoring
+// anything else there (such as the flat kind folders of
+// the older layout, which ArchiveLegacy names).
+func ArchiveDays(names []string) []string {
+	var days []string
+	for _, n := range names {
+		if _, err := time.Parse(ArchiveDayFormat, n); err == nil && len(n) == len(ArchiveDayFormat) {
+			days = append(days, n)
+		}
+	}
+	// YYYY-MM-DD sorts as text.
+	slices.Sort(days)
+	return days
+}
+
+// ArchiveLegacy is the folder of kind in the archive's older, flat layout
+// (archive/<kind>/), still read so a workspace keeps its past.
+func (l Layout) ArchiveLegacy(kind string) string { return filepath.Join(l.Archive(), kind) }
 
 // Failed keeps rejected files with their error records.
 func (l Layout) Failed() string { return l.Path(FailedDir) }

@@ -48,6 +48,7 @@ func agentSimCommand() *cli.Command {
 			&cli.BoolFlag{Name: "bounce", Usage: "hand every task straight back: write a command with its title to the task's from role, then do it"},
 			&cli.StringFlag{Name: "record", Usage: "append every submit, paste-window newline, dialog answer, task and report to this JSON-lines `FILE`"},
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
+			&cli.StringFlag{Name: "commit-work", Usage: "for each task, write `FILE` (relative to the working directory) and commit it with git, as a coding agent would"},
 			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
 		},
 		Action: func(c *cli.Context) error {
@@ -77,6 +78,7 @@ func agentSimCommand() *cli.Command {
 				RecordPath:      c.String("record"),
 				Role:            c.String("role"),
 				Delegate:        splitList(c.StringSlice("delegate")),
+				CommitWork:      c.String("commit-work"),
 				DropTurns:       c.Int("drop-turns"),
 				SkipReports:     c.Int("skip-reports"),
 				Bounce:          c.Bool("bounce"),

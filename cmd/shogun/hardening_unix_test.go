@@ -285,7 +285,7 @@ func TestDeletedHistoryStopsTheQueueAndIsNotSilentlyRecreated(t *testing.T) {
 		before = tasksJSON(t, ws)
 		return len(before) == 2 && before[0].Status == "done" && before[1].Status == "done"
 	})
-	archived, _ := filepath.Glob(filepath.Join(ws, "runtime", "queue", "archive", "tasks", "*.yaml"))
+	archived, _ := filepath.Glob(filepath.Join(ws, "runtime", "queue", "archive", "*", "tasks", "*.yaml"))
 	if len(archived) == 0 {
 		t.Fatal("no task file was archived")
 	}

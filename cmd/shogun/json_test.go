@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/skills"
 )
@@ -15,6 +16,7 @@ const (
 	docSkillsScan  = "## shogun skills scan --json — `skills.ScanResult`"
 	docSkillsList  = "## shogun skills list --json — `skills.ListEntry`"
 	docSkillExport = "## shogun skills export --json — `skills.ExportResult`"
+	docWorktrees   = "## shogun worktrees --json — `gitwork.Status`"
 	docStatus      = "## GET /v1/status — `StatusReply`"
 	docScreen      = "## GET /v1/roles/{id}/screen — `ScreenReply`"
 )
@@ -27,6 +29,7 @@ func TestJSONDocsMatchTheTypes(t *testing.T) {
 		docSkillsScan:  skills.ScanResult{},
 		docSkillsList:  []skills.ListEntry{},
 		docSkillExport: skills.ExportResult{},
+		docWorktrees:   []gitwork.Status{},
 	} {
 		t.Run(heading, func(t *testing.T) {
 			shoguntest.CheckDocShape(t, shoguntest.ReadDocShape(t, "json.md", heading), v)

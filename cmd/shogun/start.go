@@ -16,6 +16,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/workspace"
@@ -217,6 +218,16 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 	if len(roles) == 0 {
 		return errors.New("no enabled roles in config/roles.yaml")
 	}
+	// What `start` would refuse for worktrees (git missing, a cwd outside
+	// any repository, an unknown base), the dry run refuses too.
+	wts, err := gitwork.New().ResolveRoles(context.Background(), roles)
+	if err != nil {
+		return fmt.Errorf("role worktrees, nothing would start:\n%w", err)
+	}
+	worktreeOf := map[string]gitwork.Worktree{}
+	for _, wt := range wts {
+		worktreeOf[wt.Role] = wt
+	}
 	fmt.Fprintf(w, "workspace %s: configuration OK, %d role(s) would start\n\n", ws, len(roles))
 	for _, warning := range cfg.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
@@ -234,7 +245,15 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 		return err
 	}
 	for _, r := range roles {
-		fmt.Fprintf(w, "\n%s: cwd %s, prompt %s, stop %q within %s\n", r.ID, r.Command.Cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout)
+		cwd := r.Command.Cwd
+		if wt, ok := worktreeOf[r.ID]; ok {
+			made := "made at start"
+			if wt.Exists {
+				made = "there already"
+			}
+			cwd = fmt.Sprintf("%s (worktree of %s on branch %s from %s, %s)", wt.Dir, wt.Repo, wt.Branch, wt.Base, made)
+		}
+		fmt.Fprintf(w, "\n%s: cwd %s, prompt %s, stop %q within %s\n", r.ID, cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout)
 	}
 	return nil
 }

@@ -116,8 +116,9 @@ func readAllLimited(f *os.File) ([]byte, error) {
 
 func tasksCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "tasks",
-		Usage: "list tasks with their state, times, attempts and report summary",
+		Name:      "tasks",
+		Usage:     "list tasks with their state, times, attempts and report summary; with TASK, that task in full",
+		ArgsUsage: "[TASK]",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.StringFlag{Name: "role", Usage: "only this role's tasks"},
@@ -149,6 +150,9 @@ func tasksCommand() *cli.Command {
 				return err
 			}
 			defer st.Close()
+			if c.NArg() > 0 {
+				return printTaskDetail(c.App.Writer, st, c.Args().First(), c.Bool("json"))
+			}
 			tasks, err := st.Tasks(store.TaskFilter{Role: c.String("role"), Status: c.String("status"), Limit: c.Int("limit")})
 			if err != nil {
 				return err

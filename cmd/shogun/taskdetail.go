@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/textsafe"
+)
+
+// printTaskDetail prints one task in full (`shogun tasks TASK`): every
+// field the table cuts short or leaves out, the commit its role had
+// checked out when it reported, and its body. With asJSON, the task's
+// object as `tasks --json` prints each.
+func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error {
+	t, err := st.Task(id)
+	if errors.Is(err, store.ErrUnknownTask) {
+		return fmt.Errorf("no task %s in the history (see shogun tasks)", textsafe.Escape(id))
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(w, control.TaskFrom(t))
+	}
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.Local().Format("2006-01-02 15:04:05")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, row := range [][2]string{
+		{"task", t.ID},
+		{"role", t.Role},
+		{"status", t.Status},
+		{"title", t.Title},
+		{"from", orDash(t.From)},
+		{"priority", t.Priority},
+		{"tags", orDash(strings.Join(t.Tags, ", "))},
+		{"chain", chainOf(t)},
+		{"created", at(t.CreatedAt)},
+		{"assigned", at(t.AssignedAt)},
+		{"delivered", at(t.DeliveredAt)},
+		{"finished", at(t.FinishedAt)},
+		{"attempts", fmt.Sprintf("%d (%d submits)", t.Attempts, t.Submits)},
+		{"summary", orDash(t.Summary)},
+		{"report", orDash(t.ReportPath)},
+		{"head commit", orDash(t.HeadCommit)},
+	} {
+		fmt.Fprintf(tw, "%s\t%s\n", row[0], textsafe.Escape(row[1]))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nbody:")
+	for _, line := range strings.Split(strings.TrimRight(t.Body, "\n"), "\n") {
+		fmt.Fprintln(w, "  "+textsafe.Escape(line))
+	}
+	return nil
+}
+
+// chainOf places a task in its chain of commands.
+func chainOf(t store.Task) string {
+	if t.Parent == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s → this task (depth %d, root %s)", t.Parent, t.Depth, t.Root)
+}
