@@ -30,10 +30,11 @@ type worker struct {
 	// Queue.RemoveAgent).
 	cancel context.CancelFunc
 	done   chan struct{}
-	// cfg is the role's configuration, as of the queue's configuration
-	// confOf (see conf).
-	cfg    config.Role
-	confOf *config.Config
+	// cached is the role's configuration as of the queue's configuration
+	// cachedOf; read it through conf. (There is no cfg field: code that
+	// read one reads conf() now.)
+	cached   config.Role
+	cachedOf *config.Config
 
 	mu    sync.Mutex
 	notes []note
@@ -78,14 +79,14 @@ func newWorker(q *Queue, a Agent) *worker {
 // when the queue's configuration changed; only the worker's goroutine
 // calls it.
 func (w *worker) conf() *config.Role {
-	if c := w.q.config(); c != w.confOf {
+	if c := w.q.config(); c != w.cachedOf {
 		r, ok := c.Role(w.a.ID())
 		if !ok {
 			r = config.Role{ID: w.a.ID()}
 		}
-		w.confOf, w.cfg = c, r
+		w.cachedOf, w.cached = c, r
 	}
-	return &w.cfg
+	return &w.cached
 }
 
 func (w *worker) kick() {
@@ -346,7 +347,7 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 		Tags: t.Tags, Priority: t.Priority, AssignedAt: at, Attempt: t.Attempts + 1,
 		// As the agent sees it from its cwd: relative in the workspace,
 		// absolute from anywhere else (a role's worktree).
-		ReportTo: w.cfg.TemplateVars(w.q.layout)[roles.VarReportFile],
+		ReportTo: w.conf().TemplateVars(w.q.layout)[roles.VarReportFile],
 	})
 	if err != nil {
 		return err

@@ -118,6 +118,7 @@ type Supervisor struct {
 	// started child that os/exec will wait for for an adopted one.
 	reapMu  sync.Mutex
 	spawned map[int]bool // pids of role programs not yet waited for
+	foreign int          // ForeignChildren calls running: reap nothing
 }
 
 // New prepares a supervisor for the selected roles; nothing starts until Run.
@@ -408,7 +409,28 @@ func (s *Supervisor) adopted() []int {
 func (s *Supervisor) reapAdopted() {
 	s.reapMu.Lock()
 	defer s.reapMu.Unlock()
+	if s.foreign > 0 {
+		return // a child of ForeignChildren may be among them
+	}
 	ptyhost.ReapAdopted(ptyhost.Adopted(s.spawned))
+}
+
+// ForeignChildren runs fn, which starts child processes of its own and
+// waits for them (git making a role's worktree during a reload). The
+// supervisor reaps the children it did not start itself — daemons the
+// agents left behind — and would take those too, before os/exec's Wait
+// ("waitid: no child processes"); while fn runs it reaps none, and the
+// adopted ones that exited meanwhile are reaped at the next look.
+func (s *Supervisor) ForeignChildren(fn func()) {
+	s.reapMu.Lock()
+	s.foreign++
+	s.reapMu.Unlock()
+	defer func() {
+		s.reapMu.Lock()
+		s.foreign--
+		s.reapMu.Unlock()
+	}()
+	fn()
 }
 
 // stopAdopted ends the processes re-parented to the supervisor, once every

@@ -82,7 +82,7 @@ func (t *Team) Reload() (config.Reload, error) {
 	next, err := config.Load(ws, t.live.lookup)
 	t.live.seen = seen
 	if err == nil {
-		next, err = prepareWorktrees(next, t.selectedIDs(), t.git, t.log)
+		next, err = t.prepareWorktrees(next, t.selectedIDs())
 	}
 	if err != nil {
 		t.refused(err)
@@ -104,7 +104,7 @@ func (t *Team) EditRoles(e config.RoleEdit) (config.Reload, error) {
 		return config.Reload{}, err
 	}
 	t.live.seen = fileVersions{roles: edited.Version, settings: versionOf(workspace.New(ws).Path(workspace.SettingsFile))}
-	next, err := prepareWorktrees(edited.Config, t.selectedIDs(), t.git, t.log)
+	next, err := t.prepareWorktrees(edited.Config, t.selectedIDs())
 	if err != nil {
 		err = fmt.Errorf("%s was saved but is not applied: %w", config.RolesFile, err)
 		t.refused(err)
@@ -163,7 +163,7 @@ func (t *Team) apply(next *config.Config) config.Reload {
 	}
 	t.q.SetConfig(next)
 	t.setSkills(next.Settings.Skills)
-	t.setHeads(headCommits(next, t.selectedIDs(), t.git, t.log))
+	t.setHeads(t.headCommits(next))
 	if err := t.st.SyncRoles(roleInfos(next), now); err != nil {
 		t.log.Warn().Err(err).Msg("record the roles")
 	}
@@ -260,7 +260,7 @@ func (t *Team) StartRole(id string) error {
 		return fmt.Errorf("start %s: %w (enable it first)", id, config.ErrRoleDisabled)
 	}
 	// A role with a worktree runs in it, made now if need be.
-	adjusted, err := prepareWorktrees(t.live.cur, []string{id}, t.git, t.log)
+	adjusted, err := t.prepareWorktrees(t.live.cur, []string{id})
 	if err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
 	}
@@ -272,7 +272,7 @@ func (t *Team) StartRole(id string) error {
 	t.live.cur = adjusted
 	t.stateMu.Unlock()
 	t.q.SetConfig(adjusted)
-	t.setHeads(headCommits(adjusted, t.selectedIDs(), t.git, t.log))
+	t.setHeads(t.headCommits(adjusted))
 	return t.startRole(rc, time.Now())
 }
 
@@ -318,6 +318,29 @@ func describeChanges(res config.Reload) string {
 func (t *Team) recordEvent(role, kind, msg string) {
 	if err := t.st.AddEvent(store.Event{At: time.Now(), RunID: t.run.ID, Role: role, Kind: kind, Message: msg}); err != nil {
 		t.log.Warn().Err(err).Msg("record event")
+	}
+}
+
+// prepareWorktrees is prepareWorktrees (worktrees.go) while the team runs:
+// git's processes are the team's own children, which the supervisor must
+// leave alone.
+func (t *Team) prepareWorktrees(cfg *config.Config, ids []string) (out *config.Config, err error) {
+	t.sup.ForeignChildren(func() { out, err = prepareWorktrees(cfg, ids, t.git, t.log) })
+	return out, err
+}
+
+// headCommits is headCommits (worktrees.go) for the roles of cfg that run,
+// safe while the team runs, as prepareWorktrees is; so is the function it
+// returns.
+func (t *Team) headCommits(cfg *config.Config) func(string) string {
+	var f func(string) string
+	t.sup.ForeignChildren(func() { f = headCommits(cfg, t.selectedIDs(), t.git, t.log) })
+	if f == nil {
+		return nil
+	}
+	return func(role string) (head string) {
+		t.sup.ForeignChildren(func() { head = f(role) })
+		return head
 	}
 }
 

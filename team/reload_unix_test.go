@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/workspace"
 )
@@ -130,5 +131,72 @@ func TestReloadKeepsToTheSelectedRoles(t *testing.T) {
 	waitRunning(t, tm, "c")
 	if r, ok := tm.Supervisor().Role("c"); !ok || r.State() == supervisor.Stopped {
 		t.Errorf("role c after a refused reload: %v", ok)
+	}
+}
+
+// Roles that work in git worktrees keep them across reloads: a role with
+// a worktree whose nudge changes is updated, not restarted into the
+// workspace, and a role added with a worktree gets one made and runs in it.
+func TestReloadKeepsAndMakesWorktrees(t *testing.T) {
+	shoguntest.GitEnv(t)
+	ws := t.TempDir()
+	if _, err := config.Scaffold(ws, config.ScaffoldOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.GitRepo(t, ws, map[string]string{"README": "the project\n"})
+	rolesFile := filepath.Join(ws, filepath.FromSlash(workspace.RolesFile))
+	write := func(s string) {
+		if err := os.WriteFile(rolesFile, []byte("roles:\n"+s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(shRole("a") + "    worktree: true\n")
+	cfg, err := config.Load(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := Open(Options{Config: cfg, Logger: zerolog.New(zerolog.NewTestWriter(t)), ConfigPoll: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tm.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	waitRunning(t, tm, "a")
+	inWorktree := func(id string) bool {
+		r, ok := tm.Supervisor().Role(id)
+		return ok && strings.Contains(filepath.ToSlash(r.Config().Command.Cwd), ".shogun/worktrees/"+id)
+	}
+	if !inWorktree("a") {
+		t.Fatalf("role a does not run in its worktree")
+	}
+
+	write(shRole("a") + "    worktree: true\n    nudge: \"Do {task_file}.\"\n" + shRole("w") + "    worktree: true\n")
+	res, err := tm.Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Changes {
+		got = append(got, c.String())
+	}
+	if want := []string{"update a (nudge)", "start w (added)"}; !slices.Equal(got, want) {
+		t.Errorf("reload changes %q, want %q", got, want)
+	}
+	waitRunning(t, tm, "a", "w")
+	if !inWorktree("a") || !inWorktree("w") {
+		t.Errorf("after the reload, a in its worktree: %v, w in its worktree: %v", inWorktree("a"), inWorktree("w"))
+	}
+	if r, _ := tm.Supervisor().Role("w"); r != nil {
+		if _, err := os.Stat(r.Config().Command.Cwd); err != nil {
+			t.Errorf("w's worktree: %v", err)
+		}
 	}
 }

@@ -193,7 +193,7 @@ func (t *Team) open(opts Options) error {
 	t.scanWanted = make(chan struct{}, 1)
 	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger,
 		Notify: t.Notify, HeadCommit: t.headCommit}
-	t.setHeads(headCommits(cfg, opts.Roles, t.git, opts.Logger))
+	t.setHeads(t.headCommits(cfg))
 	t.setSkills(cfg.Settings.Skills)
 	qopts.OnReport = func(store.Task) {
 		t.skillsMu.Lock()
