@@ -147,6 +147,9 @@ func (e RoleEdit) apply(workspace string, lookup func(string) (string, bool), be
 	if err != nil {
 		return nil, err
 	}
+	if bytes.Equal(next, old) {
+		return &Edited{Config: cfg, Version: FileVersion(old)}, nil // nothing to save
+	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
