@@ -58,6 +58,16 @@ func (c *Config) Enabled() []Role {
 	return out
 }
 
+// EnabledIDs lists the ids of the enabled roles in file order, for a
+// message about a role that is not one of them.
+func (c *Config) EnabledIDs() []string {
+	var ids []string
+	for _, r := range c.Enabled() {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
 // Role returns the role with the given id, enabled or not.
 func (c *Config) Role(id string) (Role, bool) {
 	for _, r := range c.Roles {

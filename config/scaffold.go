@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/roles"
@@ -28,6 +29,9 @@ type ScaffoldOptions struct {
 	// Lang is the language of the role files and comments: "en" (also for
 	// "") or "ja".
 	Lang string
+	// Executable is the shogun program that the CLIs' MCP configuration
+	// files (MCPClientFiles) start; "" means "shogun", looked up in PATH.
+	Executable string
 }
 
 // ScaffoldAction says what Scaffold did with one path.
@@ -104,6 +108,13 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 	for _, kind := range roles.Kinds() {
 		files = append(files, file{"roles/" + kind + ".md", func() ([]byte, error) { return roles.File(lang, kind) }})
 	}
+	mcpFiles, err := MCPClientFiles(opts.Executable)
+	if err != nil {
+		return nil, fmt.Errorf("scaffold: %w", err)
+	}
+	for _, f := range mcpFiles {
+		files = append(files, file{f.Path, func() ([]byte, error) { return f.Content, nil }})
+	}
 
 	var results []ScaffoldResult
 	for _, d := range []string{"config", "roles"} {
@@ -118,7 +129,13 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 		if err != nil {
 			return results, fmt.Errorf("scaffold %s: %w", f.rel, err)
 		}
-		action, err := writeFile(absPath(dir, f.rel), content, opts.Force)
+		path := absPath(dir, f.rel)
+		// The CLIs' folders (.claude/, .codex/, .gemini/) hold nothing else
+		// of shogun's: made as needed, not listed.
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return results, fmt.Errorf("scaffold %s: %w", f.rel, err)
+		}
+		action, err := writeFile(path, content, opts.Force)
 		if err != nil {
 			return results, fmt.Errorf("scaffold %s: %w", f.rel, err)
 		}

@@ -30,6 +30,7 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 					got = append(got, r.Path)
 				}
 				want := "config/ roles/ config/settings.yaml config/roles.yaml roles/shogun.md roles/karo.md roles/ashigaru.md " +
+					".mcp.json .claude/settings.json .codex/config.toml .gemini/settings.json " +
 					"runtime/queue/commands/ runtime/queue/tasks/ runtime/queue/reports/ runtime/queue/archive/ runtime/queue/failed/ " +
 					"runtime/logs/ runtime/state/ data/ skills/codex/ skills/copilot/"
 				if strings.Join(got, " ") != want {
@@ -84,9 +85,15 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 						t.Errorf("%s: CLI %s, want %s", r.ID, r.CLI, wantCLI)
 					}
 					// Permission-skipping flags stop a role from starting as
-					// root; they are documented, never a default.
-					if len(r.Command.Args) != 0 {
-						t.Errorf("%s: command %s, want no flags", r.ID, r.Command)
+					// root; they are documented, never a default. Codex runs
+					// without its shared daemon, so that its MCP servers get
+					// the role's own environment (SHOGUN_ROLE).
+					wantArgs := ""
+					if wantCLI == roles.CLICodex {
+						wantArgs = "--no-daemon"
+					}
+					if strings.Join(r.Command.Args, " ") != wantArgs {
+						t.Errorf("%s: command %s, want flags %q", r.ID, r.Command, wantArgs)
 					}
 				}
 				if lang == "ja" {
@@ -201,8 +208,8 @@ func TestScaffoldRejectsBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "runtime/queue/commands") {
 		t.Errorf("runtime is a file: err = %v", err)
 	}
-	if len(results) != 7 {
-		t.Errorf("results before the error = %d, want the 7 done", len(results))
+	if len(results) != 11 {
+		t.Errorf("results before the error = %d, want the 11 done", len(results))
 	}
 }
 

@@ -144,26 +144,39 @@ func (q *Queue) recover() ([]claim, error) {
 	return retry, nil
 }
 
-// readClaim reads a claimed file. It refuses, with a *FormatError, an
-// entry that is not a regular file (never opening it, so a symbolic link
-// is not followed and a FIFO does not block) and a file over the size
-// limit (without reading it whole). Any other error is the system's, not
-// the file's: the caller tries again later.
+// readClaim reads a claimed file (see readRegular).
 func (q *Queue) readClaim(c claim) ([]byte, error) {
-	fi, err := os.Lstat(c.path)
+	return readRegular(c.path, c.name, q.limits())
+}
+
+// ReadFile reads a file of the queue's folders the way the queue reads
+// what agents drop there (see readRegular), for readers outside the queue
+// that must not trust the file either: a task file an agent may have
+// replaced with a link, say.
+func ReadFile(path string, limits Limits) ([]byte, error) {
+	return readRegular(path, filepath.Base(path), limits)
+}
+
+// readRegular reads the file at path, named name in errors. It refuses,
+// with a *FormatError, an entry that is not a regular file (never opening
+// it, so a symbolic link is not followed and a FIFO does not block) and a
+// file over the size limit (without reading it whole). Any other error is
+// the system's, not the file's: the caller tries again later.
+func readRegular(path, name string, limits Limits) ([]byte, error) {
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(c.name, fi.Mode())
+		return nil, notRegular(name, fi.Mode())
 	}
-	if err := q.limits().CheckSize(c.name, fi.Size()); err != nil {
+	if err := limits.CheckSize(name, fi.Size()); err != nil {
 		return nil, err
 	}
-	f, err := openNoFollow(c.path)
+	f, err := openNoFollow(path)
 	if err != nil {
-		if fi, lerr := os.Lstat(c.path); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, notRegular(c.name, fi.Mode()) // swapped since the check
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, notRegular(name, fi.Mode()) // swapped since the check
 		}
 		return nil, err
 	}
@@ -172,15 +185,15 @@ func (q *Queue) readClaim(c claim) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, notRegular(c.name, fi.Mode())
+		return nil, notRegular(name, fi.Mode())
 	}
-	limit := q.limits().maxBytes()
+	limit := limits.maxBytes()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, q.limits().CheckSize(c.name, max(int64(len(b)), fi.Size()))
+		return nil, limits.CheckSize(name, max(int64(len(b)), fi.Size()))
 	}
 	return b, nil
 }
@@ -323,13 +336,8 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 		return nil, err
 	}
 	for _, cmd := range cmds {
-		if err := q.checkRole(c.name, "to", cmd.To); err != nil {
-			return nil, err
-		}
-		if cmd.From != "" {
-			if _, known := q.config().Role(cmd.From); !known {
-				return nil, &FormatError{File: c.name, Message: fmt.Sprintf("unknown role %q in from (roles: %s)", cmd.From, q.roleList())}
-			}
+		if err := CheckRoles(q.config(), cmd); err != nil {
+			return nil, &FormatError{File: c.name, Message: err.Error()}
 		}
 	}
 	out := make([]placed, 0, len(cmds))
@@ -341,25 +349,6 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 		out = append(out, placed{Command: cmd, link: link})
 	}
 	return out, nil
-}
-
-func (q *Queue) checkRole(file, key, id string) error {
-	r, known := q.config().Role(id)
-	switch {
-	case !known:
-		return &FormatError{File: file, Message: fmt.Sprintf("unknown role %q in %s (roles: %s)", id, key, q.roleList())}
-	case !r.Enabled:
-		return &FormatError{File: file, Message: fmt.Sprintf("role %q in %s is disabled in config/roles.yaml", id, key)}
-	}
-	return nil
-}
-
-func (q *Queue) roleList() string {
-	var ids []string
-	for _, r := range q.config().Enabled() {
-		ids = append(ids, r.ID)
-	}
-	return strings.Join(ids, ", ")
 }
 
 // processReport records a claimed report and closes its task, then tells the

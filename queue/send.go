@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -46,3 +48,24 @@ func Send(ws string, cmd Command, now time.Time) (id, path string, err error) {
 	}
 	return cmd.ID, path, nil
 }
+
+// CheckRoles reports whether the roles cmd names are in the configuration:
+// To an enabled role, From (when set) any role. The queue refuses a command
+// that fails it, so a writer that checks first (`shogun send`, the MCP
+// tool send_task) never drops a command bound to land in failed/.
+func CheckRoles(cfg *config.Config, cmd Command) error {
+	if r, known := cfg.Role(cmd.To); !known {
+		return fmt.Errorf("unknown role %q in to (roles: %s)", cmd.To, roleList(cfg))
+	} else if !r.Enabled {
+		return fmt.Errorf("role %q in to is disabled in config/roles.yaml", cmd.To)
+	}
+	if cmd.From != "" {
+		if _, known := cfg.Role(cmd.From); !known {
+			return fmt.Errorf("unknown role %q in from (roles: %s)", cmd.From, roleList(cfg))
+		}
+	}
+	return nil
+}
+
+// roleList names the enabled roles, for an error about an unknown one.
+func roleList(cfg *config.Config) string { return strings.Join(cfg.EnabledIDs(), ", ") }

@@ -244,6 +244,12 @@ func TestRoleFilesTeachTheProtocol(t *testing.T) {
 			if kind != KindAshigaru && !strings.Contains(text, "runtime/queue/commands/") {
 				t.Errorf("%s/%s does not say where commands go", lang, kind)
 			}
+			// The MCP tools of `shogun mcp`, with the files as the fallback.
+			for _, tool := range []string{"`my_task`", "`send_task`", "`report`", "`list_tasks`", "`team_status`", "mcp__shogun__"} {
+				if !strings.Contains(text, tool) {
+					t.Errorf("%s/%s does not mention the tool %s", lang, kind, tool)
+				}
+			}
 			blocks := yamlBlock.FindAllStringSubmatch(text, -1)
 			if len(blocks) < 2 {
 				t.Errorf("%s/%s has %d yaml examples", lang, kind, len(blocks))

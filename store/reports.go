@@ -92,17 +92,11 @@ func (s *Store) AcceptReport(r ReportRecord) (task Task, alreadyRecorded bool, e
 		if err != nil {
 			return err
 		}
+		if err := reportable(cur, r.Role); err != nil {
+			return err
+		}
 		// A report on a cancelled task is kept, but changes nothing.
 		keepOnly := cur.Status == StatusCancelled
-		if Closed(cur.Status) && !keepOnly {
-			return fmt.Errorf("%w: %s is %s", ErrTaskClosed, r.TaskID, cur.Status)
-		}
-		if cur.Status == StatusQueued {
-			return fmt.Errorf("%w: %s is queued for %s", ErrNotDelivered, r.TaskID, cur.Role)
-		}
-		if r.Role != "" && r.Role != cur.Role {
-			return fmt.Errorf("%w: %s is %s's, not %s's", ErrWrongRole, r.TaskID, cur.Role, r.Role)
-		}
 		files, err := json.Marshal(nonNil(r.Files))
 		if err != nil {
 			return err
@@ -130,6 +124,39 @@ WHERE id = ?`, r.Status, at, r.Summary, r.ArchivedPath, r.HeadCommit, at, r.Task
 		return Task{}, false, fmt.Errorf("accept report: %w", err)
 	}
 	return task, alreadyRecorded, nil
+}
+
+// reportable says why a report from role ("" for a report that speaks for
+// no role) cannot be recorded for the task cur, or nil when it can: the
+// refusals of AcceptReport. A cancelled task takes a report, which changes
+// nothing.
+func reportable(cur Task, role string) error {
+	switch {
+	case Closed(cur.Status) && cur.Status != StatusCancelled:
+		return fmt.Errorf("%w: %s is %s", ErrTaskClosed, cur.ID, cur.Status)
+	case cur.Status == StatusQueued:
+		return fmt.Errorf("%w: %s is queued for %s", ErrNotDelivered, cur.ID, cur.Role)
+	case role != "" && role != cur.Role:
+		return fmt.Errorf("%w: %s is %s's, not %s's", ErrWrongRole, cur.ID, cur.Role, role)
+	}
+	return nil
+}
+
+// CheckReport says whether AcceptReport would take a report from role for
+// taskID now, recording nothing: the task, or the error AcceptReport would
+// give (ErrUnknownTask, ErrTaskClosed, ErrNotDelivered, ErrWrongRole). A
+// writer checks first so that a report bound to be refused is never
+// written; the queue still decides when the report arrives, since the task
+// may change in between.
+func (s *Store) CheckReport(taskID, role string) (Task, error) {
+	cur, err := loadTask(s.r, taskID)
+	if err == nil {
+		err = reportable(cur, role)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("check report: %w", err)
+	}
+	return cur, nil
 }
 
 const reportQuery = `SELECT r.id, r.task_id, t.role_id, t.title, r.status, r.summary, r.details, r.files,

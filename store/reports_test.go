@@ -184,3 +184,70 @@ func TestReportRecordsTheHeadCommit(t *testing.T) {
 		t.Errorf("report read back: %+v, %v", reps, err)
 	}
 }
+
+// CheckReport refuses exactly what AcceptReport would refuse, and records
+// nothing: a writer that checks first never writes a report bound to fail.
+func TestCheckReportAgreesWithAcceptReport(t *testing.T) {
+	s, run := workspace(t)
+	res := accept(t, s,
+		command(run, "1.yaml", "cmd-1", "ashigaru1"), command(run, "2.yaml", "cmd-2", "ashigaru2"),
+		command(run, "3.yaml", "cmd-3", "karo"))
+	open, queued, cancelled := res[0].Task, res[1].Task, res[2].Task
+	for _, id := range []string{open.ID, cancelled.ID} {
+		if _, err := s.Assign(id, day); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Cancel(cancelled.ID, "not needed", day); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, task, role string
+		want             error
+	}{
+		{"own task in flight", open.ID, "ashigaru1", nil},
+		{"a report speaking for no role", open.ID, "", nil},
+		{"another role's task", open.ID, "ashigaru2", ErrWrongRole},
+		{"a task still queued", queued.ID, "ashigaru2", ErrNotDelivered},
+		{"a cancelled task (kept, changes nothing)", cancelled.ID, "karo", nil},
+		{"an unknown task", "t-19990101-0001", "ashigaru1", ErrUnknownTask},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := s.CheckReport(c.task, c.role)
+			if c.want == nil && (err != nil || got.ID != c.task) {
+				t.Fatalf("CheckReport(%s, %q) = %+v, %v; want the task", c.task, c.role, got, err)
+			}
+			if c.want != nil && !errors.Is(err, c.want) {
+				t.Fatalf("CheckReport(%s, %q) = %v, want %v", c.task, c.role, err, c.want)
+			}
+		})
+	}
+	if reps, _ := s.RecentReports(0); len(reps) != 0 {
+		t.Fatalf("CheckReport recorded reports: %+v", reps)
+	}
+
+	// Once its role reports, the task is closed for every later report.
+	rep := report(open.ID, "ashigaru1.yaml", StatusDone, day)
+	rep.Role = "ashigaru1"
+	if _, _, err := s.AcceptReport(rep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CheckReport(open.ID, "ashigaru1"); !errors.Is(err, ErrTaskClosed) {
+		t.Fatalf("CheckReport on a done task: %v, want ErrTaskClosed", err)
+	}
+}
+
+// TaskForCommand finds the task a command became, and nothing for a
+// command the queue has not taken.
+func TestTaskForCommand(t *testing.T) {
+	s, run := workspace(t)
+	res := accept(t, s, command(run, "1.yaml", "cmd-1", "ashigaru1"))
+	got, err := s.TaskForCommand("cmd-1")
+	if err != nil || got == nil || got.ID != res[0].Task.ID {
+		t.Fatalf("TaskForCommand(cmd-1) = %+v, %v; want %s", got, err, res[0].Task.ID)
+	}
+	if got, err := s.TaskForCommand("cmd-never-sent"); err != nil || got != nil {
+		t.Fatalf("TaskForCommand of an unknown command = %+v, %v; want nil", got, err)
+	}
+}

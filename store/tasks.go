@@ -466,6 +466,20 @@ func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
 	return ts, nil
 }
 
+// TaskForCommand returns the task made from the command with the given id;
+// nil when the queue has not taken the command (yet), or took it as a
+// duplicate of another.
+func (s *Store) TaskForCommand(commandID string) (*Task, error) {
+	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE command_id = ?`, commandID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("task for command %s: %w", commandID, err)
+	}
+	return &t, nil
+}
+
 // Task returns the task with the given id, or ErrUnknownTask.
 func (s *Store) Task(id string) (Task, error) {
 	t, err := loadTask(s.r, id)

@@ -13,6 +13,7 @@
 //	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json
 //	runtime/dashboard.md                        the dashboard
 //	data/shogun.db                              the history (data.sqlite_path)
+//	.mcp.json, .claude/, .codex/, .gemini/      the CLIs' MCP configuration (shogun mcp)
 package workspace
 
 import (
@@ -42,6 +43,13 @@ const (
 	DashboardFile = "runtime/dashboard.md"
 	DataDir       = "data"
 	DatabaseFile  = "data/shogun.db" // the default of data.sqlite_path
+
+	// The CLIs' project configuration that makes them start `shogun mcp`
+	// (config.MCPClientFiles).
+	MCPJSONFile        = ".mcp.json"             // Claude Code, Copilot CLI
+	ClaudeSettingsFile = ".claude/settings.json" // Claude Code
+	CodexConfigFile    = ".codex/config.toml"    // Codex
+	GeminiSettingsFile = ".gemini/settings.json" // Gemini CLI
 )
 
 // Layout gives the absolute paths of one workspace.

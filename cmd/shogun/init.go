@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,11 +13,13 @@ import (
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "create a workspace: config, role files and runtime folders",
+		Usage:     "create a workspace: config, role files, runtime folders and the CLIs' MCP configuration",
 		ArgsUsage: "[DIR]",
 		Description: "Creates config/settings.yaml, config/roles.yaml (a shogun, a karo and three ashigaru),\n" +
-			"roles/*.md and the runtime folders in DIR (default: the workspace). Existing files are\n" +
-			"kept unless --force. With --demo every role runs the simulated agent `shogun agent-sim`.",
+			"roles/*.md and the runtime folders in DIR (default: the workspace), and the CLIs' MCP\n" +
+			"configuration that starts `shogun mcp` (.mcp.json, .claude/settings.json, .codex/config.toml,\n" +
+			".gemini/settings.json). Existing files are kept unless --force. With --demo every role runs\n" +
+			"the simulated agent `shogun agent-sim`.",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.BoolFlag{Name: "force", Usage: "overwrite existing files"},
@@ -37,7 +40,7 @@ func initCommand() *cli.Command {
 				}
 			}
 			results, err := config.Scaffold(dir, config.ScaffoldOptions{
-				Force: c.Bool("force"), Demo: c.Bool("demo"), Lang: c.String("lang"),
+				Force: c.Bool("force"), Demo: c.Bool("demo"), Lang: c.String("lang"), Executable: mcpExecutable(),
 			})
 			w := c.App.Writer
 			for _, r := range results {
@@ -50,4 +53,15 @@ func initCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// mcpExecutable is the program the CLIs' MCP configuration starts: this
+// binary, by its absolute path, unless it is a temporary build of `go run`,
+// gone when the run ends; then "shogun", looked up in PATH.
+func mcpExecutable() string {
+	exe := selfExecutable()
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return "shogun"
+	}
+	return exe
 }

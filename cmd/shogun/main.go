@@ -90,6 +90,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			worktreesCommand(),
 			diffCommand(),
 			mergeCommand(),
+			mcpCommand(),
 			demoCommand(),
 			agentSimCommand(),
 		},
