@@ -68,7 +68,10 @@ func selfExecutable() string {
 
 // loadConfig loads the workspace configuration for `start`.
 func loadConfig(ws string) (*config.Config, error) {
-	cfg, err := loadConfigFiles(ws)
+	if _, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	cfg, err := config.Load(ws, configLookup)
 	if err != nil {
 		return nil, fmt.Errorf("configuration has errors, nothing started:\n%w", err)
 	}
