@@ -28,6 +28,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
@@ -41,6 +42,21 @@ type Team interface {
 	// Halted says why the queue stopped taking work while the roles run
 	// on (the history database was lost), or nil.
 	Halted() error
+
+	// The live configuration (config.go):
+	// Config is the configuration in effect.
+	Config() *config.Config
+	// ConfigError is why the configuration files as they are now are not
+	// in effect (*config.Errors), or nil.
+	ConfigError() error
+	// Reload reads the configuration files again and takes them into use.
+	Reload() (config.Reload, error)
+	// EditRoles changes config/roles.yaml and takes the result into use.
+	EditRoles(config.RoleEdit) (config.Reload, error)
+	// StartRole and StopRole start and stop one configured role's program
+	// without a configuration change.
+	StartRole(id string) error
+	StopRole(id string) error
 }
 
 // Server serves the API of one running supervisor.
@@ -64,7 +80,38 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{team: t, path: path, stop: stop, log: log, ln: ln, start: time.Now()}
+	s := newServer(t, stop, log)
+	s.path, s.ln = path, ln
+	limit := newConnLimit(maxConns)
+	s.srv = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       readTimeout, // cleared on attach streams once upgraded
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         limit.track,
+		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
+	}
+	return s, nil
+}
+
+// NewHandler returns the /v1 API of a running team as a handler, the same
+// one Listen serves on the control endpoint, for the web console to mount
+// behind its own authentication. stop is called for POST /v1/stop.
+func NewHandler(t Team, stop func(), log zerolog.Logger) http.Handler {
+	return newServer(t, stop, log).routes()
+}
+
+func newServer(t Team, stop func(), log zerolog.Logger) *Server {
+	s := &Server{team: t, stop: stop, log: log, start: time.Now()}
+	s.attaches.max = maxAttach
+	return s
+}
+
+// routes is the API: every endpoint on one mux. Each part of the API
+// registers its endpoints from its own file with one call here.
+func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", s.status)
 	mux.HandleFunc("GET /v1/roles/{id}/screen", s.screen)
@@ -74,19 +121,9 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
 	mux.HandleFunc("POST /v1/tasks/{id}/retry", s.retryTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
-	limit := newConnLimit(maxConns)
-	s.srv = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: headerTimeout,
-		ReadTimeout:       readTimeout, // cleared on attach streams once upgraded
-		WriteTimeout:      httpWriteTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ConnState:         limit.track,
-		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
-	}
-	s.attaches.max = maxAttach
-	return s, nil
+	s.registerEvents(mux)
+	s.registerConfig(mux)
+	return mux
 }
 
 // debugWriter logs the HTTP server's own messages (a client that hung up, an
@@ -117,10 +154,19 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	snap, err := s.team.Queue().Snapshot()
+	out, err := s.statusReply()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
+	}
+	reply(w, out)
+}
+
+// statusReply is the team's status now: GET /v1/status.
+func (s *Server) statusReply() (StatusReply, error) {
+	snap, err := s.team.Queue().Snapshot()
+	if err != nil {
+		return StatusReply{}, err
 	}
 	// Lists and maps are empty, never null: scripts iterate over them.
 	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(),
@@ -129,6 +175,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	out.Attention = append(out.Attention, snap.Attention...)
 	if err := s.team.Halted(); err != nil {
 		out.Halted = err.Error()
+	}
+	if err := s.team.ConfigError(); err != nil {
+		out.ConfigError = err.Error()
 	}
 	byID := map[string]queue.RoleStatus{}
 	for _, rs := range snap.Roles {
@@ -156,7 +205,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Roles = append(out.Roles, rr)
 	}
-	reply(w, out)
+	return out, nil
 }
 
 func (s *Server) role(w http.ResponseWriter, r *http.Request) (*supervisor.Role, bool) {

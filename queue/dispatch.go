@@ -25,8 +25,16 @@ import (
 type worker struct {
 	q    *Queue
 	a    Agent
-	cfg  config.Role
 	wake chan struct{}
+	// cancel and done end and await the worker's goroutine (Queue.Run,
+	// Queue.RemoveAgent).
+	cancel context.CancelFunc
+	done   chan struct{}
+	// cached is the role's configuration as of the queue's configuration
+	// cachedOf; read it through conf. (There is no cfg field: code that
+	// read one reads conf() now.)
+	cached   config.Role
+	cachedOf *config.Config
 
 	mu    sync.Mutex
 	notes []note
@@ -63,8 +71,22 @@ type note struct {
 }
 
 func newWorker(q *Queue, a Agent) *worker {
-	cfg, _ := q.cfg.Role(a.ID())
-	return &worker{q: q, a: a, cfg: cfg, wake: make(chan struct{}, 1), delivered: map[string]int{}}
+	return &worker{q: q, a: a, wake: make(chan struct{}, 1), delivered: map[string]int{}}
+}
+
+// conf is the role's configuration in effect: a live reload changes its
+// templates and timings while the worker runs. It is looked up again only
+// when the queue's configuration changed; only the worker's goroutine
+// calls it.
+func (w *worker) conf() *config.Role {
+	if c := w.q.config(); c != w.cachedOf {
+		r, ok := c.Role(w.a.ID())
+		if !ok {
+			r = config.Role{ID: w.a.ID()}
+		}
+		w.cachedOf, w.cached = c, r
+	}
+	return &w.cached
 }
 
 func (w *worker) kick() {
@@ -180,7 +202,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 			}
 			return false
 		}
-		if w.fresh && w.cfg.BetweenTasks != "" {
+		if w.fresh && w.conf().BetweenTasks != "" {
 			// After a report and before the next task: a fresh context.
 			w.betweenTasks(ctx)
 			return true // the role's state changed meanwhile: look again
@@ -289,7 +311,8 @@ func (w *worker) taskPath() string {
 
 // nudgeText is the role's nudge with its values filled in.
 func (w *worker) nudgeText() string {
-	return roles.Expand(w.cfg.Nudge, w.cfg.TemplateVars(w.q.layout))
+	cfg := w.conf()
+	return roles.Expand(cfg.Nudge, cfg.TemplateVars(w.q.layout))
 }
 
 // writeTaskFile archives the role's previous task file, if it was another
@@ -324,7 +347,7 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 		Tags: t.Tags, Priority: t.Priority, AssignedAt: at, Attempt: t.Attempts + 1,
 		// As the agent sees it from its cwd: relative in the workspace,
 		// absolute from anywhere else (a role's worktree).
-		ReportTo: w.cfg.TemplateVars(w.q.layout)[roles.VarReportFile],
+		ReportTo: w.conf().TemplateVars(w.q.layout)[roles.VarReportFile],
 	})
 	if err != nil {
 		return err

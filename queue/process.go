@@ -146,7 +146,7 @@ func (q *Queue) recover() ([]claim, error) {
 
 // readClaim reads a claimed file (see readRegular).
 func (q *Queue) readClaim(c claim) ([]byte, error) {
-	return readRegular(c.path, c.name, q.limits)
+	return readRegular(c.path, c.name, q.limits())
 }
 
 // ReadFile reads a file of the queue's folders the way the queue reads
@@ -265,7 +265,7 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 			retry = append(retry, q.later(c, "read command file", err))
 			continue
 		case q.stillWriting(c):
-			c.due = time.Now().Add(max(4*q.cfg.Settings.Queue.Settle, 50*time.Millisecond))
+			c.due = time.Now().Add(max(4*q.config().Settings.Queue.Settle, 50*time.Millisecond))
 			retry = append(retry, c)
 			continue
 		default:
@@ -331,12 +331,12 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 	if err != nil {
 		return nil, err
 	}
-	cmds, err := DecodeCommands(c.name, data, q.limits)
+	cmds, err := DecodeCommands(c.name, data, q.limits())
 	if err != nil {
 		return nil, err
 	}
 	for _, cmd := range cmds {
-		if err := CheckRoles(q.cfg, cmd); err != nil {
+		if err := CheckRoles(q.config(), cmd); err != nil {
 			return nil, &FormatError{File: c.name, Message: err.Error()}
 		}
 	}
@@ -364,7 +364,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	data, err := q.readClaim(c)
 	var rep Report
 	if err == nil {
-		rep, err = DecodeReport(c.name, data, q.limits)
+		rep, err = DecodeReport(c.name, data, q.limits())
 	}
 	switch {
 	case err == nil:
@@ -455,7 +455,7 @@ func (q *Queue) reported(task store.Task, rep Report, archived string) {
 // it is (<role>.yaml), or "" for a file under any other name.
 func (q *Queue) reportRole(name string) string {
 	stem := strings.TrimSuffix(name, filepath.Ext(name))
-	if r, ok := q.cfg.Role(stem); ok {
+	if r, ok := q.config().Role(stem); ok {
 		return r.ID
 	}
 	return ""
@@ -487,8 +487,8 @@ func (q *Queue) taskRole(id string) string {
 
 // notifySender queues the notify line for the role that sent the command.
 func (q *Queue) notifySender(task store.Task, reportPath string) {
-	from, ok := q.cfg.Role(task.From)
-	w, running := q.workers[task.From]
+	from, ok := q.config().Role(task.From)
+	w, running := q.worker(task.From)
 	if !ok || !running {
 		q.event(task.From, "notify-skipped", task.ID, "sender is not running")
 		return

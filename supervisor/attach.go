@@ -39,15 +39,15 @@ func (r *Role) Attach(readOnly bool, cols, rows int) (*Attachment, error) {
 	defer r.mu.Unlock()
 	sess := r.session
 	if sess == nil {
-		return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, ErrNotRunning)
+		return nil, fmt.Errorf("attach %s: %w", r.id, ErrNotRunning)
 	}
 	if !readOnly {
 		if r.writer != nil {
-			return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, ErrWriterAttached)
+			return nil, fmt.Errorf("attach %s: %w", r.id, ErrWriterAttached)
 		}
 		if cols > 0 && rows > 0 {
 			if err := sess.Resize(cols, rows); err != nil {
-				return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, err)
+				return nil, fmt.Errorf("attach %s: %w", r.id, err)
 			}
 		}
 		sess.AnswerQueries(false)
@@ -82,6 +82,14 @@ func (a *Attachment) Resize(cols, rows int) error {
 	return a.sess.Resize(cols, rows)
 }
 
+// Repaint draws the screen as it is now, for a viewer that skipped output
+// it could not keep up with.
+func (a *Attachment) Repaint() []byte { return a.sess.Paint() }
+
+// Size is the role's terminal size now: the typing person's while one is
+// attached, else the configured one.
+func (a *Attachment) Size() (cols, rows int) { return a.sess.Size() }
+
 // Dropped reports whether the attachment ended because the person's
 // terminal did not keep up with the output.
 func (a *Attachment) Dropped() bool { return a.sub.Dropped() }
@@ -100,7 +108,7 @@ func (a *Attachment) close() {
 		a.r.writer = nil
 	}
 	a.r.mu.Unlock()
-	_ = a.sess.Resize(a.r.cfg.Terminal.Cols, a.r.cfg.Terminal.Rows)
+	_ = a.sess.Resize(a.r.conf().Terminal.Cols, a.r.conf().Terminal.Rows)
 	a.sess.AnswerQueries(true)
 	a.r.log.Info().Msg("the person detached")
 }

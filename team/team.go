@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -59,6 +60,14 @@ type Options struct {
 	// progress of building the search index of an existing history, and
 	// lets Ctrl-C interrupt it.
 	StoreOptions []store.Option
+	// Lookup supplies the ${VAR} values when the configuration is loaded
+	// again (live configuration); nil means os.LookupEnv, as for
+	// config.Load.
+	Lookup func(string) (string, bool)
+	// ConfigSettle and ConfigPoll tune the configuration watcher: how long
+	// the files must be left alone before a reload (default 300 ms), and
+	// how often they are looked at without an event (default 2 s).
+	ConfigSettle, ConfigPoll time.Duration
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -69,7 +78,9 @@ type Team struct {
 	run store.Run
 	log zerolog.Logger
 
+	skillsMu   sync.Mutex
 	skills     skills.ScanOptions
+	skillsOn   bool          // skills.enabled
 	scanWanted chan struct{} // a report arrived; scan when skills are enabled
 
 	notifier     *notify.Notifier
@@ -82,6 +93,18 @@ type Team struct {
 	pruneAfter   time.Duration
 	haltMu       sync.Mutex
 	halted       error // why the queue stopped while the roles run on
+
+	// git makes the worktrees of roles a reload adds; heads reads the
+	// HEAD commit of a role's folder for its reports (headCommits of the
+	// roles in effect; nil: no role works in a repository).
+	git   gitwork.Git
+	heads atomic.Pointer[func(string) string]
+
+	// cfgMu and stateMu guard live (see liveConfig).
+	cfgMu                    sync.Mutex
+	stateMu                  sync.Mutex
+	live                     liveConfig
+	configSettle, configPoll time.Duration
 }
 
 // Open opens the history, records a new run and prepares the roles and the
@@ -107,7 +130,7 @@ func Open(opts Options) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck,
+	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck, git: g,
 		retain: cfg.Settings.Data.Retain, pruneAfter: opts.PruneAfter,
 		stateChanged: make(chan struct{}, 1), keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
 		notifier: notify.New(notify.Options{
@@ -123,6 +146,20 @@ func Open(opts Options) (*Team, error) {
 	}
 	if t.pruneAfter <= 0 {
 		t.pruneAfter = pruneAfter
+	}
+	t.configSettle, t.configPoll = opts.ConfigSettle, opts.ConfigPoll
+	if t.configSettle <= 0 {
+		t.configSettle = configSettle
+	}
+	if t.configPoll <= 0 {
+		t.configPoll = configPoll
+	}
+	t.live = liveConfig{cur: cfg, lookup: opts.Lookup, seen: readVersions(cfg.Workspace), changed: make(chan struct{})}
+	if len(opts.Roles) > 0 {
+		t.live.selected = map[string]bool{}
+		for _, id := range opts.Roles {
+			t.live.selected[id] = true
+		}
 	}
 	if err := seedTaskNumbers(st, cfg.Workspace); err != nil {
 		st.Close()
@@ -143,11 +180,7 @@ func (t *Team) open(opts Options) error {
 		return err
 	}
 	t.run = run
-	infos := make([]store.RoleInfo, 0, len(cfg.Roles))
-	for _, r := range cfg.Roles {
-		infos = append(infos, store.RoleInfo{ID: r.ID, Name: r.Name, PromptPath: r.PromptPath, Enabled: r.Enabled})
-	}
-	if err := t.st.SyncRoles(infos, now); err != nil {
+	if err := t.st.SyncRoles(roleInfos(cfg), now); err != nil {
 		return err
 	}
 	sopts := supervisor.Options{
@@ -173,18 +206,30 @@ func (t *Team) open(opts Options) error {
 	}
 	t.scanWanted = make(chan struct{}, 1)
 	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger,
-		Notify: t.Notify, HeadCommit: headCommits(cfg, opts.Roles, *opts.Git, opts.Logger)}
-	if cfg.Settings.Skills.Enabled {
-		t.skills = skills.OptionsFrom(cfg.Settings.Skills)
-		qopts.OnReport = func(store.Task) {
-			select {
-			case t.scanWanted <- struct{}{}:
-			default:
-			}
+		Notify: t.Notify, HeadCommit: t.headCommit}
+	t.setHeads(t.headCommits(cfg))
+	t.setSkills(cfg.Settings.Skills)
+	qopts.OnReport = func(store.Task) {
+		t.skillsMu.Lock()
+		on := t.skillsOn
+		t.skillsMu.Unlock()
+		if !on {
+			return
+		}
+		select {
+		case t.scanWanted <- struct{}{}:
+		default:
 		}
 	}
 	t.q, err = queue.New(qopts)
 	return err
+}
+
+// setSkills takes the skills settings into use (at start, and at a reload).
+func (t *Team) setSkills(s config.SkillsSettings) {
+	t.skillsMu.Lock()
+	t.skillsOn, t.skills = s.Enabled, skills.OptionsFrom(s)
+	t.skillsMu.Unlock()
 }
 
 // scanSkills mines the history for skill candidates after reports arrive
@@ -196,7 +241,10 @@ func (t *Team) scanSkills(ctx context.Context) {
 			return
 		case <-t.scanWanted:
 		}
-		res, err := skills.Scan(t.st, t.skills)
+		t.skillsMu.Lock()
+		opts := t.skills
+		t.skillsMu.Unlock()
+		res, err := skills.Scan(t.st, opts)
 		if err != nil {
 			t.log.Warn().Err(err).Msg("skills scan")
 		} else if res.New+res.Reopened > 0 {
@@ -285,6 +333,11 @@ func (t *Team) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		t.pruneHistory(qctx)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.watchConfig(qctx, t.configSettle, t.configPoll)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	status := store.RunStopped

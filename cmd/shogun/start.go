@@ -66,27 +66,36 @@ func selfExecutable() string {
 	return exe
 }
 
-// loadConfig loads the workspace configuration with ${VAR} expansion from the
-// environment plus SHOGUN_EXE.
+// loadConfig loads the workspace configuration for `start`.
 func loadConfig(ws string) (*config.Config, error) {
 	if _, err := os.Stat(ws); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws, err)
 	}
-	exe := selfExecutable()
-	lookup := func(k string) (string, bool) {
-		if k == "SHOGUN_EXE" {
-			if v, ok := os.LookupEnv(k); ok {
-				return v, true
-			}
-			return exe, true
-		}
-		return os.LookupEnv(k)
-	}
-	cfg, err := config.Load(ws, lookup)
+	cfg, err := config.Load(ws, configLookup)
 	if err != nil {
 		return nil, fmt.Errorf("configuration has errors, nothing started:\n%w", err)
 	}
 	return cfg, nil
+}
+
+// loadConfigFiles loads the workspace configuration with configLookup.
+func loadConfigFiles(ws string) (*config.Config, error) {
+	if _, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	return config.Load(ws, configLookup)
+}
+
+// configLookup is ${VAR} expansion from the environment plus SHOGUN_EXE,
+// at start and at every reload of a running supervisor.
+func configLookup(k string) (string, bool) {
+	if k == "SHOGUN_EXE" {
+		if v, ok := os.LookupEnv(k); ok {
+			return v, true
+		}
+		return selfExecutable(), true
+	}
+	return os.LookupEnv(k)
 }
 
 func splitList(vals []string) []string {
@@ -159,7 +168,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 		}
 	}()
 	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe,
-		NewHistory: c.Bool("new-history"), StoreOptions: storeOptions(c, ctx)})
+		NewHistory: c.Bool("new-history"), StoreOptions: storeOptions(c, ctx), Lookup: configLookup})
 	if err != nil {
 		return err
 	}
@@ -172,6 +181,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx) }()
+	consoleDone := startConsole(ctx, c, ws, cfg, t, func() { cancel(errStopRequested) }, log)
 	log.Info().Int("pid", os.Getpid()).Int("roles", len(t.Supervisor().Roles())).Str("run", t.RunID()).Str("workspace", ws).Msg("supervisor started; Ctrl-C or `shogun stop` stops it")
 	started := time.Now()
 	err = run(ctx, t)
@@ -186,6 +196,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	if serr := <-served; serr != nil {
 		log.Warn().Err(serr).Msg("control socket")
 	}
+	<-consoleDone
 	log.Info().Str("why", why).Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped (" + why + "); every role's process tree is gone")
 	return err
 }
