@@ -21,6 +21,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/rolelog"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -156,7 +157,9 @@ func New(opts Options) (*Supervisor, error) {
 			MaxBackups: opts.Config.Settings.Logs.MaxFiles,
 		}
 		s.logFiles = append(s.logFiles, lj)
-		r := newRole(s, rc, lj)
+		idx := rolelog.NewIndex(lj)
+		r := newRole(s, rc, idx)
+		r.logIndex = idx
 		s.roles = append(s.roles, r)
 		s.byID[rc.ID] = r
 	}

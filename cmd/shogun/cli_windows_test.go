@@ -127,7 +127,7 @@ func TestSendWritesACommandTheQueueAccepts(t *testing.T) {
 	}
 
 	_, errOut, code = shogun(t, "send", "--workspace", ws, "--to", "nobody", "--title", "t", "--body", "b")
-	if code == 0 || !strings.Contains(errOut, "--to nobody: no such role in config/roles.yaml") {
+	if code == 0 || !strings.Contains(errOut, "to nobody: no such role in config/roles.yaml") {
 		t.Errorf("send to an unknown role: exit %d, %s", code, errOut)
 	}
 }

@@ -49,20 +49,7 @@ func sendCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			for _, key := range []string{"to", "from"} {
-				id := c.String(key)
-				if id == "" {
-					continue
-				}
-				r, ok := cfg.Role(id)
-				if !ok {
-					return fmt.Errorf("--%s %s: no such role in config/roles.yaml", key, id)
-				}
-				if key == "to" && !r.Enabled {
-					return fmt.Errorf("--to %s: the role is disabled in config/roles.yaml", id)
-				}
-			}
-			id, path, err := queue.Send(ws, queue.Command{
+			id, path, err := queue.SendTo(cfg, queue.Command{
 				ID: c.String("id"), To: c.String("to"), From: c.String("from"), Title: c.String("title"),
 				Body: body, Tags: c.StringSlice("tag"), Priority: c.String("priority"),
 			}, time.Now())
