@@ -64,12 +64,17 @@ type AgentSettings struct {
 	DefaultCommand Command
 }
 
-// UISettings are where the seed's web UI listened (ui:). shogun's own control
-// API uses runtime/state/shogun.sock; these are kept so seed files load and
-// for a future HTTP front end.
+// UISettings place the web console that `shogun start` serves (ui:).
 type UISettings struct {
 	Host string // ui.host, default "localhost"
 	Port int    // ui.port, default 5173
+	// Enabled serves the console (ui.enabled, default true).
+	Enabled bool
+	// AllowRemote permits a ui.host that is not a loopback address
+	// (ui.allow_remote, default false): the console types into agents
+	// that run code, so listening beyond this machine is a choice made
+	// explicitly.
+	AllowRemote bool
 }
 
 // DataSettings locate the history database (data:).
@@ -139,7 +144,7 @@ func defaultSettings() Settings {
 		Agent: AgentSettings{DefaultCommand: Command{
 			Exec: "codex", Args: []string{}, Env: map[string]string{}, Cwd: ".",
 		}},
-		UI:     UISettings{Host: "localhost", Port: 5173},
+		UI:     UISettings{Host: "localhost", Port: 5173, Enabled: true},
 		Data:   DataSettings{SQLitePath: "data/shogun.db"},
 		Skills: SkillsSettings{Enabled: true, CodexPath: "skills/codex", CopilotPath: "skills/copilot", AutoCandidateThreshold: 2, Similarity: 0.6},
 		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
@@ -203,6 +208,16 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		if v := sec.take("port"); v != nil {
 			if p, ok := d.integer(v, "port", 1, 65535); ok {
 				s.UI.Port = int(p)
+			}
+		}
+		if v := sec.take("enabled"); v != nil {
+			if b, ok := d.boolean(v, "enabled"); ok {
+				s.UI.Enabled = b
+			}
+		}
+		if v := sec.take("allow_remote"); v != nil {
+			if b, ok := d.boolean(v, "allow_remote"); ok {
+				s.UI.AllowRemote = b
 			}
 		}
 		sec.done()

@@ -64,7 +64,38 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{team: t, path: path, stop: stop, log: log, ln: ln, start: time.Now()}
+	s := newServer(t, stop, log)
+	s.path, s.ln = path, ln
+	limit := newConnLimit(maxConns)
+	s.srv = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       readTimeout, // cleared on attach streams once upgraded
+		WriteTimeout:      httpWriteTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         limit.track,
+		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
+	}
+	return s, nil
+}
+
+// NewHandler returns the /v1 API of a running team as a handler, the same
+// one Listen serves on the control endpoint, for the web console to mount
+// behind its own authentication. stop is called for POST /v1/stop.
+func NewHandler(t Team, stop func(), log zerolog.Logger) http.Handler {
+	return newServer(t, stop, log).routes()
+}
+
+func newServer(t Team, stop func(), log zerolog.Logger) *Server {
+	s := &Server{team: t, stop: stop, log: log, start: time.Now()}
+	s.attaches.max = maxAttach
+	return s
+}
+
+// routes is the API: every endpoint on one mux. Each part of the API
+// registers its endpoints from its own file with one call here.
+func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", s.status)
 	mux.HandleFunc("GET /v1/roles/{id}/screen", s.screen)
@@ -74,19 +105,7 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
 	mux.HandleFunc("POST /v1/tasks/{id}/retry", s.retryTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
-	limit := newConnLimit(maxConns)
-	s.srv = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: headerTimeout,
-		ReadTimeout:       readTimeout, // cleared on attach streams once upgraded
-		WriteTimeout:      httpWriteTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ConnState:         limit.track,
-		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
-	}
-	s.attaches.max = maxAttach
-	return s, nil
+	return mux
 }
 
 // debugWriter logs the HTTP server's own messages (a client that hung up, an

@@ -103,6 +103,9 @@ func (l Layout) Socket() string { return filepath.Join(l.State(), "shogun.sock")
 // Socket.
 func (l Layout) SocketPointer() string { return filepath.Join(l.State(), "shogun.sock.path") }
 
+// UIToken holds the web console's login token, readable by its owner only.
+func (l Layout) UIToken() string { return filepath.Join(l.State(), "ui.token") }
+
 // PidLedger lists the processes the supervisor started.
 func (l Layout) PidLedger() string { return filepath.Join(l.State(), "pids.json") }
 

@@ -74,6 +74,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			startCommand(),
 			stopCommand(),
 			statusCommand(),
+			uiCommand(),
 			sendCommand(),
 			tasksCommand(),
 			attachCommand(),

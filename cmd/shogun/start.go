@@ -171,6 +171,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx) }()
+	consoleDone := startConsole(ctx, c, ws, cfg, t, func() { cancel(errStopRequested) }, log)
 	log.Info().Int("pid", os.Getpid()).Int("roles", len(t.Supervisor().Roles())).Str("run", t.RunID()).Str("workspace", ws).Msg("supervisor started; Ctrl-C or `shogun stop` stops it")
 	started := time.Now()
 	err = run(ctx, t)
@@ -185,6 +186,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	if serr := <-served; serr != nil {
 		log.Warn().Err(serr).Msg("control socket")
 	}
+	<-consoleDone
 	log.Info().Str("why", why).Str("uptime", time.Since(started).Round(time.Millisecond).String()).Msg("supervisor stopped (" + why + "); every role's process tree is gone")
 	return err
 }
