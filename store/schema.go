@@ -242,6 +242,81 @@ CREATE UNIQUE INDEX tasks_one_in_flight ON tasks(role_id)
 -- Exchanges: the commands between two roles lately.
 CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
 `,
+	// Searchable history (see search.go): task_search indexes each task's
+	// title, body and report text under its seq. Triggers keep it current,
+	// except for the ranges of seq in search_backfill: the tasks that exist
+	// when this runs, which Open indexes in batches with a progress report,
+	// and a bulk insert's, indexed in one statement before it commits. A
+	// task's seq never changes, and tasks are never deleted but by hand.
+	`
+CREATE VIRTUAL TABLE task_search USING fts5(title, body, report,
+  content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+-- Ranges of seq still to index; the triggers leave them alone.
+CREATE TABLE search_backfill (
+  next_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL
+);
+INSERT INTO search_backfill (next_seq, last_seq)
+  SELECT MIN(seq), MAX(seq) FROM tasks HAVING COUNT(*) > 0;
+
+CREATE TRIGGER task_search_insert AFTER INSERT ON tasks
+WHEN NOT EXISTS (SELECT 1 FROM search_backfill b WHERE new.seq BETWEEN b.next_seq AND b.last_seq)
+BEGIN
+  INSERT INTO task_search (rowid, title, body, report)
+  VALUES (new.seq, shogun_search_text(new.title), shogun_search_text(new.body), shogun_search_text(new.summary));
+END;
+
+CREATE TRIGGER task_search_update AFTER UPDATE OF title, body, summary ON tasks
+WHEN (old.title IS NOT new.title OR old.body IS NOT new.body OR old.summary IS NOT new.summary)
+  AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE new.seq BETWEEN b.next_seq AND b.last_seq)
+BEGIN
+  DELETE FROM task_search WHERE rowid = new.seq;
+  INSERT INTO task_search (rowid, title, body, report)
+  SELECT new.seq, shogun_search_text(new.title), shogun_search_text(new.body),
+    shogun_search_text(new.summary || char(10) || COALESCE((SELECT group_concat(r.summary || char(10) || r.details, char(10))
+      FROM reports r WHERE r.task_id = new.id), ''));
+END;
+
+CREATE TRIGGER task_search_delete AFTER DELETE ON tasks
+WHEN NOT EXISTS (SELECT 1 FROM search_backfill b WHERE old.seq BETWEEN b.next_seq AND b.last_seq)
+BEGIN
+  DELETE FROM task_search WHERE rowid = old.seq;
+END;
+
+CREATE TRIGGER task_search_report_insert AFTER INSERT ON reports BEGIN
+  DELETE FROM task_search WHERE rowid = (SELECT t.seq FROM tasks t WHERE t.id = new.task_id
+    AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq));
+  INSERT INTO task_search (rowid, title, body, report)
+  SELECT t.seq, shogun_search_text(t.title), shogun_search_text(t.body),
+    shogun_search_text(t.summary || char(10) || COALESCE((SELECT group_concat(r.summary || char(10) || r.details, char(10))
+      FROM reports r WHERE r.task_id = t.id), ''))
+  FROM tasks t WHERE t.id = new.task_id
+    AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq);
+END;
+
+CREATE TRIGGER task_search_report_change AFTER UPDATE OF task_id, summary, details ON reports BEGIN
+  DELETE FROM task_search WHERE rowid IN (SELECT t.seq FROM tasks t WHERE t.id IN (old.task_id, new.task_id)
+    AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq));
+  INSERT INTO task_search (rowid, title, body, report)
+  SELECT t.seq, shogun_search_text(t.title), shogun_search_text(t.body),
+    shogun_search_text(t.summary || char(10) || COALESCE((SELECT group_concat(r.summary || char(10) || r.details, char(10))
+      FROM reports r WHERE r.task_id = t.id), ''))
+  FROM tasks t WHERE t.id IN (old.task_id, new.task_id)
+    AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq);
+END;
+
+CREATE TRIGGER task_search_report_delete AFTER DELETE ON reports BEGIN
+  DELETE FROM task_search WHERE rowid = (SELECT t.seq FROM tasks t WHERE t.id = old.task_id
+    AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq));
+  INSERT INTO task_search (rowid, title, body, report)
+  SELECT t.seq, shogun_search_text(t.title), shogun_search_text(t.body),
+    shogun_search_text(t.summary || char(10) || COALESCE((SELECT group_concat(r.summary || char(10) || r.details, char(10))
+      FROM reports r WHERE r.task_id = t.id), ''))
+  FROM tasks t WHERE t.id = old.task_id
+    AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq);
+END;
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -251,7 +326,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

@@ -671,6 +671,10 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			return err
 		}
 		defer repStmt.Close()
+		bulk, err := beginBulkIndex(tx, seq+1, seq+int64(len(recs)))
+		if err != nil {
+			return err
+		}
 		for i, r := range recs {
 			if r.Status != StatusDone && r.Status != StatusFailed && r.Status != StatusBlocked {
 				return fmt.Errorf("record %d: status %q is not done, failed or blocked", i, r.Status)
@@ -725,7 +729,7 @@ ON CONFLICT (day) DO UPDATE SET last = excluded.last`, d, last[d]); err != nil {
 				return err
 			}
 		}
-		return nil
+		return bulk.end()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("insert finished tasks: %w", err)

@@ -63,8 +63,15 @@ type Store struct {
 const readers = 4
 
 // Open opens the database at path, creating it and its folder if needed,
-// and brings its schema up to date.
-func Open(path string) (*Store, error) {
+// and brings its schema up to date. A history from before the search index
+// is indexed here, which takes a while for a large one (about a minute per
+// million tasks): WithProgress reports how far it has come, WithContext
+// lets it be interrupted.
+func Open(path string, opts ...Option) (*Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if path == "" {
 		return nil, errors.New("open store: empty path")
 	}
@@ -104,6 +111,10 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: read pool: %w", path, err)
 	}
 	if s.opened, err = os.Stat(abs); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := s.backfillSearch(o); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}

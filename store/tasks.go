@@ -432,36 +432,73 @@ func (s *Store) Cancel(taskID, reason string, at time.Time) (Task, error) {
 	return t, nil
 }
 
-// TaskFilter selects tasks; empty fields match everything.
+// TaskFilter selects tasks. Every field set must match; empty fields
+// match everything.
 type TaskFilter struct {
 	Role, Status string
-	Limit        int // 0: no limit
+	// Since and Until bound when the task arrived (its CreatedAt): from
+	// Since, included, to Until, excluded, to the millisecond.
+	Since, Until time.Time
+	// Search is text to find in the task's title, body or report (its
+	// summary and details): words, "a phrase", or a prefix*, as
+	// searchQuery reads them. Letter case and Latin accents do not
+	// matter; any run of Chinese or Japanese characters is found.
+	Search string
+	Limit  int // 0: no limit
 }
 
 // Tasks returns the tasks matching f, newest first.
 func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
-	var (
-		where []string
-		args  []any
-	)
-	if f.Role != "" {
-		where, args = append(where, "role_id = ?"), append(args, f.Role)
-	}
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, f.Status)
-	}
-	q := `SELECT ` + taskColumns + ` FROM tasks`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	q += ` ORDER BY seq DESC LIMIT ?`
-	args = append(args, limit(f.Limit))
+	q, args := tasksQuery(f)
 	ts, err := queryTasks(s.r, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
 	return ts, nil
 }
+
+// tasksQuery is the query behind Tasks. With a search, the index's rowid
+// (the task's seq) drives the query newest first, so the first matches
+// come without reading the others.
+func tasksQuery(f TaskFilter) (string, []any) {
+	var (
+		where []string
+		args  []any
+	)
+	from, order := `tasks t`, `t.seq DESC`
+	if fts := searchQuery(f.Search); fts != "" {
+		from, order = `task_search JOIN tasks t ON t.seq = task_search.rowid`, `task_search.rowid DESC`
+		where, args = append(where, "task_search MATCH ?"), append(args, fts)
+	}
+	if f.Role != "" {
+		where, args = append(where, "t.role_id = ?"), append(args, f.Role)
+	}
+	if f.Status != "" {
+		where, args = append(where, "t.status = ?"), append(args, f.Status)
+	}
+	// Times are RFC 3339 text whose fraction has no fixed width, so text
+	// order is off within a second ("…:00Z" sorts after "…:00.5Z"). The
+	// text bound, on whole seconds, is cheap and never excludes a match;
+	// julianday compares exactly (to the millisecond).
+	if !f.Since.IsZero() {
+		where = append(where, "t.created_at >= ? AND julianday(t.created_at) >= julianday(?)")
+		args = append(args, wholeSecond(f.Since), formatTime(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "t.created_at < ? AND julianday(t.created_at) < julianday(?)")
+		args = append(args, wholeSecond(f.Until.Add(time.Second)), formatTime(f.Until))
+	}
+	q := `SELECT ` + taskColumnsOf("t") + ` FROM ` + from
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY ` + order + ` LIMIT ?`
+	return q, append(args, limit(f.Limit))
+}
+
+// wholeSecond is t's second as the leading characters every stored time of
+// that second shares.
+func wholeSecond(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
 
 // Task returns the task with the given id, or ErrUnknownTask.
 func (s *Store) Task(id string) (Task, error) {
@@ -521,6 +558,15 @@ func limit(n int) int {
 const taskColumns = `id, command_id, run_id, role_id, from_role, title, body, tags, priority, status, seq,
 created_at, updated_at, assigned_at, delivered_at, finished_at, attempts, submits, summary, report_path,
 parent_id, root_id, depth`
+
+// taskColumnsOf is taskColumns, each qualified with the table alias.
+func taskColumnsOf(alias string) string {
+	cols := strings.Split(taskColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 type scanner interface{ Scan(dest ...any) error }
 
