@@ -134,6 +134,9 @@ type Role struct {
 	Restart roles.RestartPolicy
 	// Stop says how the program is asked to quit.
 	Stop roles.StopSequence
+	// Set are the keys written in the role's entry of roles.yaml, in file
+	// order; every other key has its preset's default.
+	Set []string
 }
 
 // Load reads and validates the workspace's configuration. lookup supplies
@@ -145,6 +148,13 @@ type Role struct {
 // A missing settings.yaml means all defaults; a missing roles.yaml is an
 // error. Problems in the files are returned together as *Errors.
 func Load(workspace string, lookup func(string) (string, bool)) (*Config, error) {
+	return load(workspace, lookup, nil)
+}
+
+// load is Load with the text of some files given instead of read from disk
+// (file name relative to the workspace → content): how an edit of
+// roles.yaml is checked before it is saved.
+func load(workspace string, lookup func(string) (string, bool), given map[string][]byte) (*Config, error) {
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
 		return nil, fmt.Errorf("config: workspace %q: %w", workspace, err)
@@ -160,8 +170,9 @@ func Load(workspace string, lookup func(string) (string, bool)) (*Config, error)
 	lookup = withShogunVars(lookup, abs)
 
 	errs := &Errors{}
-	settings := loadSettings(abs, lookup, errs)
-	roleList := loadRoles(abs, lookup, settings.Agent.DefaultCommand, errs)
+	files := fileReader{workspace: abs, given: given, errs: errs}
+	settings := loadSettings(files, lookup)
+	roleList := loadRoles(files, lookup, settings.Agent.DefaultCommand)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
@@ -187,18 +198,30 @@ func withShogunVars(lookup func(string) (string, bool), workspace string) func(s
 	}
 }
 
-// readConfigFile reads one file. Absence is returned as fs.ErrNotExist so
-// that each caller decides what it means; other failures are recorded.
-func readConfigFile(workspace, rel string, errs *Errors) ([]byte, error) {
-	data, err := os.ReadFile(absPath(workspace, rel))
+// fileReader reads the configuration files of one load, recording
+// problems in errs; a file in given is taken from there instead of disk.
+type fileReader struct {
+	workspace string
+	given     map[string][]byte
+	errs      *Errors
+}
+
+// read reads one file. Absence is returned as fs.ErrNotExist so that each
+// caller decides what it means; other failures are recorded.
+func (f fileReader) read(rel string) ([]byte, error) {
+	if data, ok := f.given[rel]; ok {
+		return data, nil
+	}
+	data, err := os.ReadFile(absPath(f.workspace, rel))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		errs.add(rel, 0, 0, "cannot read: %v", err)
+		f.errs.add(rel, 0, 0, "cannot read: %v", err)
 	}
 	return data, err
 }
 
-func loadRoles(workspace string, lookup func(string) (string, bool), defaultCommand Command, errs *Errors) []Role {
-	data, err := readConfigFile(workspace, RolesFile, errs)
+func loadRoles(files fileReader, lookup func(string) (string, bool), defaultCommand Command) []Role {
+	workspace, errs := files.workspace, files.errs
+	data, err := files.read(RolesFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		errs.add(RolesFile, 0, 0, "file not found (run \"shogun init\" to create a workspace)")
 	}

@@ -41,7 +41,7 @@ func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 	m := rd.mapping(n, "", "role")
 	defer m.done()
 
-	r := Role{Enabled: true}
+	r := Role{Enabled: true, Set: m.order}
 	if v := m.require("id"); v != nil {
 		if id, ok := rd.str(v, "id"); ok {
 			r.ID = id

@@ -156,12 +156,12 @@ func defaultSettings() Settings {
 }
 
 // loadSettings reads settings.yaml; a missing file means all defaults.
-func loadSettings(workspace string, lookup func(string) (string, bool), errs *Errors) Settings {
+func loadSettings(files fileReader, lookup func(string) (string, bool)) Settings {
 	s := defaultSettings()
-	if data, err := readConfigFile(workspace, SettingsFile, errs); err == nil {
-		decodeSettings(data, &s, workspace, lookup, errs)
+	if data, err := files.read(SettingsFile); err == nil {
+		decodeSettings(data, &s, files.workspace, lookup, files.errs)
 	}
-	s.resolve(workspace)
+	s.resolve(files.workspace)
 	return s
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
@@ -41,6 +42,21 @@ type Team interface {
 	// Halted says why the queue stopped taking work while the roles run
 	// on (the history database was lost), or nil.
 	Halted() error
+
+	// The live configuration (config.go):
+	// Config is the configuration in effect.
+	Config() *config.Config
+	// ConfigError is why the configuration files as they are now are not
+	// in effect (*config.Errors), or nil.
+	ConfigError() error
+	// Reload reads the configuration files again and takes them into use.
+	Reload() (config.Reload, error)
+	// EditRoles changes config/roles.yaml and takes the result into use.
+	EditRoles(config.RoleEdit) (config.Reload, error)
+	// StartRole and StopRole start and stop one configured role's program
+	// without a configuration change.
+	StartRole(id string) error
+	StopRole(id string) error
 }
 
 // Server serves the API of one running supervisor.
@@ -105,6 +121,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
 	mux.HandleFunc("POST /v1/tasks/{id}/retry", s.retryTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
+	s.registerConfig(mux)
 	return mux
 }
 
@@ -136,10 +153,17 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	if out, ok := s.statusReply(w); ok {
+		reply(w, out)
+	}
+}
+
+// statusReply gathers the status; on failure it has answered w.
+func (s *Server) statusReply(w http.ResponseWriter) (StatusReply, bool) {
 	snap, err := s.team.Queue().Snapshot()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
-		return
+		return StatusReply{}, false
 	}
 	// Lists and maps are empty, never null: scripts iterate over them.
 	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(),
@@ -148,6 +172,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	out.Attention = append(out.Attention, snap.Attention...)
 	if err := s.team.Halted(); err != nil {
 		out.Halted = err.Error()
+	}
+	if err := s.team.ConfigError(); err != nil {
+		out.ConfigError = err.Error()
 	}
 	byID := map[string]queue.RoleStatus{}
 	for _, rs := range snap.Roles {
@@ -175,7 +202,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Roles = append(out.Roles, rr)
 	}
-	reply(w, out)
+	return out, true
 }
 
 func (s *Server) role(w http.ResponseWriter, r *http.Request) (*supervisor.Role, bool) {

@@ -26,6 +26,10 @@ type StatusReply struct {
 	Attention []string `json:"attention"`
 	// Halted, when set, says why the queue has stopped taking work.
 	Halted string `json:"halted,omitempty"`
+	// ConfigError, when set, says why the configuration files as they
+	// are now are not in effect, one problem per line: the supervisor
+	// runs on with the configuration it had.
+	ConfigError string `json:"config_error,omitempty"`
 }
 
 // RoleReply is one role in StatusReply.

@@ -68,7 +68,7 @@ func (q *Queue) placeInChain(file string, c Command, pairs map[[2]string]int) (c
 			link.root = parent.ID
 		}
 	}
-	limits := q.cfg.Settings.Queue
+	limits := q.config().Settings.Queue
 	if limits.MaxHops > 0 && link.depth > limits.MaxHops {
 		return chainLink{}, &FormatError{File: file, Message: fmt.Sprintf(
 			"loop guard: this command to %s would be hop %d of the chain %s, over queue.max_hops (%d); agents may be handing work back and forth. If the work is wanted, send it again with `shogun send`",

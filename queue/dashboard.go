@@ -55,6 +55,11 @@ type Status struct {
 	// disk, a folder that cannot be written. The queue tries again by
 	// itself; each item is also in Attention.
 	Blocked []string `yaml:"queue_blocked,omitempty" json:"queue_blocked,omitempty"`
+	// ConfigError, when set, says why the configuration files as they
+	// are now were not taken into use (one problem per line, located
+	// file:line:col): the supervisor runs on with the configuration it
+	// had. It is also in Attention.
+	ConfigError string `yaml:"config_error,omitempty" json:"config_error,omitempty"`
 	// Attention is what a person should look at, escaped for display.
 	Attention []string `yaml:"attention" json:"attention"`
 }
@@ -101,9 +106,9 @@ func (q *Queue) Snapshot() (Status, error) {
 	if st.Tasks, err = q.st.Counts(); err != nil {
 		return st, err
 	}
-	for _, rc := range q.cfg.Enabled() {
+	for _, rc := range q.config().Enabled() {
 		rs := RoleStatus{ID: rc.ID, Name: rc.Name, State: "not running", QueueDepth: depths[rc.ID]}
-		if a, ok := q.agents[rc.ID]; ok {
+		if a, ok := q.agent(rc.ID); ok {
 			s := a.Status()
 			rs.State, rs.Pid, rs.Since, rs.Restarts, rs.LastOutput = string(s.State), s.Pid, s.Since.UTC(), s.Restarts, s.LastOutput.UTC()
 			if s.State == supervisor.Fatal {
@@ -141,6 +146,20 @@ func (q *Queue) Snapshot() (Status, error) {
 			st.Attention = append(st.Attention, fmt.Sprintf("task %s (%s) reported %s: %s", r.TaskID, r.Role, r.Status, r.Summary))
 		}
 	}
+	// Tasks of roles that do not run because of the configuration wait;
+	// say so, or they would wait unseen.
+	cfg := q.config()
+	for _, id := range sortedKeys(depths) {
+		if depths[id] == 0 {
+			continue
+		}
+		switch rc, ok := cfg.Role(id); {
+		case !ok:
+			st.Attention = append(st.Attention, fmt.Sprintf("%d task(s) queued for %s, which is not in config/roles.yaml: add the role, or shogun cancel them", depths[id], id))
+		case !rc.Enabled:
+			st.Attention = append(st.Attention, fmt.Sprintf("%d task(s) wait for %s, which is disabled in config/roles.yaml: enable it, or shogun cancel them", depths[id], id))
+		}
+	}
 	st.Blocked = q.blockages()
 	for i, b := range st.Blocked {
 		st.Blocked[i] = textsafe.Escape(b)
@@ -149,6 +168,14 @@ func (q *Queue) Snapshot() (Status, error) {
 	q.mu.Lock()
 	for _, a := range q.recent {
 		st.Attention = append(st.Attention, a.text)
+	}
+	if q.configError != nil {
+		lines := strings.Split(q.configError.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = textsafe.Escape(l)
+		}
+		st.ConfigError = strings.Join(lines, "\n")
+		st.Attention = append(st.Attention, "configuration not applied, the running one is kept: "+strings.ReplaceAll(q.configError.Error(), "\n", "; "))
 	}
 	q.mu.Unlock()
 	for i, a := range st.Attention {
@@ -179,6 +206,13 @@ func (q *Queue) writeDashboard() {
 func renderDashboard(st Status) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# shogun dashboard\n\nUpdated %s · run %s · supervisor pid %d\n\n", st.UpdatedAt.Format(time.RFC3339), textsafe.Escape(st.RunID), st.Pid)
+	if st.ConfigError != "" {
+		b.WriteString("**The configuration files were not applied** (the supervisor runs on with the configuration it had; fix the files and they are applied at once):\n\n")
+		for _, line := range strings.Split(st.ConfigError, "\n") {
+			fmt.Fprintf(&b, "- %s\n", textsafe.Escape(line))
+		}
+		b.WriteString("\n")
+	}
 	if len(st.Blocked) > 0 {
 		fmt.Fprintf(&b, "**The queue is blocked** (retrying by itself):\n\n")
 		for _, x := range st.Blocked {
@@ -227,6 +261,15 @@ func renderDashboard(st Status) string {
 		fmt.Fprintf(&b, "- %s\n", textsafe.Escape(a))
 	}
 	return b.String()
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // cell keeps text on one table row, with control characters escaped (a

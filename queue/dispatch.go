@@ -27,8 +27,11 @@ import (
 type worker struct {
 	q    *Queue
 	a    Agent
-	cfg  config.Role
 	wake chan struct{}
+	// cancel and done end and await the worker's goroutine (Queue.Run,
+	// Queue.RemoveAgent).
+	cancel context.CancelFunc
+	done   chan struct{}
 
 	mu    sync.Mutex
 	notes []note
@@ -65,8 +68,16 @@ type note struct {
 }
 
 func newWorker(q *Queue, a Agent) *worker {
-	cfg, _ := q.cfg.Role(a.ID())
-	return &worker{q: q, a: a, cfg: cfg, wake: make(chan struct{}, 1), delivered: map[string]int{}}
+	return &worker{q: q, a: a, wake: make(chan struct{}, 1), delivered: map[string]int{}}
+}
+
+// conf is the role's configuration in effect: a live reload changes its
+// templates and timings while the worker runs.
+func (w *worker) conf() config.Role {
+	if r, ok := w.q.config().Role(w.a.ID()); ok {
+		return r
+	}
+	return config.Role{ID: w.a.ID()}
 }
 
 func (w *worker) kick() {
@@ -182,7 +193,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 			}
 			return false
 		}
-		if w.fresh && w.cfg.BetweenTasks != "" {
+		if w.fresh && w.conf().BetweenTasks != "" {
 			// After a report and before the next task: a fresh context.
 			w.betweenTasks(ctx)
 			return true // the role's state changed meanwhile: look again
@@ -291,7 +302,8 @@ func (w *worker) taskPath() string {
 
 // nudgeText is the role's nudge with its values filled in.
 func (w *worker) nudgeText() string {
-	return roles.Expand(w.cfg.Nudge, w.cfg.TemplateVars(w.q.layout))
+	cfg := w.conf()
+	return roles.Expand(cfg.Nudge, cfg.TemplateVars(w.q.layout))
 }
 
 // writeTaskFile archives the role's previous task file, if it was another

@@ -21,8 +21,6 @@ import (
 // periodic rescan that catches anything a watcher missed.
 type intake struct {
 	q       *Queue
-	settle  time.Duration
-	rescan  time.Duration
 	pending map[string]fileState // path → what it looked like when last seen
 	// retries are claimed files to process again at their due time: commands
 	// that failed to parse while still changing, and files that failed for a
@@ -41,11 +39,13 @@ type fileState struct {
 func newIntake(q *Queue) *intake {
 	return &intake{
 		q:       q,
-		settle:  q.cfg.Settings.Queue.Settle,
-		rescan:  q.cfg.Settings.Queue.Rescan,
 		pending: map[string]fileState{},
 	}
 }
+
+// settle and rescan are queue.settle and queue.rescan in effect.
+func (in *intake) settle() time.Duration { return in.q.config().Settings.Queue.Settle }
+func (in *intake) rescan() time.Duration { return in.q.config().Settings.Queue.Rescan }
 
 // candidate reports whether a file name is one shogun should read: YAML, not
 // hidden, not a temporary file a writer will rename later.
@@ -78,7 +78,8 @@ func (in *intake) run(ctx context.Context) {
 		events, errs = w.Events, w.Errors
 	}
 	in.scan()
-	rescan := time.NewTicker(in.rescan)
+	every := in.rescan()
+	rescan := time.NewTicker(every)
 	defer rescan.Stop()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -105,6 +106,10 @@ func (in *intake) run(ctx context.Context) {
 			in.scan()
 		case <-rescan.C:
 			in.scan()
+			if d := in.rescan(); d != every {
+				every = d // queue.rescan changed by a live reload
+				rescan.Reset(every)
+			}
 		case <-timer.C:
 		}
 		in.settleDue()
@@ -120,7 +125,7 @@ func (in *intake) initial(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 		return
-	case <-time.After(in.settle):
+	case <-time.After(in.settle()):
 	}
 	in.settleDue()
 }
@@ -179,7 +184,7 @@ func (in *intake) note(path string) {
 	if old, ok := in.pending[path]; ok && old.size == st.size && old.mtime.Equal(st.mtime) {
 		return // already waiting to settle
 	}
-	st.due = time.Now().Add(in.settle)
+	st.due = time.Now().Add(in.settle())
 	in.pending[path] = st
 }
 
@@ -199,7 +204,7 @@ func (in *intake) settleDue() {
 			continue
 		}
 		if fi.Size() != st.size || !fi.ModTime().Equal(st.mtime) {
-			in.pending[path] = fileState{size: fi.Size(), mtime: fi.ModTime(), due: now.Add(in.settle)}
+			in.pending[path] = fileState{size: fi.Size(), mtime: fi.ModTime(), due: now.Add(in.settle())}
 			continue
 		}
 		delete(in.pending, path)

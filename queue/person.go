@@ -37,7 +37,7 @@ func (q *Queue) Cancel(taskID, reason string) (store.Task, error) {
 	}
 	q.log.Info().Str("role", t.Role).Str("task_id", t.ID).Str("reason", reason).Msg("task cancelled")
 	q.event(t.Role, "cancelled", t.ID, reason)
-	if w, ok := q.workers[t.Role]; ok {
+	if w, ok := q.worker(t.Role); ok {
 		w.mu.Lock()
 		w.cancelled = append(w.cancelled, t.ID)
 		w.mu.Unlock()

@@ -136,7 +136,7 @@ func (q *Queue) readClaim(c claim) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(c.name, fi.Mode())
 	}
-	if err := q.limits.CheckSize(c.name, fi.Size()); err != nil {
+	if err := q.limits().CheckSize(c.name, fi.Size()); err != nil {
 		return nil, err
 	}
 	f, err := openNoFollow(c.path)
@@ -153,13 +153,13 @@ func (q *Queue) readClaim(c claim) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(c.name, fi.Mode())
 	}
-	limit := q.limits.maxBytes()
+	limit := q.limits().maxBytes()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, q.limits.CheckSize(c.name, max(int64(len(b)), fi.Size()))
+		return nil, q.limits().CheckSize(c.name, max(int64(len(b)), fi.Size()))
 	}
 	return b, nil
 }
@@ -231,7 +231,7 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 			retry = append(retry, q.later(c, "read command file", err))
 			continue
 		case q.stillWriting(c):
-			c.due = time.Now().Add(max(4*q.cfg.Settings.Queue.Settle, 50*time.Millisecond))
+			c.due = time.Now().Add(max(4*q.config().Settings.Queue.Settle, 50*time.Millisecond))
 			retry = append(retry, c)
 			continue
 		default:
@@ -297,7 +297,7 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 	if err != nil {
 		return nil, err
 	}
-	cmds, err := DecodeCommands(c.name, data, q.limits)
+	cmds, err := DecodeCommands(c.name, data, q.limits())
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +306,7 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 			return nil, err
 		}
 		if cmd.From != "" {
-			if _, known := q.cfg.Role(cmd.From); !known {
+			if _, known := q.config().Role(cmd.From); !known {
 				return nil, &FormatError{File: c.name, Message: fmt.Sprintf("unknown role %q in from (roles: %s)", cmd.From, q.roleList())}
 			}
 		}
@@ -323,7 +323,7 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 }
 
 func (q *Queue) checkRole(file, key, id string) error {
-	r, known := q.cfg.Role(id)
+	r, known := q.config().Role(id)
 	switch {
 	case !known:
 		return &FormatError{File: file, Message: fmt.Sprintf("unknown role %q in %s (roles: %s)", id, key, q.roleList())}
@@ -335,7 +335,7 @@ func (q *Queue) checkRole(file, key, id string) error {
 
 func (q *Queue) roleList() string {
 	var ids []string
-	for _, r := range q.cfg.Enabled() {
+	for _, r := range q.config().Enabled() {
 		ids = append(ids, r.ID)
 	}
 	return strings.Join(ids, ", ")
@@ -354,7 +354,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	data, err := q.readClaim(c)
 	var rep Report
 	if err == nil {
-		rep, err = DecodeReport(c.name, data, q.limits)
+		rep, err = DecodeReport(c.name, data, q.limits())
 	}
 	switch {
 	case err == nil:
@@ -445,7 +445,7 @@ func (q *Queue) reported(task store.Task, rep Report, archived string) {
 // it is (<role>.yaml), or "" for a file under any other name.
 func (q *Queue) reportRole(name string) string {
 	stem := strings.TrimSuffix(name, filepath.Ext(name))
-	if r, ok := q.cfg.Role(stem); ok {
+	if r, ok := q.config().Role(stem); ok {
 		return r.ID
 	}
 	return ""
@@ -461,8 +461,8 @@ func (q *Queue) taskRole(id string) string {
 
 // notifySender queues the notify line for the role that sent the command.
 func (q *Queue) notifySender(task store.Task, reportPath string) {
-	from, ok := q.cfg.Role(task.From)
-	w, running := q.workers[task.From]
+	from, ok := q.config().Role(task.From)
+	w, running := q.worker(task.From)
 	if !ok || !running {
 		q.event(task.From, "notify-skipped", task.ID, "sender is not running")
 		return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -45,7 +46,8 @@ type Options struct {
 	// Store is the workspace history; the queue's state lives there.
 	Store *store.Store
 	// Agents are the running roles, by id. Commands for enabled roles that
-	// are not running (start --roles) are queued and wait.
+	// are not running (start --roles) are queued and wait. AddAgent and
+	// RemoveAgent change the set while the queue runs.
 	Agents map[string]Agent
 	// RunID is the current run, recorded with commands and events.
 	RunID string
@@ -68,18 +70,26 @@ type Options struct {
 // its tasks one at a time with a typed nudge, tells senders about reports,
 // and keeps runtime/dashboard.md and runtime/state/status.yaml current.
 type Queue struct {
-	cfg    *config.Config
+	cfg    atomic.Pointer[config.Config] // replaced whole by SetConfig
 	ws     string
 	layout workspace.Layout
 	st     *store.Store
-	agents map[string]Agent
 	runID  string
 	log    zerolog.Logger
 	now    func() time.Time
-	limits Limits
 	dirs   dirs
 
-	workers  map[string]*worker
+	// wmu guards the workers, one per running role, which a live reload
+	// adds and removes while the queue runs.
+	wmu     sync.Mutex
+	workers map[string]*worker
+	// runCtx is Run's context once Run has started the workers (nil
+	// before); a worker added then starts at once.
+	runCtx context.Context
+	// configError is why the configuration files were not taken into use
+	// (a live reload found errors), for the dashboard; nil when they were.
+	configError error
+
 	changed  chan struct{} // dashboard refresh requests
 	onReport func(store.Task)
 	notifyFn func(notify.Event)
@@ -108,21 +118,19 @@ func New(opts Options) (*Queue, error) {
 	ws := opts.Config.Workspace
 	l := workspace.New(ws)
 	q := &Queue{
-		cfg:      opts.Config,
 		ws:       ws,
 		layout:   l,
 		st:       opts.Store,
-		agents:   opts.Agents,
 		runID:    opts.RunID,
 		log:      opts.Logger,
 		now:      opts.Now,
-		limits:   Limits{MaxBytes: opts.Config.Settings.Queue.MaxFileBytes},
 		dirs:     dirs{commands: l.Commands(), tasks: l.Tasks(), reports: l.Reports(), archive: l.Archive(), failed: l.Failed()},
 		workers:  map[string]*worker{},
 		changed:  make(chan struct{}, 1),
 		onReport: opts.OnReport,
 		notifyFn: opts.Notify,
 	}
+	q.cfg.Store(opts.Config)
 	if q.now == nil {
 		q.now = time.Now
 	}
@@ -135,10 +143,108 @@ func New(opts Options) (*Queue, error) {
 			return nil, fmt.Errorf("queue: create %s: %w", d, err)
 		}
 	}
-	for id, a := range q.agents {
+	for id, a := range opts.Agents {
 		q.workers[id] = newWorker(q, a)
 	}
 	return q, nil
+}
+
+// config is the configuration in effect.
+func (q *Queue) config() *config.Config { return q.cfg.Load() }
+
+// limits bound the command and report files (queue.max_file_bytes).
+func (q *Queue) limits() Limits {
+	return Limits{MaxBytes: q.config().Settings.Queue.MaxFileBytes}
+}
+
+// SetConfig takes a new configuration into use: the roles commands may
+// name, the queue settings, each role's templates and timings. The set of
+// roles that get work changes with AddAgent and RemoveAgent.
+func (q *Queue) SetConfig(cfg *config.Config) {
+	q.cfg.Store(cfg)
+	for _, w := range q.allWorkers() {
+		w.kick()
+	}
+	q.touched()
+}
+
+// SetConfigError records why the configuration files as they are now were
+// not taken into use, for the dashboard and status (nil: they were).
+func (q *Queue) SetConfigError(err error) {
+	q.mu.Lock()
+	q.configError = err
+	q.mu.Unlock()
+	q.touched()
+}
+
+// worker returns the worker of a running role.
+func (q *Queue) worker(role string) (*worker, bool) {
+	q.wmu.Lock()
+	defer q.wmu.Unlock()
+	w, ok := q.workers[role]
+	return w, ok
+}
+
+func (q *Queue) allWorkers() []*worker {
+	q.wmu.Lock()
+	defer q.wmu.Unlock()
+	out := make([]*worker, 0, len(q.workers))
+	for _, w := range q.workers {
+		out = append(out, w)
+	}
+	return out
+}
+
+// agent returns a running role.
+func (q *Queue) agent(role string) (Agent, bool) {
+	if w, ok := q.worker(role); ok {
+		return w.a, true
+	}
+	return nil, false
+}
+
+// AddAgent starts handing work to a role that runs now: its queued tasks,
+// and its task in flight again, to its new program.
+func (q *Queue) AddAgent(a Agent) error {
+	q.wmu.Lock()
+	defer q.wmu.Unlock()
+	if _, ok := q.workers[a.ID()]; ok {
+		return fmt.Errorf("queue: role %s already gets work", a.ID())
+	}
+	w := newWorker(q, a)
+	q.workers[a.ID()] = w
+	if q.runCtx != nil {
+		q.startLocked(w)
+	}
+	q.touched()
+	return nil
+}
+
+// RemoveAgent stops handing work to a role, before its program is
+// stopped: its worker ends (a nudge being typed is given up) and the
+// role's tasks stay as they are until ReleaseTasks. Notes waiting to be
+// typed into the role are dropped.
+func (q *Queue) RemoveAgent(role string) {
+	q.wmu.Lock()
+	w, ok := q.workers[role]
+	delete(q.workers, role)
+	q.wmu.Unlock()
+	if ok && w.cancel != nil {
+		w.cancel()
+		<-w.done
+	}
+	q.touched()
+}
+
+// startLocked runs w under Run's context; q.wmu is held.
+func (q *Queue) startLocked(w *worker) {
+	ctx, cancel := context.WithCancel(q.runCtx)
+	w.cancel, w.done = cancel, make(chan struct{})
+	go func() {
+		defer close(w.done)
+		defer cancel()
+		w.run(ctx)
+	}()
 }
 
 // Run processes the queue until ctx ends: first whatever a crash left
@@ -163,11 +269,18 @@ func (q *Queue) Run(ctx context.Context) error {
 	// not delivered again to the restarted role.
 	in.initial(ctx)
 	run(in.run)
+	q.wmu.Lock()
+	q.runCtx = ctx
 	for _, w := range q.workers {
-		run(w.run)
+		q.startLocked(w)
 	}
+	q.wmu.Unlock()
 	run(q.keepDashboard)
 	wg.Wait()
+	// Every worker's context has ended with ctx: wait for them.
+	for _, w := range q.allWorkers() {
+		<-w.done
+	}
 	q.writeDashboard() // the final state, roles stopped
 	return nil
 }
@@ -182,7 +295,7 @@ func (q *Queue) touched() {
 
 // kick wakes a role's worker: it has new work, or its task was closed.
 func (q *Queue) kick(role string) {
-	if w, ok := q.workers[role]; ok {
+	if w, ok := q.worker(role); ok {
 		w.kick()
 	}
 	q.touched()

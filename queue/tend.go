@@ -89,15 +89,15 @@ func (w *worker) nextCheck() time.Time {
 		return time.Time{}
 	}
 	if !f.acked {
-		if w.cfg.AckTimeout <= 0 {
+		if w.conf().AckTimeout <= 0 {
 			return time.Time{}
 		}
-		return f.at.Add(w.cfg.AckTimeout)
+		return f.at.Add(w.conf().AckTimeout)
 	}
-	if w.cfg.StallAfter <= 0 {
+	if w.conf().StallAfter <= 0 {
 		return time.Time{}
 	}
-	return w.quietSince(f).Add(w.cfg.StallAfter)
+	return w.quietSince(f).Add(w.conf().StallAfter)
 }
 
 // quietSince is when the role last showed anything, or was last typed to
@@ -138,7 +138,7 @@ func (w *worker) tend(ctx context.Context) bool {
 	now := w.q.now()
 	role := w.a.ID()
 	if !f.acked {
-		if w.cfg.AckTimeout <= 0 || now.Before(f.at.Add(w.cfg.AckTimeout)) {
+		if w.conf().AckTimeout <= 0 || now.Before(f.at.Add(w.conf().AckTimeout)) {
 			return false
 		}
 		if f.lost+1 >= maxLost {
@@ -146,8 +146,8 @@ func (w *worker) tend(ctx context.Context) bool {
 			w.q.log.Warn().Str("role", role).Str("task_id", f.id).Int("lost", f.lost+1).Msg("no sign of work after several deliveries; waiting for the stall steps")
 			return false
 		}
-		w.q.log.Warn().Str("role", role).Str("task_id", f.id).Dur("ack_timeout", w.cfg.AckTimeout).Msg("no sign of work after the delivery: delivering the task again")
-		w.q.event(role, eventLost, f.id, fmt.Sprintf("no sign of work within %v of the delivery; delivering it again", w.cfg.AckTimeout))
+		w.q.log.Warn().Str("role", role).Str("task_id", f.id).Dur("ack_timeout", w.conf().AckTimeout).Msg("no sign of work after the delivery: delivering the task again")
+		w.q.event(role, eventLost, f.id, fmt.Sprintf("no sign of work within %v of the delivery; delivering it again", w.conf().AckTimeout))
 		w.lost = f.lost + 1
 		delete(w.delivered, f.id)
 		w.followed = nil
@@ -159,18 +159,18 @@ func (w *worker) tend(ctx context.Context) bool {
 		w.typeStep(ctx, f, w.remindText(), eventReminded, "the usage limit is over; reminded of the open task")
 		return true
 	}
-	if w.cfg.StallAfter <= 0 || now.Sub(w.quietSince(f)) < w.cfg.StallAfter {
+	if w.conf().StallAfter <= 0 || now.Sub(w.quietSince(f)) < w.conf().StallAfter {
 		return false
 	}
 	switch f.step {
 	case 0:
-		w.q.log.Warn().Str("role", role).Str("task_id", f.id).Dur("stall_after", w.cfg.StallAfter).Msg("role quiet with an open task: reminding it")
-		w.typeStep(ctx, f, w.remindText(), eventReminded, fmt.Sprintf("ready and quiet for %v without a report; reminded", w.cfg.StallAfter))
+		w.q.log.Warn().Str("role", role).Str("task_id", f.id).Dur("stall_after", w.conf().StallAfter).Msg("role quiet with an open task: reminding it")
+		w.typeStep(ctx, f, w.remindText(), eventReminded, fmt.Sprintf("ready and quiet for %v without a report; reminded", w.conf().StallAfter))
 		f.step = 1
 	case 1:
 		w.q.log.Warn().Str("role", role).Str("task_id", f.id).Msg("role still quiet after a reminder: interrupting it and nudging again")
-		if w.cfg.InterruptKeys != "" {
-			if err := w.a.SendKeys(ctx, w.cfg.InterruptKeys); err != nil && ctx.Err() == nil {
+		if w.conf().InterruptKeys != "" {
+			if err := w.a.SendKeys(ctx, w.conf().InterruptKeys); err != nil && ctx.Err() == nil {
 				w.q.log.Warn().Err(err).Str("role", role).Msg("send interrupt keys")
 			}
 		}
@@ -218,7 +218,8 @@ func (w *worker) stall(f *followed) {
 
 // remindText is the role's remind template with its values filled in.
 func (w *worker) remindText() string {
-	return roles.Expand(w.cfg.Remind, w.cfg.TemplateVars(w.q.layout))
+	cfg := w.conf()
+	return roles.Expand(cfg.Remind, cfg.TemplateVars(w.q.layout))
 }
 
 // betweenTasks types the role's between_tasks keys before its next task
@@ -228,14 +229,14 @@ func (w *worker) remindText() string {
 func (w *worker) betweenTasks(ctx context.Context) {
 	w.fresh = false
 	var err error
-	if supervisor.CheckTypable(w.cfg.BetweenTasks) == nil {
+	if supervisor.CheckTypable(w.conf().BetweenTasks) == nil {
 		var d supervisor.Delivery
-		d, err = w.a.Type(ctx, w.cfg.BetweenTasks, supervisor.TypeOptions{})
+		d, err = w.a.Type(ctx, w.conf().BetweenTasks, supervisor.TypeOptions{})
 		if err == nil && !d.Confirmed {
 			err = supervisor.ErrUndelivered
 		}
 	} else {
-		err = w.a.SendKeys(ctx, w.cfg.BetweenTasks)
+		err = w.a.SendKeys(ctx, w.conf().BetweenTasks)
 	}
 	if ctx.Err() != nil {
 		return
@@ -249,7 +250,7 @@ func (w *worker) betweenTasks(ctx context.Context) {
 
 // tellSender queues a line for the role that sent a task's command.
 func (q *Queue) tellSender(from, taskID, text string) {
-	if w, ok := q.workers[from]; ok {
+	if w, ok := q.worker(from); ok {
 		w.addNote(note{taskID: taskID, text: text})
 		return
 	}

@@ -39,15 +39,15 @@ func (r *Role) Attach(readOnly bool, cols, rows int) (*Attachment, error) {
 	defer r.mu.Unlock()
 	sess := r.session
 	if sess == nil {
-		return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, ErrNotRunning)
+		return nil, fmt.Errorf("attach %s: %w", r.id, ErrNotRunning)
 	}
 	if !readOnly {
 		if r.writer != nil {
-			return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, ErrWriterAttached)
+			return nil, fmt.Errorf("attach %s: %w", r.id, ErrWriterAttached)
 		}
 		if cols > 0 && rows > 0 {
 			if err := sess.Resize(cols, rows); err != nil {
-				return nil, fmt.Errorf("attach %s: %w", r.cfg.ID, err)
+				return nil, fmt.Errorf("attach %s: %w", r.id, err)
 			}
 		}
 		sess.AnswerQueries(false)
@@ -100,7 +100,7 @@ func (a *Attachment) close() {
 		a.r.writer = nil
 	}
 	a.r.mu.Unlock()
-	_ = a.sess.Resize(a.r.cfg.Terminal.Cols, a.r.cfg.Terminal.Rows)
+	_ = a.sess.Resize(a.r.conf().Terminal.Cols, a.r.conf().Terminal.Rows)
 	a.sess.AnswerQueries(true)
 	a.r.log.Info().Msg("the person detached")
 }

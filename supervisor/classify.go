@@ -15,6 +15,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	var prompt sync.WaitGroup
 	defer prompt.Wait()
 	var lastGen uint64 = ^uint64(0)
+	var lastCfg *config.Role
 	var sig signals
 	var limit limitWatch
 	everReady := false
@@ -28,10 +29,14 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			return
 		case <-sess.ScreenChanged():
 		case <-wake.C:
+		case <-r.reconfigured:
 		}
-		if g := sess.ScreenGeneration(); g != lastGen {
-			lastGen = g
-			sig = match(r.cfg, sess.Screen().Text())
+		// New patterns (a live reload) are matched at once, not at the
+		// next change of the screen.
+		cfg := r.conf()
+		if g := sess.ScreenGeneration(); g != lastGen || cfg != lastCfg {
+			lastGen, lastCfg = g, cfg
+			sig = match(*cfg, sess.Screen().Text())
 			if sig.busy {
 				r.mu.Lock()
 				r.busyAt = time.Now()
@@ -39,8 +44,8 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			}
 		}
 		quiet := time.Since(sess.LastOutput())
-		wake.Reset(nextCheck(r.cfg, quiet, r.sup.settle))
-		if until, limited := limit.check(sig, time.Now(), r.cfg.LimitWait); limited {
+		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle))
+		if until, limited := limit.check(sig, time.Now(), cfg.LimitWait); limited {
 			// Nothing is typed into a limited role; a dialog still wins.
 			r.setLimited(until)
 			if sig.attention {
@@ -48,14 +53,14 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			} else {
 				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
 			}
-			wake.Reset(min(nextCheck(r.cfg, quiet, r.sup.settle), time.Until(until)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle), time.Until(until)+time.Millisecond))
 			continue
 		}
 		was := r.State()
 		if was == Limited {
 			r.setLimited(time.Time{})
 		}
-		next, why := classify(r.cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
+		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
 		if next == "" && (was == Attention || was == Limited) {
 			next, why = pick(everReady, Busy, Starting), string(was)+" over"
 		}
@@ -65,7 +70,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		r.setState(next, why)
 		if next == Ready && !everReady {
 			everReady = true
-			if r.cfg.StartupPrompt != "" {
+			if cfg.StartupPrompt != "" {
 				prompt.Add(1)
 				go func() {
 					defer prompt.Done()

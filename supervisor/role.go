@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -21,13 +22,24 @@ import (
 // screen for readiness, types its startup prompt, restarts it by policy and
 // stops it. Its goroutine is started and ended by the Supervisor.
 type Role struct {
-	cfg    config.Role
+	id     string
+	cfg    atomic.Pointer[config.Role] // replaced whole by SetConfig
 	sup    *Supervisor
 	log    zerolog.Logger
 	output io.Writer // the role's rotating log file, shared by its runs
 	// logIndex remembers when output reached the log (LogIndex); nil in
 	// tests that give a role a plain writer.
 	logIndex *rolelog.Index
+
+	// reconfigured tells the screen watcher that the patterns changed.
+	reconfigured chan struct{}
+	// stopReq asks for the program to be stopped and left stopped until
+	// a restart request (Stop, Restart).
+	stopReq chan struct{}
+	// cancel ends the role's goroutine (RemoveRole); done is closed when
+	// it has ended and the program's process tree is gone.
+	cancel context.CancelCauseFunc
+	done   chan struct{}
 
 	mu         sync.Mutex
 	state      State
@@ -80,20 +92,25 @@ type Status struct {
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
-	return &Role{
-		cfg:        cfg,
-		sup:        sup,
-		log:        sup.log.With().Str("role", cfg.ID).Logger(),
-		output:     output,
-		state:      Stopped,
-		since:      time.Now(),
-		changed:    make(chan struct{}),
-		restartReq: make(chan struct{}, 1),
+	r := &Role{
+		id:           cfg.ID,
+		sup:          sup,
+		log:          sup.log.With().Str("role", cfg.ID).Logger(),
+		output:       output,
+		state:        Stopped,
+		since:        time.Now(),
+		changed:      make(chan struct{}),
+		restartReq:   make(chan struct{}, 1),
+		stopReq:      make(chan struct{}, 1),
+		reconfigured: make(chan struct{}, 1),
+		done:         make(chan struct{}),
 	}
+	r.cfg.Store(&cfg)
+	return r
 }
 
 // ID is the role's id.
-func (r *Role) ID() string { return r.cfg.ID }
+func (r *Role) ID() string { return r.id }
 
 // LogIndex says where the role's log stood when, since the supervisor
 // started: what the console shows of a task's time. Nil when the role
@@ -101,16 +118,47 @@ func (r *Role) ID() string { return r.cfg.ID }
 func (r *Role) LogIndex() *rolelog.Index { return r.logIndex }
 
 // Config is the role's resolved configuration.
-func (r *Role) Config() config.Role { return r.cfg }
+func (r *Role) Config() config.Role { return *r.conf() }
+
+// conf is the configuration in effect; callers keep the pointer for one
+// decision, so that a SetConfig in between cannot mix two configurations.
+func (r *Role) conf() *config.Role { return r.cfg.Load() }
+
+// SetConfig gives the role a new configuration of the same id. Patterns,
+// delays, templates, the restart and stop rules take effect at once; the
+// command, its environment and working folder and the terminal size at
+// the program's next start (Restart starts it now).
+func (r *Role) SetConfig(cfg config.Role) error {
+	if cfg.ID != r.id {
+		return fmt.Errorf("set configuration of role %s: the configuration is role %s's", r.id, cfg.ID)
+	}
+	r.cfg.Store(&cfg)
+	select {
+	case r.reconfigured <- struct{}{}:
+	default:
+	}
+	r.notify()
+	return nil
+}
+
+// Stop stops the role's program and keeps it stopped, whatever the restart
+// policy says, until Restart starts it again. A role already stopped (or
+// fatal) stays as it is.
+func (r *Role) Stop() {
+	select {
+	case r.stopReq <- struct{}{}:
+	default: // a stop is already pending
+	}
+}
 
 // Status returns a snapshot of the role.
 func (r *Role) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := Status{
-		ID: r.cfg.ID, Name: r.cfg.Name, State: r.state, Since: r.since,
+		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
-		LastLine: r.lastLine, SubmitDelay: max(r.cfg.SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
+		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -221,7 +269,7 @@ func (r *Role) setState(s State, reason string) {
 		ev = r.log.Debug()
 	}
 	ev.Str("from", string(old)).Str("state", string(s)).Str("reason", reason).Msg("state " + string(s))
-	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventState, State: s, Message: reason, Routine: routineFlip(old, s)})
+	r.sup.emit(Event{Time: time.Now(), Role: r.id, Kind: EventState, State: s, Message: reason, Routine: routineFlip(old, s)})
 }
 
 // routineFlip reports whether a state change is the everyday back and forth
@@ -232,17 +280,17 @@ func routineFlip(from, to State) bool {
 
 // run is the role's life: start, watch, restart, until ctx ends.
 func (r *Role) run(ctx context.Context) {
-	window := &restartWindow{window: r.cfg.Restart.Window}
+	window := &restartWindow{window: r.conf().Restart.Window}
 	failures := 0
 	for {
 		if ctx.Err() != nil {
-			r.setState(Stopped, "supervisor stopping")
+			r.setState(Stopped, stopReason(ctx))
 			return
 		}
 		started := time.Now()
 		exit, err, asked := r.runOnce(ctx)
 		if ctx.Err() != nil {
-			r.setState(Stopped, "supervisor stopping")
+			r.setState(Stopped, stopReason(ctx))
 			return
 		}
 		reason := exit.String()
@@ -250,14 +298,23 @@ func (r *Role) run(ctx context.Context) {
 			reason = err.Error()
 		}
 		r.setState(Exited, reason)
-		if asked {
+		if asked == askedStop {
+			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
+			if !r.waitRestart(ctx) {
+				return
+			}
 			failures = 0
-			window = &restartWindow{window: r.cfg.Restart.Window}
+			window = &restartWindow{window: r.conf().Restart.Window}
+			continue
+		}
+		if asked == askedRestart {
+			failures = 0
+			window = &restartWindow{window: r.conf().Restart.Window}
 			r.log.Info().Msg("restarting on request")
 			continue
 		}
 		if !r.shouldRestart(exit, err) {
-			r.setState(Stopped, "not restarted (policy "+r.cfg.Restart.Policy+")")
+			r.setState(Stopped, "not restarted (policy "+r.conf().Restart.Policy+")")
 			if !r.waitRestart(ctx) {
 				return
 			}
@@ -267,19 +324,19 @@ func (r *Role) run(ctx context.Context) {
 			failures = 0
 		}
 		failures++
-		if n := window.add(time.Now()); n > r.cfg.Restart.MaxRestarts {
+		if n := window.add(time.Now()); n > r.conf().Restart.MaxRestarts {
 			r.mu.Lock()
-			r.lastError = fmt.Sprintf("%d restarts within %s", n, r.cfg.Restart.Window)
+			r.lastError = fmt.Sprintf("%d restarts within %s", n, r.conf().Restart.Window)
 			if r.lastLine != "" {
 				r.lastError += "; last output: " + r.lastLine
 			}
 			r.mu.Unlock()
-			r.setState(Fatal, fmt.Sprintf("restarted more than %d times within %s", r.cfg.Restart.MaxRestarts, r.cfg.Restart.Window))
+			r.setState(Fatal, fmt.Sprintf("restarted more than %d times within %s", r.conf().Restart.MaxRestarts, r.conf().Restart.Window))
 			if !r.waitRestart(ctx) {
 				return
 			}
 			failures = 0
-			window = &restartWindow{window: r.cfg.Restart.Window}
+			window = &restartWindow{window: r.conf().Restart.Window}
 			continue
 		}
 		delay := r.sup.backoff.Delay(failures)
@@ -290,28 +347,56 @@ func (r *Role) run(ctx context.Context) {
 		select {
 		case <-time.After(delay):
 		case <-r.restartReq:
+		case <-r.stopReq:
+			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
+			if !r.waitRestart(ctx) {
+				return
+			}
+			failures = 0
+			window = &restartWindow{window: r.conf().Restart.Window}
 		case <-ctx.Done():
-			r.setState(Stopped, "supervisor stopping")
+			r.setState(Stopped, stopReason(ctx))
 			return
 		}
 	}
 }
 
+// stopReason says why the role's goroutine ends: the cause given to its
+// context (a role removed from the configuration), or the supervisor
+// stopping.
+func stopReason(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause.Error()
+	}
+	return "supervisor stopping"
+}
+
 // waitRestart waits, in a stopped or fatal state, for a restart request. It
-// reports false when the supervisor stops instead.
+// reports false when the supervisor stops instead. A stop request meanwhile
+// has nothing to stop.
 func (r *Role) waitRestart(ctx context.Context) bool {
-	select {
-	case <-r.restartReq:
-		r.log.Info().Msg("starting again on request")
-		return true
-	case <-ctx.Done():
-		r.setState(Stopped, "supervisor stopping")
-		return false
+	for {
+		select {
+		case <-r.restartReq:
+			r.log.Info().Msg("starting again on request")
+			return true
+		case <-r.stopReq:
+		case <-ctx.Done():
+			r.setState(Stopped, stopReason(ctx))
+			return false
+		}
 	}
 }
 
+// Why runOnce stopped a program that had not exited by itself.
+const (
+	askedNothing = iota
+	askedRestart // Restart: start it again at once
+	askedStop    // Stop: leave it stopped
+)
+
 func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
-	switch r.cfg.Restart.Policy {
+	switch r.conf().Restart.Policy {
 	case roles.RestartNever:
 		return false
 	case roles.RestartAlways:
@@ -324,15 +409,16 @@ func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
 // runOnce starts the program and watches it until it exits or ctx ends; on
 // ctx end, or a restart request (asked), it stops it. It returns once the
 // whole process tree is gone.
-func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, asked bool) {
-	r.setState(Starting, "starting "+r.cfg.Command.Exec)
+func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, asked int) {
+	cfg := r.conf()
+	r.setState(Starting, "starting "+cfg.Command.Exec)
 	cmd := ptyhost.Command{
-		Path: r.cfg.Command.Exec,
-		Args: r.cfg.Command.Args,
-		Env:  r.sup.roleEnv(r.cfg),
-		Dir:  r.cfg.Command.Cwd,
-		Cols: r.cfg.Terminal.Cols,
-		Rows: r.cfg.Terminal.Rows,
+		Path: cfg.Command.Exec,
+		Args: cfg.Command.Args,
+		Env:  r.sup.roleEnv(*cfg),
+		Dir:  cfg.Command.Cwd,
+		Cols: cfg.Terminal.Cols,
+		Rows: cfg.Terminal.Rows,
 	}
 	sess, err := r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
@@ -340,18 +426,18 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		r.lastError = err.Error()
 		r.mu.Unlock()
 		r.log.Error().Err(err).Msg("cannot start")
-		return ptyhost.Exit{Code: -1}, err, false
+		return ptyhost.Exit{Code: -1}, err, askedNothing
 	}
 	pid := sess.Pid()
 	id, _ := ptyhost.Identity(pid)
-	if err := r.sup.ledger.Add(LedgerEntry{Role: r.cfg.ID, Pid: pid, Identity: id, Started: sess.Started()}); err != nil {
+	if err := r.sup.ledger.Add(LedgerEntry{Role: r.id, Pid: pid, Identity: id, Started: sess.Started()}); err != nil {
 		r.log.Warn().Err(err).Msg("pid ledger")
 	}
 	r.mu.Lock()
 	r.session = sess
 	r.generation++
 	r.prompted = false
-	r.settled = r.cfg.StartupPrompt == ""
+	r.settled = cfg.StartupPrompt == ""
 	r.lastError = ""
 	r.mu.Unlock()
 	r.log.Info().Int("pid", pid).Strs("args", cmd.Args).Str("exec", cmd.Path).Msg("started")
@@ -375,8 +461,12 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	case <-ctx.Done():
 		r.stop(sess, exited)
 	case <-r.restartReq:
-		asked = true
+		asked = askedRestart
 		r.log.Info().Msg("stopping for a restart")
+		r.stop(sess, exited)
+	case <-r.stopReq:
+		asked = askedStop
+		r.log.Info().Msg("stopping on request")
 		r.stop(sess, exited)
 	}
 	cancelRun()
@@ -389,7 +479,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	r.lastExit = &exit
 	r.lastLine = last
 	r.mu.Unlock()
-	if err := r.sup.ledger.Remove(r.cfg.ID); err != nil {
+	if err := r.sup.ledger.Remove(r.id); err != nil {
 		r.log.Warn().Err(err).Msg("pid ledger")
 	}
 	r.log.Info().Int("pid", pid).Str("exit", exit.String()).Msg("exited")
@@ -401,8 +491,8 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 // asks for a person gets no keys: they would answer its dialog, and CLIs
 // save such answers. It goes straight to the signals.
 func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
-	timeout := r.cfg.Stop.Timeout
-	if keys := r.cfg.Stop.Keys; keys != "" && timeout > 0 {
+	timeout := r.conf().Stop.Timeout
+	if keys := r.conf().Stop.Keys; keys != "" && timeout > 0 {
 		if err := r.sendKeys(sess, keys); err != nil {
 			r.log.Info().Err(err).Msg("stop keys not sent")
 		} else {
@@ -419,7 +509,7 @@ func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
 	select {
 	case <-exited:
 	case <-time.After(timeout):
-		r.log.Warn().Dur("timeout", r.cfg.Stop.Timeout).Msg("did not stop in time, killing process tree")
+		r.log.Warn().Dur("timeout", r.conf().Stop.Timeout).Msg("did not stop in time, killing process tree")
 		_ = sess.Kill()
 	}
 }
@@ -437,7 +527,7 @@ func (r *Role) sendKeys(sess *ptyhost.Session, keys string) error {
 // sendKeysTo is sendKeys into one program run.
 func (r *Role) sendKeysTo(sess *ptyhost.Session, gen int, keys string) error {
 	k := keyWriter{r: r, sess: sess, gen: gen}
-	sub := r.cfg.Submit
+	sub := r.conf().Submit
 	if sub != "" && len(keys) > len(sub) && keys[len(keys)-len(sub):] == sub {
 		if err := k.write(keys[:len(keys)-len(sub)]); err != nil {
 			return err
@@ -498,7 +588,7 @@ func (r *Role) reapTree(sess *ptyhost.Session, exited <-chan struct{}) {
 }
 
 func (r *Role) typeStartupPrompt(ctx context.Context) {
-	text := roles.Expand(r.cfg.StartupPrompt, r.cfg.TemplateVars(r.sup.layout))
+	text := roles.Expand(r.conf().StartupPrompt, r.conf().TemplateVars(r.sup.layout))
 	res, err := r.Type(ctx, text, TypeOptions{})
 	r.mu.Lock()
 	r.settled = true
@@ -507,7 +597,7 @@ func (r *Role) typeStartupPrompt(ctx context.Context) {
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn().Err(err).Int("attempts", res.Attempts).Msg("startup prompt not delivered")
-			r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventUndelivered, Message: "startup prompt: " + err.Error()})
+			r.sup.emit(Event{Time: time.Now(), Role: r.id, Kind: EventUndelivered, Message: "startup prompt: " + err.Error()})
 		}
 		return
 	}
@@ -515,7 +605,7 @@ func (r *Role) typeStartupPrompt(ctx context.Context) {
 	r.prompted = true
 	r.mu.Unlock()
 	r.log.Info().Int("attempts", res.Attempts).Msg("startup prompt delivered")
-	r.sup.emit(Event{Time: time.Now(), Role: r.cfg.ID, Kind: EventPrompted, Message: "startup prompt delivered"})
+	r.sup.emit(Event{Time: time.Now(), Role: r.id, Kind: EventPrompted, Message: "startup prompt delivered"})
 }
 
 var errRestarted = errors.New("the role's program was replaced while typing")

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -81,17 +82,28 @@ type Options struct {
 
 // Supervisor runs the roles of one workspace.
 type Supervisor struct {
-	ws       string
-	layout   workspace.Layout
-	cfg      *config.Config
-	log      zerolog.Logger
-	env      []string
-	exe      string
-	onEvent  func(Event)
-	ledger   *Ledger
-	roles    []*Role
-	byID     map[string]*Role
-	logFiles []io.Closer
+	ws      string
+	layout  workspace.Layout
+	cfg     *config.Config
+	log     zerolog.Logger
+	env     []string
+	exe     string
+	onEvent func(Event)
+	ledger  *Ledger
+	logs    logSettings
+
+	// mu guards the role set, which a live reload changes while the
+	// roles run (AddRole, RemoveRole).
+	mu    sync.Mutex
+	roles []*Role
+	byID  map[string]*Role
+	// live are the roles whose goroutine runs or has yet to end: the
+	// ones in roles, and the removed ones still stopping.
+	live map[*Role]bool
+	// runCtx is Run's context once Run has started the roles (nil
+	// before); a role added then starts at once.
+	runCtx   context.Context
+	stopping bool // Run is stopping the roles: none may be added
 
 	backoff       RestartBackoff
 	stableAfter   time.Duration
@@ -123,7 +135,9 @@ func New(opts Options) (*Supervisor, error) {
 		exe:           opts.Executable,
 		onEvent:       opts.OnEvent,
 		ledger:        OpenLedger(workspace.New(opts.Workspace).PidLedger()),
+		logs:          logSettings{maxSizeMB: opts.Config.Settings.Logs.MaxSizeMB, maxFiles: opts.Config.Settings.Logs.MaxFiles},
 		byID:          map[string]*Role{},
+		live:          map[*Role]bool{},
 		spawned:       map[int]bool{},
 		backoff:       opts.Backoff,
 		stableAfter:   orDuration(opts.StableAfter, 30*time.Second),
@@ -146,24 +160,96 @@ func New(opts Options) (*Supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	logDir := s.layout.Logs()
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
+	if err := os.MkdirAll(s.layout.Logs(), 0o755); err != nil {
 		return nil, fmt.Errorf("create log folder: %w", err)
 	}
 	for _, rc := range selected {
-		lj := &lumberjack.Logger{
-			Filename:   filepath.Join(logDir, rc.ID+".log"),
-			MaxSize:    opts.Config.Settings.Logs.MaxSizeMB,
-			MaxBackups: opts.Config.Settings.Logs.MaxFiles,
-		}
-		s.logFiles = append(s.logFiles, lj)
-		idx := rolelog.NewIndex(lj)
-		r := newRole(s, rc, idx)
-		r.logIndex = idx
-		s.roles = append(s.roles, r)
-		s.byID[rc.ID] = r
+		s.addLocked(rc)
 	}
 	return s, nil
+}
+
+// logSettings are how a role's log file rotates (settings logs:).
+type logSettings struct{ maxSizeMB, maxFiles int }
+
+// addLocked makes a role of rc, with its log file; s.mu is held or the
+// supervisor not yet shared.
+func (s *Supervisor) addLocked(rc config.Role) *Role {
+	lj := &lumberjack.Logger{
+		Filename:   filepath.Join(s.layout.Logs(), rc.ID+".log"),
+		MaxSize:    s.logs.maxSizeMB,
+		MaxBackups: s.logs.maxFiles,
+	}
+	idx := rolelog.NewIndex(lj)
+	r := newRole(s, rc, idx)
+	r.logIndex = idx
+	s.roles = append(s.roles, r)
+	s.byID[rc.ID] = r
+	s.live[r] = true
+	return r
+}
+
+// ErrStopping means a role cannot be added: the supervisor is stopping.
+var ErrStopping = errors.New("the supervisor is stopping")
+
+// AddRole adds a role to a supervisor that may be running: once Run has
+// started, the role starts at once. An id that is already supervised is
+// an error.
+func (s *Supervisor) AddRole(rc config.Role) (*Role, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byID[rc.ID]; ok {
+		return nil, fmt.Errorf("add role %s: it is already supervised", rc.ID)
+	}
+	if s.stopping {
+		return nil, fmt.Errorf("add role %s: %w", rc.ID, ErrStopping)
+	}
+	r := s.addLocked(rc)
+	if s.runCtx != nil {
+		s.startLocked(r)
+	}
+	s.log.Info().Str("role", rc.ID).Msg("role added")
+	return r, nil
+}
+
+// RemoveRole stops a role's program, as a supervisor that stops does, and
+// forgets the role; it returns once the program's process tree is gone.
+// why is the reason its last state gives ("removed from config/roles.yaml").
+// An unknown id is no error.
+func (s *Supervisor) RemoveRole(id, why string) {
+	s.mu.Lock()
+	r, ok := s.byID[id]
+	if ok {
+		delete(s.byID, id)
+		s.roles = slices.DeleteFunc(s.roles, func(x *Role) bool { return x == r })
+	}
+	started := r != nil && r.cancel != nil
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	if started {
+		r.cancel(errors.New(why))
+		<-r.done
+	}
+	s.mu.Lock()
+	delete(s.live, r)
+	s.mu.Unlock()
+	if c, ok := r.output.(io.Closer); ok {
+		_ = c.Close()
+	}
+	s.log.Info().Str("role", id).Str("why", why).Msg("role removed")
+}
+
+// startLocked starts r's goroutine under Run's context; s.mu is held.
+func (s *Supervisor) startLocked(r *Role) {
+	ctx, cancel := context.WithCancelCause(s.runCtx)
+	r.cancel = cancel
+	go func() {
+		defer close(r.done)
+		defer cancel(nil)
+		r.run(ctx)
+	}()
 }
 
 func orDuration(v, d time.Duration) time.Duration {
@@ -206,11 +292,18 @@ func roleIDs(rs []config.Role) []string {
 	return ids
 }
 
-// Roles returns the supervised roles in configuration order.
-func (s *Supervisor) Roles() []*Role { return s.roles }
+// Roles returns the supervised roles in configuration order (roles added
+// while running last).
+func (s *Supervisor) Roles() []*Role {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.roles)
+}
 
 // Role returns the role with the given id.
 func (s *Supervisor) Role(id string) (*Role, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	r, ok := s.byID[id]
 	return r, ok
 }
@@ -236,21 +329,33 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		s.reapLoop(reapCtx)
 	}()
 
-	var wg sync.WaitGroup
+	s.mu.Lock()
+	s.runCtx = ctx
 	for _, r := range s.roles {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.run(ctx)
-		}()
+		s.startLocked(r)
 	}
-	wg.Wait()
+	s.mu.Unlock()
+	<-ctx.Done()
+	// Every role's context ends with ctx; wait for each, the ones being
+	// removed included, and let none be added meanwhile.
+	s.mu.Lock()
+	s.stopping = true
+	live := make([]*Role, 0, len(s.live))
+	for r := range s.live {
+		live = append(live, r)
+	}
+	s.mu.Unlock()
+	for _, r := range live {
+		<-r.done
+	}
 	s.stopAdopted()
 	stopReaper()
 	<-reaperDone
 	var errs []error
-	for _, c := range s.logFiles {
-		errs = append(errs, c.Close())
+	for _, r := range s.Roles() {
+		if c, ok := r.output.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
 	}
 	errs = append(errs, s.ledger.Clear())
 	return errors.Join(errs...)

@@ -110,7 +110,7 @@ func payloadFor(text string, bracketed bool) (string, error) {
 // ErrUndelivered; the caller records it, nothing is dropped silently.
 func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Delivery, error) {
 	if err := CheckTypable(text); err != nil {
-		return Delivery{}, fmt.Errorf("type into %s: %w", r.cfg.ID, err)
+		return Delivery{}, fmt.Errorf("type into %s: %w", r.id, err)
 	}
 	r.typing.Lock()
 	defer r.typing.Unlock()
@@ -134,8 +134,8 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 // typeOnce runs steps 2 to 6 once on one program.
 func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, text string, opts TypeOptions, d *Delivery) error {
 	k := keyWriter{r: r, sess: sess, gen: gen}
-	marker := r.cfg.InputMarker
-	if err := k.write(r.cfg.ClearInput); err != nil {
+	marker := r.conf().InputMarker
+	if err := k.write(r.conf().ClearInput); err != nil {
 		return err
 	}
 	// What the empty composer looks like, once the clear has been drawn.
@@ -163,7 +163,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	// the text is submitted again if it still waits in the composer, or
 	// typed again if it is gone. Waiting for a person uses up no try.
 	retype := func() error {
-		if err := k.write(r.cfg.ClearInput); err != nil {
+		if err := k.write(r.conf().ClearInput); err != nil {
 			return err
 		}
 		if err := k.write(payload); err != nil {
@@ -185,7 +185,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	for try := 0; ; try++ {
 		before := sess.Screen()
 		got := dialog
-		if err := k.write(r.cfg.Submit); err == nil {
+		if err := k.write(r.conf().Submit); err == nil {
 			d.Attempts++
 			got = r.observe(ctx, sess, &p, before, r.sup.verifyTimeout, watchSubmit)
 		} else if !errors.Is(err, errAttention) {
@@ -277,7 +277,7 @@ func (r *Role) undelivered(sess *ptyhost.Session, p *probe) error {
 func (r *Role) submitDelay() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return max(r.cfg.SubmitDelay, r.learnedDelay)
+	return max(r.conf().SubmitDelay, r.learnedDelay)
 }
 
 // learnSubmitDelay keeps a longer pause after a submit needed one: the
@@ -285,7 +285,7 @@ func (r *Role) submitDelay() time.Duration {
 func (r *Role) learnSubmitDelay(gap time.Duration) {
 	gap = min(gap.Round(10*time.Millisecond)+10*time.Millisecond, maxSubmitDelay)
 	r.mu.Lock()
-	old := max(r.cfg.SubmitDelay, r.learnedDelay)
+	old := max(r.conf().SubmitDelay, r.learnedDelay)
 	if gap > old {
 		r.learnedDelay = gap
 	}
@@ -341,7 +341,7 @@ func (r *Role) mayWrite(sess *ptyhost.Session, gen int) error {
 
 // asksForPerson matches the attention pattern against the screen as it is.
 func (r *Role) asksForPerson(sess *ptyhost.Session) bool {
-	return r.cfg.AttentionPattern != nil && r.cfg.AttentionPattern.MatchString(sess.Screen().Text())
+	return r.conf().AttentionPattern != nil && r.conf().AttentionPattern.MatchString(sess.Screen().Text())
 }
 
 // waitIdle waits until the role can be typed into and returns its session.
@@ -444,7 +444,7 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 		}
 		if what&watchSubmit != 0 {
 			text := scr.Text()
-			if r.cfg.AttentionPattern != nil && r.cfg.AttentionPattern.MatchString(text) {
+			if r.conf().AttentionPattern != nil && r.conf().AttentionPattern.MatchString(text) {
 				// A dialog over the composer hides the text: that is no submit.
 				return dialog
 			}
@@ -453,7 +453,7 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 			// and empty, as a submit leaves it.
 			emptied := p.emptied(area, marked)
 			left := p.seen && !here && (p.marker == "" || marked && emptied)
-			if r.cfg.BusyPattern != nil && r.cfg.BusyPattern.MatchString(text) {
+			if r.conf().BusyPattern != nil && r.conf().BusyPattern.MatchString(text) {
 				return submitted
 			}
 			took := left || (!p.seen && emptied && text != before.Text())
@@ -523,7 +523,7 @@ func (r *Role) SendKeys(ctx context.Context, keys string) error {
 		return err
 	}
 	if err := r.sendKeysTo(sess, gen, keys); err != nil {
-		return fmt.Errorf("send keys to %s: %w", r.cfg.ID, err)
+		return fmt.Errorf("send keys to %s: %w", r.id, err)
 	}
 	return nil
 }

@@ -47,6 +47,14 @@ type Options struct {
 	// AwakeLinger is how long the machine is kept awake after the last
 	// role stopped working (default 30 s).
 	AwakeLinger time.Duration
+	// Lookup supplies the ${VAR} values when the configuration is loaded
+	// again (live configuration); nil means os.LookupEnv, as for
+	// config.Load.
+	Lookup func(string) (string, bool)
+	// ConfigSettle and ConfigPoll tune the configuration watcher: how long
+	// the files must be left alone before a reload (default 300 ms), and
+	// how often they are looked at without an event (default 2 s).
+	ConfigSettle, ConfigPoll time.Duration
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -57,7 +65,9 @@ type Team struct {
 	run store.Run
 	log zerolog.Logger
 
+	skillsMu   sync.Mutex
 	skills     skills.ScanOptions
+	skillsOn   bool          // skills.enabled
 	scanWanted chan struct{} // a report arrived; scan when skills are enabled
 
 	notifier     *notify.Notifier
@@ -68,6 +78,12 @@ type Team struct {
 	historyCheck time.Duration
 	haltMu       sync.Mutex
 	halted       error // why the queue stopped while the roles run on
+
+	// cfgMu and stateMu guard live (see liveConfig).
+	cfgMu                    sync.Mutex
+	stateMu                  sync.Mutex
+	live                     liveConfig
+	configSettle, configPoll time.Duration
 }
 
 // Open opens the history, records a new run and prepares the roles and the
@@ -94,6 +110,20 @@ func Open(opts Options) (*Team, error) {
 	if t.historyCheck <= 0 {
 		t.historyCheck = historyCheckEvery
 	}
+	t.configSettle, t.configPoll = opts.ConfigSettle, opts.ConfigPoll
+	if t.configSettle <= 0 {
+		t.configSettle = configSettle
+	}
+	if t.configPoll <= 0 {
+		t.configPoll = configPoll
+	}
+	t.live = liveConfig{cur: cfg, lookup: opts.Lookup, seen: readVersions(cfg.Workspace), changed: make(chan struct{})}
+	if len(opts.Roles) > 0 {
+		t.live.selected = map[string]bool{}
+		for _, id := range opts.Roles {
+			t.live.selected[id] = true
+		}
+	}
 	if err := seedTaskNumbers(st, cfg.Workspace); err != nil {
 		st.Close()
 		return nil, err
@@ -113,11 +143,7 @@ func (t *Team) open(opts Options) error {
 		return err
 	}
 	t.run = run
-	infos := make([]store.RoleInfo, 0, len(cfg.Roles))
-	for _, r := range cfg.Roles {
-		infos = append(infos, store.RoleInfo{ID: r.ID, Name: r.Name, PromptPath: r.PromptPath, Enabled: r.Enabled})
-	}
-	if err := t.st.SyncRoles(infos, now); err != nil {
+	if err := t.st.SyncRoles(roleInfos(cfg), now); err != nil {
 		return err
 	}
 	sopts := supervisor.Options{
@@ -144,17 +170,28 @@ func (t *Team) open(opts Options) error {
 	t.scanWanted = make(chan struct{}, 1)
 	qopts := queue.Options{Config: cfg, Store: t.st, Agents: agents, RunID: run.ID, Logger: opts.Logger,
 		Notify: t.Notify}
-	if cfg.Settings.Skills.Enabled {
-		t.skills = skills.OptionsFrom(cfg.Settings.Skills)
-		qopts.OnReport = func(store.Task) {
-			select {
-			case t.scanWanted <- struct{}{}:
-			default:
-			}
+	t.setSkills(cfg.Settings.Skills)
+	qopts.OnReport = func(store.Task) {
+		t.skillsMu.Lock()
+		on := t.skillsOn
+		t.skillsMu.Unlock()
+		if !on {
+			return
+		}
+		select {
+		case t.scanWanted <- struct{}{}:
+		default:
 		}
 	}
 	t.q, err = queue.New(qopts)
 	return err
+}
+
+// setSkills takes the skills settings into use (at start, and at a reload).
+func (t *Team) setSkills(s config.SkillsSettings) {
+	t.skillsMu.Lock()
+	t.skillsOn, t.skills = s.Enabled, skills.OptionsFrom(s)
+	t.skillsMu.Unlock()
 }
 
 // scanSkills mines the history for skill candidates after reports arrive
@@ -166,7 +203,10 @@ func (t *Team) scanSkills(ctx context.Context) {
 			return
 		case <-t.scanWanted:
 		}
-		res, err := skills.Scan(t.st, t.skills)
+		t.skillsMu.Lock()
+		opts := t.skills
+		t.skillsMu.Unlock()
+		res, err := skills.Scan(t.st, opts)
 		if err != nil {
 			t.log.Warn().Err(err).Msg("skills scan")
 		} else if res.New+res.Reopened > 0 {
@@ -250,6 +290,11 @@ func (t *Team) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		t.watchHistory(qctx, t.historyCheck, stopQueue)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.watchConfig(qctx, t.configSettle, t.configPoll)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	status := store.RunStopped

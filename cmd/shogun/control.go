@@ -107,6 +107,12 @@ func statusCommand() *cli.Command {
 			if st.Halted != "" {
 				fmt.Fprintf(w, "QUEUE STOPPED: %s\n", textsafe.Escape(st.Halted))
 			}
+			if st.ConfigError != "" {
+				fmt.Fprintln(w, "CONFIGURATION NOT APPLIED (the supervisor runs on with the one it had):")
+				for _, line := range strings.Split(st.ConfigError, "\n") {
+					fmt.Fprintf(w, "  %s\n", textsafe.Escape(line))
+				}
+			}
 			return nil
 		},
 	}

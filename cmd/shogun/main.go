@@ -75,6 +75,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			stopCommand(),
 			statusCommand(),
 			uiCommand(),
+			rolesCommand(),
+			reloadCommand(),
 			sendCommand(),
 			tasksCommand(),
 			attachCommand(),

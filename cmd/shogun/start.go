@@ -65,27 +65,33 @@ func selfExecutable() string {
 	return exe
 }
 
-// loadConfig loads the workspace configuration with ${VAR} expansion from the
-// environment plus SHOGUN_EXE.
+// loadConfig loads the workspace configuration for `start`.
 func loadConfig(ws string) (*config.Config, error) {
-	if _, err := os.Stat(ws); err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", ws, err)
-	}
-	exe := selfExecutable()
-	lookup := func(k string) (string, bool) {
-		if k == "SHOGUN_EXE" {
-			if v, ok := os.LookupEnv(k); ok {
-				return v, true
-			}
-			return exe, true
-		}
-		return os.LookupEnv(k)
-	}
-	cfg, err := config.Load(ws, lookup)
+	cfg, err := loadConfigFiles(ws)
 	if err != nil {
 		return nil, fmt.Errorf("configuration has errors, nothing started:\n%w", err)
 	}
 	return cfg, nil
+}
+
+// loadConfigFiles loads the workspace configuration with configLookup.
+func loadConfigFiles(ws string) (*config.Config, error) {
+	if _, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	return config.Load(ws, configLookup)
+}
+
+// configLookup is ${VAR} expansion from the environment plus SHOGUN_EXE,
+// at start and at every reload of a running supervisor.
+func configLookup(k string) (string, bool) {
+	if k == "SHOGUN_EXE" {
+		if v, ok := os.LookupEnv(k); ok {
+			return v, true
+		}
+		return selfExecutable(), true
+	}
+	return os.LookupEnv(k)
 }
 
 func splitList(vals []string) []string {
@@ -158,7 +164,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 		}
 	}()
 	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe,
-		NewHistory: c.Bool("new-history")})
+		NewHistory: c.Bool("new-history"), Lookup: configLookup})
 	if err != nil {
 		return err
 	}
