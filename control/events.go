@@ -1,0 +1,349 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The event stream, GET /v1/events/stream: server-sent events telling the
+// console's pages what changed, so that no page polls. A role's state,
+// task or queue changes (event "role", a RoleReply), a task's status
+// changes (event "task", a Task), the configuration is reloaded (event
+// "config", a ConfigEvent). A client that does not keep up loses events,
+// never slows the team: each has a bounded buffer, an event that does not
+// fit is dropped, and the client is then told ("dropped") so it fetches
+// the state afresh.
+
+// Limits of the event and log streams.
+const (
+	// maxStreams bounds the event and log streams one server serves at
+	// once; one more gets 503.
+	maxStreams = 32
+	// eventBuffer is how many events wait for a client before new ones are
+	// dropped.
+	eventBuffer = 256
+	// keepAlive is how often an idle stream gets a comment, so that a
+	// client gone without a word is noticed and proxies keep it open.
+	keepAlive = 15 * time.Second
+	// streamWriteTimeout is how long a client may take to accept one
+	// write before its stream is ended.
+	streamWriteTimeout = 10 * time.Second
+	// coalesce is how long the watcher waits after a change for the next
+	// ones: a burst of changes costs one look.
+	coalesce = 50 * time.Millisecond
+	// rescan is how often the watcher looks at the list of roles without
+	// being woken, in case one was added without any other change.
+	rescan = 10 * time.Second
+)
+
+// ConfigEvent is the data of a "config" event: the outcome of a reload.
+type ConfigEvent struct {
+	// Error, when set, is why the configuration files as they are now are
+	// not in effect; absent when the last reload was applied.
+	Error *ConfigErrorReply `json:"error,omitempty"`
+}
+
+// DroppedEvent is the data of a "dropped" event: the client did not keep
+// up and this many events were not sent. Fetch the state again.
+type DroppedEvent struct {
+	Events int64 `json:"events"`
+}
+
+// sseEvent is one event, its data encoded once for every client.
+type sseEvent struct {
+	kind string
+	data []byte
+}
+
+func newEvent(kind string, v any) (sseEvent, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return sseEvent{}, fmt.Errorf("event %s: %w", kind, err)
+	}
+	return sseEvent{kind: kind, data: b}, nil
+}
+
+// write sends e in the text/event-stream format; the data is one line of
+// JSON, which never holds a newline.
+func (e sseEvent) write(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.kind, e.data)
+	return err
+}
+
+// eventHub hands the team's changes to the stream clients. Its watcher
+// goroutine runs only while a client is subscribed: the first subscriber
+// starts it and the last one to leave ends it, so a supervisor nobody
+// watches pays nothing.
+type eventHub struct {
+	s *Server
+
+	mu      sync.Mutex
+	clients map[*eventClient]struct{}
+	stop    context.CancelFunc // ends the watcher; nil while none runs
+}
+
+// eventClient is one stream's buffer.
+type eventClient struct {
+	ch      chan sseEvent
+	dropped atomic.Int64
+}
+
+func newEventHub(s *Server) *eventHub {
+	return &eventHub{s: s, clients: map[*eventClient]struct{}{}}
+}
+
+func (h *eventHub) subscribe() *eventClient {
+	c := &eventClient{ch: make(chan sseEvent, eventBuffer)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clients[c] = struct{}{}
+	if h.stop == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		h.stop = cancel
+		go h.watch(ctx)
+	}
+	return c
+}
+
+func (h *eventHub) unsubscribe(c *eventClient) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.clients, c)
+	if len(h.clients) == 0 && h.stop != nil {
+		h.stop()
+		h.stop = nil
+	}
+}
+
+// publish offers e to every client without waiting: a full buffer drops it.
+func (h *eventHub) publish(e sseEvent) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.clients {
+		select {
+		case c.ch <- e:
+		default:
+			c.dropped.Add(1)
+		}
+	}
+}
+
+// watch publishes the team's changes until ctx ends. It waits on the
+// roles' state changes, the history's writes and the configuration's
+// reloads; each time, it takes the channels to wait on next before it
+// reads the state, so no change in between is missed.
+func (h *eventHub) watch(ctx context.Context) {
+	w := &watcher{h: h, roles: map[string]RoleReply{}, cursor: time.Now(), seen: map[string]bool{}}
+	ticker := time.NewTicker(rescan)
+	defer ticker.Stop()
+	cases, cfgCase := w.cases(ctx, ticker.C)
+	w.look(false) // what clients have already been shown, unpublished
+	for {
+		chosen, _, _ := reflect.Select(cases)
+		if chosen == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(coalesce):
+		}
+		reloaded := chosen == cfgCase
+		cases, cfgCase = w.cases(ctx, ticker.C)
+		if reloaded {
+			h.s.publishConfig()
+		}
+		w.look(true)
+	}
+}
+
+// watcher is the state of one watch: what it last published.
+type watcher struct {
+	h     *eventHub
+	roles map[string]RoleReply // by id, with the ever-changing times zeroed
+	// cursor is the latest updated_at of the tasks published; seen the
+	// tasks published with exactly that time.
+	cursor time.Time
+	seen   map[string]bool
+}
+
+// cases are what the watch waits on: ctx (index 0), the history's next
+// write, a reload (its index is returned), the rescan tick and each role's
+// next state change.
+func (w *watcher) cases(ctx context.Context, tick <-chan time.Time) ([]reflect.SelectCase, int) {
+	recv := func(ch any) reflect.SelectCase {
+		return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}
+	}
+	t := w.h.s.team
+	cases := []reflect.SelectCase{recv(ctx.Done()), recv(t.Store().Changed()), recv(t.ConfigChanged()), recv(tick)}
+	for _, r := range t.Supervisor().Roles() {
+		cases = append(cases, recv(r.Changed()))
+	}
+	return cases, 2
+}
+
+// look reads the roles and the tasks changed since the last look, and
+// publishes what changed when publish is set.
+func (w *watcher) look(publish bool) {
+	t := w.h.s.team
+	if snap, err := t.Queue().Snapshot(); err != nil {
+		w.h.s.log.Debug().Err(err).Msg("event stream: read the status")
+	} else {
+		for _, rr := range w.h.s.roleReplies(snap) {
+			key := rr
+			key.UptimeS, key.SinceOutput = 0, 0
+			if prev, ok := w.roles[rr.ID]; ok && reflect.DeepEqual(prev, key) {
+				continue
+			}
+			w.roles[rr.ID] = key
+			if publish {
+				if e, err := newEvent("role", rr); err == nil {
+					w.h.publish(e)
+				}
+			}
+		}
+	}
+	const batch = 500
+	for {
+		tasks, err := t.Store().TasksUpdatedSince(w.cursor, batch)
+		if err != nil {
+			w.h.s.log.Debug().Err(err).Msg("event stream: read the tasks")
+			return
+		}
+		fresh := 0
+		for _, tk := range tasks {
+			if tk.UpdatedAt.Equal(w.cursor) && w.seen[tk.ID] {
+				continue
+			}
+			fresh++
+			if tk.UpdatedAt.After(w.cursor) {
+				w.cursor, w.seen = tk.UpdatedAt, map[string]bool{}
+			}
+			w.seen[tk.ID] = true
+			if publish {
+				if e, err := newEvent("task", TaskFrom(tk)); err == nil {
+					w.h.publish(e)
+				}
+			}
+		}
+		if len(tasks) < batch || fresh == 0 {
+			return
+		}
+	}
+}
+
+// publishConfig tells the clients the outcome of a reload.
+func (s *Server) publishConfig() {
+	if e, err := newEvent("config", ConfigEvent{Error: ConfigErrorFrom(s.team.ConfigError())}); err == nil {
+		s.events.publish(e)
+	}
+}
+
+// eventStream is GET /v1/events/stream.
+func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) {
+	if !s.streams.take() {
+		fail(w, http.StatusServiceUnavailable, fmt.Errorf("too many event and log streams are open (%d)", maxStreams))
+		return
+	}
+	defer s.streams.give()
+	c := s.events.subscribe()
+	defer s.events.unsubscribe(c)
+	out := newStreamWriter(w)
+	out.start()
+	// The roles as they are now come first, so a page needs no other
+	// request to show them; what changes after subscribe follows.
+	snap, err := s.team.Queue().Snapshot()
+	if err == nil {
+		for _, rr := range s.roleReplies(snap) {
+			if e, err := newEvent("role", rr); err == nil && out.event(e) != nil {
+				return
+			}
+		}
+	}
+	if out.flush() != nil {
+		return
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case e := <-c.ch:
+			if out.event(e) != nil {
+				return
+			}
+			// Send what else waits before one flush.
+			for more := true; more; {
+				select {
+				case e := <-c.ch:
+					if out.event(e) != nil {
+						return
+					}
+				default:
+					more = false
+				}
+			}
+		case <-tick.C:
+			if out.comment("keep-alive") != nil {
+				return
+			}
+		}
+		if n := c.dropped.Swap(0); n > 0 {
+			if e, err := newEvent("dropped", DroppedEvent{Events: n}); err == nil && out.event(e) != nil {
+				return
+			}
+		}
+		if out.flush() != nil {
+			return
+		}
+	}
+}
+
+// streamWriter writes a text/event-stream answer, each write bounded in
+// time: a client that stops reading ends its own stream and holds nothing.
+type streamWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func newStreamWriter(w http.ResponseWriter) *streamWriter {
+	return &streamWriter{w: w, rc: http.NewResponseController(w)}
+}
+
+func (s *streamWriter) start() {
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+}
+
+func (s *streamWriter) deadline() {
+	// The control socket's server has a write timeout for whole answers;
+	// a stream sets its own per write instead.
+	_ = s.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+}
+
+func (s *streamWriter) event(e sseEvent) error {
+	s.deadline()
+	return e.write(s.w)
+}
+
+func (s *streamWriter) comment(text string) error {
+	s.deadline()
+	_, err := fmt.Fprintf(s.w, ": %s\n\n", text)
+	return err
+}
+
+func (s *streamWriter) flush() error {
+	s.deadline()
+	return s.rc.Flush()
+}
