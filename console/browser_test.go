@@ -3,6 +3,11 @@
 package console_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	osexec "os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/shogun-dev/shogun/console/consoletest"
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 )
 
@@ -17,19 +23,161 @@ var bin string
 
 func TestMain(m *testing.M) { shoguntest.Main(m, &bin) }
 
-func TestTeamPageListsTheRoles(t *testing.T) {
-	ws := consoletest.Start(t, bin, consoletest.SimRole("ashigaru1"), consoletest.SimRole("ashigaru2"))
-	ctx := ws.Browser(t)
-	ws.WaitState(t, "ashigaru1", "ready")
-	var text string
+// waitJS polls a JavaScript expression in the page until it is true. The
+// deadline only catches a hang.
+func waitJS(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(text, "ashigaru2") || !strings.Contains(text, "ready") {
+	for {
+		var ok bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("team page shows %q", text)
+			var body string
+			_ = chromedp.Run(ctx, chromedp.Evaluate(`document.body.innerText`, &body))
+			t.Fatalf("timed out waiting for %s; the page shows:\n%s", what, body)
 		}
-		if err := chromedp.Run(ctx, chromedp.Text("#team", &text, chromedp.ByQuery)); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+func cardState(id string) string {
+	return fmt.Sprintf(`(document.querySelector('.role[data-role=%q]') || {dataset: {}}).dataset.state`, id)
+}
+
+func TestTeamPageFollowsEachRolesState(t *testing.T) {
+	ws := consoletest.Start(t, bin,
+		consoletest.SimRole("ashigaru1", "--work-time", "4s"),
+		consoletest.SimRole("ashigaru2"))
+	ctx := ws.Browser(t)
+	if err := chromedp.Run(ctx, ws.Navigate("#/team")); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"ashigaru1", "ashigaru2"} {
+		waitJS(t, ctx, id+" ready on the team page", cardState(id)+` === 'ready'`)
+	}
+	waitJS(t, ctx, "the agent's screen in the preview",
+		`document.querySelector('.role[data-role="ashigaru1"] .preview').textContent.includes('agent-sim')`)
+
+	// A task makes the role busy, and the page says so without a reload.
+	if out, err := cli(ws, "send", "--to", "ashigaru1", "--title", "Sharpen the blades", "--body", "all of them"); err != nil {
+		t.Fatalf("send: %v %s", err, out)
+	}
+	waitJS(t, ctx, "ashigaru1 busy", cardState("ashigaru1")+` === 'busy'`)
+	waitJS(t, ctx, "the task on the card", `document.querySelector('.role[data-role="ashigaru1"] .task').textContent.includes('Sharpen the blades')`)
+	waitJS(t, ctx, "ashigaru1 ready again", cardState("ashigaru1")+` === 'ready'`)
+
+	// The restart button restarts the role: a new program, shown on the card.
+	old := pidOf(t, ws, "ashigaru2")
+	if err := chromedp.Run(ctx, chromedp.Click(`.role[data-role="ashigaru2"] button[data-action="restart"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "a new ashigaru2", 60*time.Second, func() bool { p := pidOf(t, ws, "ashigaru2"); return p != 0 && p != old })
+	waitJS(t, ctx, "the new process on ashigaru2's card", fmt.Sprintf(`document.querySelector('.role[data-role="ashigaru2"] .pid').dataset.pid === '%d'`, pidOf(t, ws, "ashigaru2")))
+	waitJS(t, ctx, "ashigaru2 ready after its restart", cardState("ashigaru2")+` === 'ready'`)
+}
+
+func pidOf(t *testing.T, ws *consoletest.Workspace, id string) int {
+	for _, r := range ws.Status(t).Roles {
+		if r.ID == id {
+			return r.Pid
+		}
+	}
+	return 0
+}
+
+func TestTerminalShowsTheScreenAndTakesTyping(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	ws := consoletest.Start(t, bin, consoletest.SimRole("ashigaru1", "--record", rec))
+	ws.WaitState(t, "ashigaru1", "ready")
+	shoguntest.WaitFor(t, "the startup prompt", 60*time.Second, func() bool { return len(shoguntest.Submits(t, rec)) == 1 })
+	ctx := ws.BrowserSized(t, 1000, 600)
+	if err := chromedp.Run(ctx, ws.Navigate("#/terminal/ashigaru1")); err != nil {
+		t.Fatal(err)
+	}
+	rows := `(document.querySelector('#terminal .xterm-rows') || {textContent: ''}).textContent`
+	waitJS(t, ctx, "the agent's banner in the terminal", rows+`.includes('✻ agent-sim · a simulated AI coding CLI')`)
+	waitJS(t, ctx, "read-only mode", `document.querySelector('#terminal').dataset.mode === 'watch'`)
+
+	// The type box types a line by the typing rules; wide characters come
+	// back on the agent's screen.
+	line := "from the type box 侍の刀"
+	if err := chromedp.Run(ctx,
+		chromedp.SendKeys(`#type-line`, line, chromedp.ByQuery),
+		chromedp.Click(`#type-send`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the typed line at the agent", 60*time.Second, func() bool {
+		s := shoguntest.Submits(t, rec)
+		return len(s) == 2 && s[1].Line == line
+	})
+	waitJS(t, ctx, "the agent's answer in the terminal", rows+`.includes('Understood: from the type box 侍の刀')`)
+
+	// Take control: keys typed into the terminal reach the agent, and the
+	// role takes the browser's size until control is released.
+	if err := chromedp.Run(ctx, chromedp.Click(`#take-control`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "control", `document.querySelector('#terminal').dataset.mode === 'control'`)
+	sized := screenRows(t, ws)
+	if sized == 40 {
+		t.Errorf("in control the role kept its configured 40 rows; want the browser's")
+	}
+	// A second person cannot take control at the same time.
+	other := ws.Browser(t)
+	if err := chromedp.Run(other, ws.Navigate("#/terminal/ashigaru1")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, other, "the second tab watching", `(document.querySelector('#terminal') || {dataset: {}}).dataset.mode === 'watch'`)
+	if err := chromedp.Run(other, chromedp.Click(`#take-control`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, other, "the refusal", `document.querySelector('#toast').textContent.includes('already attached')`)
+	waitJS(t, other, "the second tab back to watching", `document.querySelector('#terminal').dataset.mode === 'watch'`)
+
+	if err := chromedp.Run(ctx, consoletest.TypeInto(`#terminal .xterm-helper-textarea`, "typed live\r")); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the keys at the agent", 60*time.Second, func() bool {
+		s := shoguntest.Submits(t, rec)
+		return len(s) == 3 && s[2].Line == "typed live"
+	})
+	waitJS(t, other, "the watcher sees the typed line", rows+`.includes('Understood: typed live')`)
+
+	if err := chromedp.Run(ctx, chromedp.Click(`#release-control`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "watching again", `document.querySelector('#terminal').dataset.mode === 'watch'`)
+	shoguntest.WaitFor(t, "the role's own size back", 30*time.Second, func() bool { return screenRows(t, ws) == 40 })
+}
+
+func screenRows(t *testing.T, ws *consoletest.Workspace) int {
+	t.Helper()
+	b, code := ws.Get(t, "/v1/roles/ashigaru1/screen")
+	var s control.ScreenReply
+	if code != 200 || json.Unmarshal(b, &s) != nil {
+		t.Fatalf("screen: %d %s", code, b)
+	}
+	return len(s.Lines)
+}
+
+func TestBrowserWithoutTheTokenIsRefused(t *testing.T) {
+	ws := consoletest.Start(t, bin, consoletest.SimRole("ashigaru1"))
+	ctx := consoletest.NewBrowser(t, 800, 600)
+	var body string
+	if err := chromedp.Run(ctx, chromedp.Navigate(ws.Base+"/#/team"), chromedp.Text("body", &body, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, "not logged in") || strings.Contains(body, "ashigaru1") {
+		t.Errorf("without the token the page shows %q; want a refusal", body)
+	}
+}
+
+func cli(ws *consoletest.Workspace, args ...string) (string, error) {
+	out, err := osexec.Command(ws.Bin, append(args, "-w", ws.Dir)...).CombinedOutput()
+	return string(out), err
 }

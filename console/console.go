@@ -49,6 +49,8 @@ type Console struct {
 	guard *guard
 	ln    net.Listener
 	srv   *http.Server
+
+	streams streamSlots // open terminal streams
 }
 
 // ErrPortInUse is returned by Listen when ui.port is taken.
@@ -76,10 +78,6 @@ func Listen(opts Options) (*Console, error) {
 	if !loop && !ui.AllowRemote {
 		return nil, fmt.Errorf("console: ui.host %q is not a loopback address; the console types into agents that run code, so serving it to other machines needs ui.allow_remote: true in config/settings.yaml", ui.Host)
 	}
-	token, err := loadToken(opts.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("console: %w", err)
-	}
 	addr := net.JoinHostPort(ui.Host, strconv.Itoa(ui.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -87,6 +85,11 @@ func Listen(opts Options) (*Console, error) {
 			return nil, fmt.Errorf("console: ui.port %d on %s is already in use (set another ui.port in config/settings.yaml, or ui.enabled: false): %w", ui.Port, ui.Host, ErrPortInUse)
 		}
 		return nil, fmt.Errorf("console: listen on %s (ui.host, ui.port): %w", addr, err)
+	}
+	token, err := loadToken(opts.Workspace)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("console: %w", err)
 	}
 	if !loop {
 		opts.Log.Warn().Str("address", addr).Msg("the web console listens beyond this machine (ui.allow_remote: true): anyone who can reach it and holds the token can type into the agents")
@@ -123,6 +126,27 @@ func LoginURL(ui config.UISettings, token string) string {
 	return u.String()
 }
 
+// Probe asks the console at ui whether it runs and takes token, as `shogun
+// ui` does before it prints the address.
+func Probe(ui config.UISettings, token string) error {
+	u := "http://" + net.JoinHostPort(ui.Host, strconv.Itoa(ui.Port)) + "/v1/console/session"
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	cl := &http.Client{Timeout: 5 * time.Second}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return fmt.Errorf("the web console does not answer at %s (ui.host, ui.port); the supervisor's log says why: %w", u, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answers %s: it is not this workspace's web console (ui.port is taken by something else?)", u, resp.Status)
+	}
+	return nil
+}
+
 // Serve answers requests until ctx ends.
 func (c *Console) Serve(ctx context.Context) error {
 	done := make(chan error, 1)
@@ -147,6 +171,8 @@ func (c *Console) routes() http.Handler {
 	api := control.NewHandler(c.opts.Team, c.opts.Stop, c.opts.Log)
 	mux.Handle("/v1/", api)
 	mux.HandleFunc("GET /v1/console/session", c.session)
+	mux.HandleFunc("GET /v1/roles/{id}/terminal", c.terminal)
+	mux.HandleFunc("GET /v1/console/previews", c.previews)
 	mux.Handle("/", assetHandler())
 	return c.guard.wrap(mux)
 }

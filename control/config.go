@@ -34,13 +34,14 @@ func (s *Server) registerConfig(mux *http.ServeMux) {
 func (s *Server) roles(w http.ResponseWriter, r *http.Request) {
 	cfg := s.team.Config()
 	out := RolesReply{Roles: []RoleConfig{}, ConfigError: ConfigErrorFrom(s.team.ConfigError())}
-	running := map[string]RoleReply{}
-	if st, ok := s.statusReply(w); ok {
-		for _, rr := range st.Roles {
-			running[rr.ID] = rr
-		}
-	} else {
+	st, err := s.statusReply()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
 		return
+	}
+	running := map[string]RoleReply{}
+	for _, rr := range st.Roles {
+		running[rr.ID] = rr
 	}
 	for _, rc := range cfg.Roles {
 		role := RoleConfigFrom(rc)

@@ -13,13 +13,15 @@ import (
 )
 
 // The event stream, GET /v1/events/stream: server-sent events telling the
-// console's pages what changed, so that no page polls. A role's state,
-// task or queue changes (event "role", a RoleReply), a task's status
-// changes (event "task", a Task), the configuration is reloaded (event
-// "config", a ConfigEvent). A client that does not keep up loses events,
-// never slows the team: each has a bounded buffer, an event that does not
-// fit is dropped, and the client is then told ("dropped") so it fetches
-// the state afresh.
+// console's pages what changed, so that no page polls. The whole status
+// when the stream opens and every statusEvery (event "status", a
+// StatusReply: the seconds since output move on), a role's state, task or
+// queue changes (event "role", a RoleReply), a task's status changes
+// (event "task", a Task), the configuration is reloaded (event "config", a
+// ConfigEvent), the status cannot be read (event "error", an ErrorReply).
+// A client that does not keep up loses events, never slows the team: each
+// has a bounded buffer, an event that does not fit is dropped, and the
+// client is then told ("dropped") so it fetches the state afresh.
 
 // Limits of the event and log streams.
 const (
@@ -38,9 +40,10 @@ const (
 	// coalesce is how long the watcher waits after a change for the next
 	// ones: a burst of changes costs one look.
 	coalesce = 50 * time.Millisecond
-	// rescan is how often the watcher looks at the list of roles without
-	// being woken, in case one was added without any other change.
-	rescan = 10 * time.Second
+	// statusEvery is how often the whole status is sent; the watcher then
+	// also looks at the list of roles, in case one was added without any
+	// other change.
+	statusEvery = 5 * time.Second
 )
 
 // ConfigEvent is the data of a "config" event: the outcome of a reload.
@@ -141,14 +144,19 @@ func (h *eventHub) publish(e sseEvent) {
 // reads the state, so no change in between is missed.
 func (h *eventHub) watch(ctx context.Context) {
 	w := &watcher{h: h, roles: map[string]RoleReply{}, cursor: time.Now(), seen: map[string]bool{}}
-	ticker := time.NewTicker(rescan)
+	ticker := time.NewTicker(statusEvery)
 	defer ticker.Stop()
 	cases, cfgCase := w.cases(ctx, ticker.C)
 	w.look(false) // what clients have already been shown, unpublished
 	for {
 		chosen, _, _ := reflect.Select(cases)
-		if chosen == 0 {
+		switch chosen {
+		case 0:
 			return
+		case tickCase:
+			cases, cfgCase = w.cases(ctx, ticker.C)
+			w.status()
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -174,9 +182,12 @@ type watcher struct {
 	seen   map[string]bool
 }
 
+// tickCase is the index of the status tick among the watch's cases.
+const tickCase = 3
+
 // cases are what the watch waits on: ctx (index 0), the history's next
-// write, a reload (its index is returned), the rescan tick and each role's
-// next state change.
+// write, a reload (its index is returned), the status tick (tickCase) and
+// each role's next state change.
 func (w *watcher) cases(ctx context.Context, tick <-chan time.Time) ([]reflect.SelectCase, int) {
 	recv := func(ch any) reflect.SelectCase {
 		return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}
@@ -189,12 +200,30 @@ func (w *watcher) cases(ctx context.Context, tick <-chan time.Time) ([]reflect.S
 	return cases, 2
 }
 
+// status publishes the whole status, or why it cannot be read.
+func (w *watcher) status() {
+	st, err := w.h.s.statusReply()
+	var e sseEvent
+	if err != nil {
+		e, err = newEvent("error", ErrorReply{Error: err.Error()})
+	} else {
+		e, err = newEvent("status", st)
+	}
+	if err == nil {
+		w.h.publish(e)
+	}
+}
+
 // look reads the roles and the tasks changed since the last look, and
 // publishes what changed when publish is set.
 func (w *watcher) look(publish bool) {
 	t := w.h.s.team
 	if snap, err := t.Queue().Snapshot(); err != nil {
-		w.h.s.log.Debug().Err(err).Msg("event stream: read the status")
+		if publish {
+			if e, err := newEvent("error", ErrorReply{Error: err.Error()}); err == nil {
+				w.h.publish(e)
+			}
+		}
 	} else {
 		for _, rr := range w.h.s.roleReplies(snap) {
 			key := rr
@@ -257,17 +286,14 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) {
 	defer s.events.unsubscribe(c)
 	out := newStreamWriter(w)
 	out.start()
-	// The roles as they are now come first, so a page needs no other
-	// request to show them; what changes after subscribe follows.
-	snap, err := s.team.Queue().Snapshot()
-	if err == nil {
-		for _, rr := range s.roleReplies(snap) {
-			if e, err := newEvent("role", rr); err == nil && out.event(e) != nil {
-				return
-			}
-		}
+	// The status as it is now comes first, so a page needs no other
+	// request to show the roles; what changes after subscribe follows.
+	st, err := s.statusReply()
+	first, _ := newEvent("status", st)
+	if err != nil {
+		first, _ = newEvent("error", ErrorReply{Error: err.Error()})
 	}
-	if out.flush() != nil {
+	if out.event(first) != nil || out.flush() != nil {
 		return
 	}
 	tick := time.NewTicker(keepAlive)

@@ -264,16 +264,15 @@ func (s *stream) all(kind string) []event {
 func TestSendAndFollowATask(t *testing.T) {
 	r := runTeam(t, simRole("worker", "--work-time", "1500ms"), simRole("karo"))
 	events := r.stream(t, "/v1/events/stream")
-	// The roles as they are come first.
-	shoguntest.WaitFor(t, "role events for both roles", 30*time.Second, func() bool {
-		seen := map[string]bool{}
-		for _, e := range events.all("role") {
-			var rr control.RoleReply
-			if json.Unmarshal([]byte(e.data), &rr) == nil {
-				seen[rr.ID] = true
+	// The status as it is comes first, with both roles.
+	shoguntest.WaitFor(t, "a status event with both roles", 30*time.Second, func() bool {
+		for _, e := range events.all("status") {
+			var st control.StatusReply
+			if json.Unmarshal([]byte(e.data), &st) == nil && len(st.Roles) == 2 {
+				return true
 			}
 		}
-		return seen["worker"] && seen["karo"]
+		return false
 	})
 
 	// Refusals: the same checks and words as `shogun send`.

@@ -164,17 +164,19 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	if out, ok := s.statusReply(w); ok {
-		reply(w, out)
-	}
-}
-
-// statusReply gathers the status; on failure it has answered w.
-func (s *Server) statusReply(w http.ResponseWriter) (StatusReply, bool) {
-	snap, err := s.team.Queue().Snapshot()
+	out, err := s.statusReply()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
-		return StatusReply{}, false
+		return
+	}
+	reply(w, out)
+}
+
+// statusReply is the team's status now: GET /v1/status.
+func (s *Server) statusReply() (StatusReply, error) {
+	snap, err := s.team.Queue().Snapshot()
+	if err != nil {
+		return StatusReply{}, err
 	}
 	// Lists and maps are empty, never null: scripts iterate over them.
 	out := StatusReply{Pid: os.Getpid(), RunID: s.team.RunID(), UptimeS: time.Since(s.start).Seconds(),
@@ -188,7 +190,7 @@ func (s *Server) statusReply(w http.ResponseWriter) (StatusReply, bool) {
 		out.ConfigError = err.Error()
 	}
 	out.Roles = append(out.Roles, s.roleReplies(snap)...)
-	return out, true
+	return out, nil
 }
 
 // roleReplies are the running roles as the status shows them, with their

@@ -250,6 +250,13 @@ func (s *screenModel) close() {
 	s.replies.Wait()
 }
 
+// size is the screen's columns and rows.
+func (s *screenModel) size() (cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.Width(), s.emu.Height()
+}
+
 // ReplayScreen feeds raw terminal output through the same screen model a
 // running role has and returns the screen it leaves. Recorded captures of
 // real programs are replayed through it, so fixtures are read exactly as a

@@ -233,6 +233,9 @@ func (s *Session) Resize(cols, rows int) error {
 // first.
 func (s *Session) Paint() []byte { return s.screen.paint() }
 
+// Size is the terminal's size in columns and rows.
+func (s *Session) Size() (cols, rows int) { return s.screen.size() }
+
 // Screen returns the current screen as text.
 func (s *Session) Screen() ScreenSnapshot { return s.screen.snapshot() }
 

@@ -32,6 +32,10 @@ type worker struct {
 	// Queue.RemoveAgent).
 	cancel context.CancelFunc
 	done   chan struct{}
+	// cfg is the role's configuration, as of the queue's configuration
+	// confOf (see conf).
+	cfg    config.Role
+	confOf *config.Config
 
 	mu    sync.Mutex
 	notes []note
@@ -72,12 +76,18 @@ func newWorker(q *Queue, a Agent) *worker {
 }
 
 // conf is the role's configuration in effect: a live reload changes its
-// templates and timings while the worker runs.
-func (w *worker) conf() config.Role {
-	if r, ok := w.q.config().Role(w.a.ID()); ok {
-		return r
+// templates and timings while the worker runs. It is looked up again only
+// when the queue's configuration changed; only the worker's goroutine
+// calls it.
+func (w *worker) conf() *config.Role {
+	if c := w.q.config(); c != w.confOf {
+		r, ok := c.Role(w.a.ID())
+		if !ok {
+			r = config.Role{ID: w.a.ID()}
+		}
+		w.confOf, w.cfg = c, r
 	}
-	return config.Role{ID: w.a.ID()}
+	return &w.cfg
 }
 
 func (w *worker) kick() {

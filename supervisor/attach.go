@@ -82,6 +82,14 @@ func (a *Attachment) Resize(cols, rows int) error {
 	return a.sess.Resize(cols, rows)
 }
 
+// Repaint draws the screen as it is now, for a viewer that skipped output
+// it could not keep up with.
+func (a *Attachment) Repaint() []byte { return a.sess.Paint() }
+
+// Size is the role's terminal size now: the typing person's while one is
+// attached, else the configured one.
+func (a *Attachment) Size() (cols, rows int) { return a.sess.Size() }
+
 // Dropped reports whether the attachment ended because the person's
 // terminal did not keep up with the output.
 func (a *Attachment) Dropped() bool { return a.sub.Dropped() }

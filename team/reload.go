@@ -186,7 +186,10 @@ func (t *Team) apply(next *config.Config) config.Reload {
 				t.log.Error().Err(err).Str("role", c.Role).Msg("update role")
 				continue
 			}
-			if c.Action == config.ActionRestart {
+			// A role a person stopped (or whose program exited under
+			// restart policy never) takes its new command at its next
+			// start; every other one, a fatal one included, starts again.
+			if c.Action == config.ActionRestart && r.State() != supervisor.Stopped {
 				r.Restart()
 			}
 		case config.ActionStart:

@@ -62,8 +62,13 @@ func waitStatus(t *testing.T, ws string, what string, cond func(control.StatusRe
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		out, _, code := shogun(t, "status", "--json", "-w", ws)
-		if code == 0 && json.Unmarshal([]byte(out), &last) == nil && cond(last) {
-			return last
+		// A fresh value each time: decoding into the last one would keep
+		// the keys this answer leaves out (pid, config_error).
+		var st control.StatusReply
+		if code == 0 && json.Unmarshal([]byte(out), &st) == nil {
+			if last = st; cond(st) {
+				return st
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s; last status: %+v", what, last.Roles)

@@ -188,6 +188,8 @@ func TestRoleEditsOverTheSocket(t *testing.T) {
 	if r := rolesJSON(t, ws); len(r.Roles) != 1 || r.Roles[0].CLI != "generic" || r.Roles[0].Runtime != nil {
 		t.Errorf("roles --json without a supervisor: %+v", r)
 	}
+	rolesDoc := shoguntest.ReadDocShape(t, "api.md", "## GET /v1/roles — `RolesReply`")
+	shoguntest.CheckOutput(t, rolesDoc, control.RolesReply{}, jsonOutput(t, "roles", "--json", "-w", ws))
 	if _, _, code := shogun(t, "reload", "-w", ws); code != 3 {
 		t.Errorf("reload without a supervisor: exit %d, want 3", code)
 	}
@@ -198,7 +200,10 @@ func TestRoleEditsOverTheSocket(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /v1/roles: %d %s", code, body)
 	}
-	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "api.md", "## GET /v1/roles — `RolesReply`"), control.RolesReply{}, body)
+	shoguntest.CheckOutput(t, rolesDoc, control.RolesReply{}, body)
+	shoguntest.CheckOutput(t, rolesDoc, control.RolesReply{}, jsonOutput(t, "roles", "--json", "-w", ws))
+	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "api.md", "## POST /v1/reload — `ReloadReply`"), control.ReloadReply{},
+		jsonOutput(t, "reload", "--json", "-w", ws))
 	code, body = apiCall(t, ws, "GET", "/v1/config", "")
 	var files control.ConfigReply
 	if code != http.StatusOK || json.Unmarshal(body, &files) != nil || !strings.Contains(files.RolesYAML, "# The one who plans.") {
@@ -231,8 +236,8 @@ func TestRoleEditsOverTheSocket(t *testing.T) {
 	code, body = apiCall(t, ws, "PUT", "/v1/config/roles/b", `{"fields": {"terminal.cols": "wide", "name": "Bee"}}`)
 	var refused control.ConfigErrorReply
 	if code != http.StatusUnprocessableEntity || json.Unmarshal(body, &refused) != nil || len(refused.Errors) != 1 ||
-		refused.Errors[0].Line != 22 || refused.Errors[0].Column != 11 || !strings.Contains(refused.Errors[0].Message, `"cols" must be an integer`) {
-		t.Errorf("a bad value: %d %s, want 422 at 22:11", code, body)
+		refused.Errors[0].Line != 25 || refused.Errors[0].Column != 13 || !strings.Contains(refused.Errors[0].Message, `"cols" must be an integer`) {
+		t.Errorf("a bad value: %d %s, want 422 at 25:13 (the new cols key, after the new name)", code, body)
 	}
 	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "api.md", "## Configuration errors — `ConfigErrorReply`"), control.ConfigErrorReply{}, body)
 	if now, _ := os.ReadFile(rolesPath); string(now) != string(saved) {

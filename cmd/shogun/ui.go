@@ -78,6 +78,9 @@ func uiCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if err := console.Probe(cfg.Settings.UI, tok); err != nil {
+				return err
+			}
 			u := console.LoginURL(cfg.Settings.UI, tok)
 			fmt.Fprintln(c.App.Writer, u)
 			if c.Bool("no-open") {

@@ -1,17 +1,153 @@
-// team.js: every role at a glance. (Being built: live updates and actions.)
-import { h, get } from './api.js';
+// team.js: every role at a glance — state, current task, queue depth,
+// seconds since its last output, restarts, a small live preview of its
+// screen — with restart / stop / start and enable / disable. Live through
+// two server-sent event streams: /v1/events/stream (role states) and
+// /v1/console/previews (screens, at most once a second per role); nothing
+// polls. The seconds since output tick in the page itself.
+import { h, events, post, get, toast } from './api.js';
 
-export async function mount(el) {
-  el.append(h('h1', {}, 'Team'));
+export function mount(el) {
   const grid = h('div', { class: 'team', id: 'team' });
-  el.append(grid);
-  async function load() {
-    const st = await get('/v1/status');
-    grid.replaceChildren(...st.roles.map(r => h('section', { class: 'role', dataset: { role: r.id } },
-      h('div', { class: 'head' }, h('a', { class: 'id', href: '#/terminal/' + encodeURIComponent(r.id) }, r.id),
-        h('span', { class: 'state ' + r.state }, r.state)))));
+  const attention = h('div', { id: 'attention' });
+  const summary = h('span', { class: 'muted', id: 'team-summary' });
+  el.append(h('div', { class: 'termbar' }, h('h1', { style: 'margin:0' }, 'Team'), summary), attention, grid);
+
+  const cards = new Map(); // role id → {el, fields, reply, at}
+  let configured = null;  // role id → enabled, from GET /v1/roles when the build has it
+
+  function card(id) {
+    let c = cards.get(id);
+    if (c) return c;
+    const f = {
+      name: h('span', { class: 'name' }),
+      state: h('span', { class: 'state' }),
+      task: h('dd', { class: 'task' }),
+      queue: h('dd', { class: 'queue' }),
+      output: h('dd', { class: 'since' }),
+      restarts: h('dd', { class: 'restarts' }),
+      pid: h('dd', { class: 'pid' }),
+      note: h('dd', { class: 'note' }),
+      noteLabel: h('dt', {}, ''),
+      preview: h('pre', { class: 'preview', title: 'open the terminal' }),
+    };
+    const act = (label, cls, fn) => h('button', { class: cls, dataset: { action: label.toLowerCase() }, onclick: fn }, label);
+    const enc = encodeURIComponent(id);
+    f.buttons = {
+      restart: act('Restart', '', () => action(`/v1/roles/${enc}/restart`, `restarting ${id}`)),
+      stop: act('Stop', 'danger', () => action(`/v1/roles/${enc}/stop`, `stopping ${id}`)),
+      start: act('Start', '', () => action(`/v1/roles/${enc}/start`, `starting ${id}`)),
+      enable: act('Enable', '', () => action(`/v1/config/roles/${enc}/enable`, `${id} enabled in config/roles.yaml`)),
+      disable: act('Disable', 'danger', () => action(`/v1/config/roles/${enc}/disable`, `${id} disabled in config/roles.yaml`)),
+    };
+    f.preview.addEventListener('click', () => { location.hash = '#/terminal/' + enc; });
+    const el = h('section', { class: 'role', dataset: { role: id } },
+      h('div', { class: 'head' }, h('a', { class: 'id', href: '#/terminal/' + enc }, id), f.name, f.state),
+      h('dl', {},
+        h('dt', {}, 'task'), f.task,
+        h('dt', {}, 'queue'), f.queue,
+        h('dt', {}, 'output'), f.output,
+        h('dt', {}, 'restarts'), f.restarts,
+        h('dt', {}, 'process'), f.pid,
+        f.noteLabel, f.note),
+      f.preview,
+      h('div', { class: 'actions' }, Object.values(f.buttons)));
+    c = { el, f, reply: null, at: 0 };
+    cards.set(id, c);
+    grid.append(el);
+    return c;
   }
-  await load();
-  const timer = setInterval(() => load().catch(() => {}), 3000);
-  return () => clearInterval(timer);
+
+  function update(r) {
+    const c = card(r.id);
+    c.reply = r;
+    c.at = performance.now();
+    const f = c.f;
+    f.name.textContent = r.name && r.name !== r.id ? r.name : '';
+    f.state.textContent = r.state;
+    f.state.className = 'state ' + r.state;
+    c.el.dataset.state = r.state;
+    f.task.replaceChildren(r.task_id
+      ? h('a', { href: '#/tasks/' + encodeURIComponent(r.task_id) }, `${r.task_title || r.task_id} (${r.task_status || ''})`)
+      : h('span', { class: 'muted' }, 'none'));
+    f.queue.textContent = String(r.queue_depth ?? 0);
+    f.restarts.textContent = String(r.restarts ?? 0);
+    f.pid.textContent = r.pid ? `pid ${r.pid}, up ${fmtSecs(r.uptime_s || 0)}` : 'none';
+    f.pid.dataset.pid = r.pid || '';
+    let note = '', label = '';
+    if (r.limited_until) { label = 'limited until'; note = new Date(r.limited_until).toLocaleTimeString(); }
+    else if (r.last_error) { label = 'last error'; note = r.last_error; }
+    f.noteLabel.textContent = label;
+    f.note.textContent = note;
+    f.note.title = note;
+    tickOne(c);
+    buttons(c);
+  }
+
+  function buttons(c) {
+    const r = c.reply, b = c.f.buttons;
+    const running = r && !['stopped', 'not running', 'fatal'].includes(r.state);
+    const enabled = configured ? configured.get(c.el.dataset.role) !== false : true;
+    b.restart.disabled = !r;
+    b.stop.disabled = !running;
+    b.start.disabled = running || !enabled;
+    b.enable.hidden = enabled;
+    b.disable.hidden = !enabled;
+  }
+
+  function tickOne(c) {
+    const r = c.reply;
+    if (!r) { c.f.output.textContent = '—'; return; }
+    const s = r.since_output_s + (performance.now() - c.at) / 1000;
+    c.f.output.textContent = r.since_output_s > 0 || r.pid ? `${fmtSecs(s)} ago` : 'none yet';
+  }
+
+  function status(st) {
+    const seen = new Set();
+    for (const r of st.roles) { update(r); seen.add(r.id); }
+    // A role no longer running (stopped by a reload) keeps its card as stopped.
+    for (const [id, c] of cards) {
+      if (!seen.has(id) && c.reply && c.reply.state !== 'stopped') update({ ...c.reply, state: 'stopped', pid: 0 });
+    }
+    const counts = Object.entries(st.tasks || {}).map(([k, v]) => `${v} ${k}`).join(', ');
+    summary.textContent = `${st.roles.length} role(s) running` + (counts ? ` · tasks: ${counts}` : '') + (st.halted ? ` · queue halted: ${st.halted}` : '');
+    attention.replaceChildren(...(st.attention || []).map(a => h('p', { class: 'error' }, a)));
+  }
+
+  function screen(p) {
+    const c = card(p.id);
+    c.f.preview.textContent = p.running ? p.lines.join('\n') : '(not running)';
+  }
+
+  async function action(path, done) {
+    try {
+      await post(path);
+      toast(done);
+    } catch (e) {
+      toast(e.status === 404 || e.status === 405 ? `${path}: not available in this build` : e.message, true);
+    }
+    loadConfigured();
+  }
+
+  async function loadConfigured() {
+    try {
+      const r = await get('/v1/roles');
+      configured = new Map((r.roles || []).map(x => [x.id, x.enabled !== false]));
+      for (const x of r.roles || []) {
+        if (!cards.has(x.id)) update({ id: x.id, name: x.name, state: x.enabled === false ? 'disabled' : 'stopped', restarts: 0, queue_depth: 0, since_output_s: 0 });
+      }
+      for (const c of cards.values()) buttons(c);
+    } catch (_) { /* the running roles only, without GET /v1/roles */ }
+  }
+
+  const closeEvents = events('/v1/events/stream', { status, role: update });
+  const closePreviews = events('/v1/console/previews', { screen });
+  const ticker = setInterval(() => cards.forEach(tickOne), 1000);
+  loadConfigured();
+  return () => { closeEvents(); closePreviews(); clearInterval(ticker); };
+}
+
+function fmtSecs(s) {
+  if (s < 60) return `${Math.floor(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.floor(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }

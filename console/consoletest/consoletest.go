@@ -33,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/shogun-dev/shogun/control"
@@ -320,4 +321,34 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TypeInto types text into the element sel (a terminal's input textarea) as
+// a person does: each stretch of text arrives as one input event, and each
+// "\r" is an Enter key pressed a moment later, so an agent that tells a
+// paste from typing takes it as a submit. (chromedp.SendKeys sends each
+// character as both a key and a character event, which xterm.js reads
+// twice.)
+func TypeInto(sel, text string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := chromedp.Focus(sel, chromedp.ByQuery).Do(ctx); err != nil {
+			return err
+		}
+		for i, part := range strings.Split(text, "\r") {
+			if i > 0 {
+				time.Sleep(300 * time.Millisecond)
+				for _, typ := range []input.KeyType{input.KeyRawDown, input.KeyUp} {
+					if err := input.DispatchKeyEvent(typ).WithKey("Enter").WithCode("Enter").WithWindowsVirtualKeyCode(13).Do(ctx); err != nil {
+						return err
+					}
+				}
+			}
+			if part != "" {
+				if err := input.InsertText(part).Do(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
