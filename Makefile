@@ -1,6 +1,8 @@
 # shogun — build, test, demo, bench. Every target works on a fresh Debian
 # machine with Go 1.26; `make test` also needs Node.js and npm for the
-# PowerShell syntax check (.ci/run installs them when missing).
+# PowerShell syntax check, and Chromium (apt-get install chromium) for the web
+# console's browser tests, which skip without it (.ci/run installs them when
+# missing).
 
 GO       ?= go
 BIN      := bin/shogun
@@ -8,7 +10,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 PKGS     := ./...
 
-.PHONY: all build test test-only lint demo bench cross clean fixtures test-real
+.PHONY: all build test test-only lint demo bench cross clean fixtures test-real screenshots console-vendor
 
 all: build
 
@@ -51,6 +53,16 @@ demo: build
 ## bench: Go benchmarks and the measurement driver; writes docs/benchmarks.md
 bench: build
 	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md
+
+## screenshots: PNGs of every page of the web console in docs/console/, taken by
+## headless Chromium from a running demo team (needs apt-get install chromium)
+screenshots:
+	SHOGUN_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run TestScreenshots -v ./console
+
+## console-vendor: the browser terminal (xterm.js, pinned in console/web/package-lock.json)
+## copied into console/assets/vendor; the copies are committed
+console-vendor:
+	$(GO) generate ./console
 
 ## cross: release binaries for Windows, macOS and Linux in dist/
 cross:

@@ -9,13 +9,14 @@ import (
 )
 
 // assets are the console's pages, scripts and styles, and under vendor/ the
-// built terminal emulator (go generate ./console copies it from
-// console/web/node_modules; the copies are committed, so a plain go build
-// needs no Node).
+// built terminal emulator: `go generate ./console` (make console-vendor)
+// installs the versions pinned in console/web/package-lock.json and copies
+// them there. The copies are committed, so a plain go build needs no Node.
 //
 //go:embed assets
 var assets embed.FS
 
+//go:generate npm ci --prefix web --no-audit --no-fund --ignore-scripts
 //go:generate node web/vendor.mjs
 
 // assetHandler serves the embedded files; / is index.html.
