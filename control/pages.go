@@ -394,7 +394,8 @@ func (s *Server) roleLog(w http.ResponseWriter, r *http.Request) {
 	lw.cancel = cancel
 	out.start()
 	if err := rolelog.Follow(ctx, path, lw, opts); err != nil && lw.err == nil {
-		if e, err2 := newEvent("error", ErrorReply{Error: err.Error()}); err2 == nil {
+		// Not "error", which EventSource takes for its own.
+		if e, err2 := newEvent("end", ErrorReply{Error: err.Error()}); err2 == nil {
 			_ = out.event(e)
 			_ = out.flush()
 		}
