@@ -145,3 +145,38 @@ func TestSkillIsApprovedAndExported(t *testing.T) {
 		t.Errorf("shogun skills list --status exported: %v\n%s", err, out)
 	}
 }
+
+// The History page: the runs, a past task found by a word of its body, and
+// a role's log as text and rendered as a terminal, following live.
+func TestHistoryFindsTasksAndShowsLogs(t *testing.T) {
+	ws := consoletest.Start(t, bin, consoletest.SimRole("ashigaru1", "--work-time", "200ms"))
+	ws.WaitState(t, "ashigaru1", "ready")
+	if out, err := cli(ws, "send", "--to", "ashigaru1", "--title", "Count the arrows", "--body", "Every quiver, zebrafinch."); err != nil {
+		t.Fatalf("send: %v %s", err, out)
+	}
+	ctx := ws.Browser(t)
+	if err := chromedp.Run(ctx, ws.Navigate("#/history")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "this run", `[...document.querySelectorAll('#runs tr[data-run]')].some(r => r.textContent.includes('(this one)') && r.textContent.includes('running'))`)
+	if err := chromedp.Run(ctx, chromedp.SendKeys(`#history-search`, "zebrafinch", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the task found by its body", `document.querySelectorAll('#history-tasks tr[data-task]').length === 1 && document.querySelector('#history-tasks tr[data-task]').textContent.includes('Count the arrows')`)
+	waitJS(t, ctx, "the role's log as text", `(document.querySelector('#log-text') || {textContent: ''}).textContent.includes('agent-sim')`)
+	if err := chromedp.Run(ctx, chromedp.SetValue(`#log-mode`, "ansi", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#log-mode').dispatchEvent(new Event('change'))`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the role's log rendered", `(document.querySelector('#log-term .xterm-rows') || {textContent: ''}).textContent.includes('agent-sim')`)
+	// Following: a new task's lines come as they are written.
+	if err := chromedp.Run(ctx, chromedp.SetValue(`#log-mode`, "text", chromedp.ByQuery),
+		chromedp.Click(`#log-follow`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "following", `document.querySelector('#log-note').textContent === 'following'`)
+	if out, err := cli(ws, "send", "--to", "ashigaru1", "--title", "Sharpen the swords", "--body", "All of them."); err != nil {
+		t.Fatalf("send: %v %s", err, out)
+	}
+	waitJS(t, ctx, "the new task in the followed log", `(document.querySelector('#log-text') || {textContent: ''}).textContent.includes('Sharpen the swords')`)
+}

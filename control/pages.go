@@ -54,10 +54,10 @@ const (
 	defaultLogTail   = 200
 	// maxTaskLog is the most of a task's log read: its last bytes.
 	maxTaskLog = 4 << 20
-	// taskLogBefore and taskLogAfter widen a task's time for its log: the
-	// nudge being typed, the report being written.
-	taskLogBefore = 2 * time.Second
-	taskLogAfter  = 5 * time.Second
+	// taskLogAfter widens a task's time for its log past the report: the
+	// agent finishing its turn. The start needs none: the nudge is typed
+	// after the task file is written, and the index rounds down to a mark.
+	taskLogAfter = 5 * time.Second
 	// maxSendBody bounds POST /v1/send, a 1 MiB body and the rest.
 	maxSendBody = 2 << 20
 )
@@ -212,7 +212,7 @@ func (s *Server) taskLog(w http.ResponseWriter, r *http.Request) {
 	if !t.FinishedAt.IsZero() {
 		to = t.FinishedAt.Add(taskLogAfter)
 	}
-	sp := idx.Span(t.AssignedAt.Add(-taskLogBefore), to)
+	sp := idx.Span(t.AssignedAt, to)
 	if sp.Before && sp.Start == sp.End {
 		fail(w, http.StatusNotFound, fmt.Errorf("task %s ran before this supervisor started, so where it is in %s's log is not known; its whole log is GET /v1/roles/%s/log", t.ID, t.Role, t.Role))
 		return

@@ -65,7 +65,7 @@ export function mount(el) {
       h('div', { class: 'head' }, h('span', { class: 'name' }, s.name), badge(s.status),
         h('span', { class: 'muted' }, `${s.tasks} task(s) · ${s.kind}${s.edited ? ' · edited' : ''} · updated ${when(s.updated_at)}`)),
       view,
-      h('details', {}, h('summary', {}, `source tasks (${s.source_tasks.length < s.tasks ? 'the latest ' + s.source_tasks.length + ' of ' : ''}${s.tasks})`), sources),
+      h('details', { open: true }, h('summary', {}, `source tasks (${s.source_tasks.length < s.tasks ? 'the latest ' + s.source_tasks.length + ' of ' : ''}${s.tasks})`), sources),
       acts, err, exported);
 
     async function act(fn, done) {
