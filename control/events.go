@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"sort"
 	"sync/atomic"
 	"time"
+
+	"github.com/shogun-dev/shogun/store"
 )
 
 // The event stream, GET /v1/events/stream: server-sent events telling the
@@ -143,7 +146,7 @@ func (h *eventHub) publish(e sseEvent) {
 // reloads; each time, it takes the channels to wait on next before it
 // reads the state, so no change in between is missed.
 func (h *eventHub) watch(ctx context.Context) {
-	w := &watcher{h: h, roles: map[string]RoleReply{}, cursor: time.Now(), seen: map[string]bool{}}
+	w := &watcher{h: h, roles: map[string]RoleReply{}, inFlight: map[string]taskKey{}, sent: map[string]taskKey{}}
 	ticker := time.NewTicker(statusEvery)
 	defer ticker.Stop()
 	cases, cfgCase := w.cases(ctx, ticker.C)
@@ -176,11 +179,30 @@ func (h *eventHub) watch(ctx context.Context) {
 type watcher struct {
 	h     *eventHub
 	roles map[string]RoleReply // by id, with the ever-changing times zeroed
-	// cursor is the latest updated_at of the tasks published; seen the
-	// tasks published with exactly that time.
-	cursor time.Time
-	seen   map[string]bool
+	// Tasks are found by what costs nothing however long the history: the
+	// events recorded since lastEvent (a range of their ids), and the
+	// tasks in flight (one per role at most), whose status can change
+	// without an event (assigned, a submit more). inFlight is what they
+	// were; sent what was last published of each task (bounded).
+	lastEvent int64
+	inFlight  map[string]taskKey
+	sent      map[string]taskKey
 }
+
+// taskKey is what of a task a page shows changing.
+type taskKey struct {
+	status            string
+	updated           time.Time
+	attempts, submits int
+}
+
+func keyOf(t store.Task) taskKey {
+	return taskKey{status: t.Status, updated: t.UpdatedAt, attempts: t.Attempts, submits: t.Submits}
+}
+
+// maxSent bounds the tasks the watcher remembers it published; past it, it
+// forgets them all (a page gets an event it did not need, no more).
+const maxSent = 10000
 
 // tickCase is the index of the status tick among the watch's cases.
 const tickCase = 3
@@ -239,31 +261,81 @@ func (w *watcher) look(publish bool) {
 			}
 		}
 	}
-	const batch = 500
+	w.tasks(publish)
+}
+
+// tasks publishes the tasks that changed since the last look.
+func (w *watcher) tasks(publish bool) {
+	st := w.h.s.team.Store()
+	if !publish {
+		// The start: where the events end, and what is in flight now.
+		if id, err := st.LastEventID(); err == nil {
+			w.lastEvent = id
+		}
+		if ts, err := st.InFlightTasks(); err == nil {
+			for _, t := range ts {
+				w.inFlight[t.ID], w.sent[t.ID] = keyOf(t), keyOf(t)
+			}
+		}
+		return
+	}
+	var changed []store.Task
+	ids := map[string]bool{}
+	ts, err := st.InFlightTasks()
+	if err != nil {
+		w.h.s.log.Debug().Err(err).Msg("event stream: read the tasks in flight")
+		return
+	}
+	now := map[string]taskKey{}
+	for _, t := range ts {
+		now[t.ID] = keyOf(t)
+		changed = append(changed, t)
+		ids[t.ID] = true
+	}
+	for id := range w.inFlight {
+		if _, ok := now[id]; !ok {
+			ids[id] = false // left flight: read it below
+		}
+	}
+	w.inFlight = now
 	for {
-		tasks, err := t.Store().TasksUpdatedSince(w.cursor, batch)
+		evIDs, last, err := st.TasksInEventsAfter(w.lastEvent, 1000)
 		if err != nil {
-			w.h.s.log.Debug().Err(err).Msg("event stream: read the tasks")
-			return
+			w.h.s.log.Debug().Err(err).Msg("event stream: read the events")
+			break
 		}
-		fresh := 0
-		for _, tk := range tasks {
-			if tk.UpdatedAt.Equal(w.cursor) && w.seen[tk.ID] {
-				continue
-			}
-			fresh++
-			if tk.UpdatedAt.After(w.cursor) {
-				w.cursor, w.seen = tk.UpdatedAt, map[string]bool{}
-			}
-			w.seen[tk.ID] = true
-			if publish {
-				if e, err := newEvent("task", TaskFrom(tk)); err == nil {
-					w.h.publish(e)
-				}
+		for _, id := range evIDs {
+			if _, ok := ids[id]; !ok {
+				ids[id] = false
 			}
 		}
-		if len(tasks) < batch || fresh == 0 {
-			return
+		if last == w.lastEvent {
+			break
+		}
+		w.lastEvent = last
+	}
+	for id, have := range ids {
+		if have {
+			continue
+		}
+		t, err := st.Task(id)
+		if err != nil {
+			continue // an event of a task since gone: nothing to show
+		}
+		changed = append(changed, t)
+	}
+	sort.Slice(changed, func(i, j int) bool { return changed[i].Seq < changed[j].Seq })
+	if len(w.sent) > maxSent {
+		w.sent = map[string]taskKey{}
+	}
+	for _, t := range changed {
+		k := keyOf(t)
+		if prev, ok := w.sent[t.ID]; ok && prev == k {
+			continue
+		}
+		w.sent[t.ID] = k
+		if e, err := newEvent("task", TaskFrom(t)); err == nil {
+			w.h.publish(e)
 		}
 	}
 }

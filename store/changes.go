@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
-	"time"
 )
 
 // changes tells watchers that the history was written: a channel closed at
@@ -35,21 +34,57 @@ func (c *changes) signal() {
 
 // Changed returns a channel that is closed after the next write transaction
 // commits (a task recorded, assigned, delivered, closed; a report; a skill
-// decision). A watcher takes the channel, reads what it needs, then waits
+// decision) or the next event is recorded. A watcher takes the channel, reads what it needs, then waits
 // on it, so that no write between the two is missed. Bursts of writes wake
 // a slow watcher once.
 func (s *Store) Changed() <-chan struct{} { return s.changes.wait() }
 
-// TasksUpdatedSince returns the tasks whose updated_at is at or after at,
-// oldest change first, at most n (n <= 0: all). A watcher passes the last
-// time it saw and skips what it has already seen at that very time.
-func (s *Store) TasksUpdatedSince(at time.Time, n int) ([]Task, error) {
-	ts, err := queryTasks(s.r, `SELECT `+taskColumns+` FROM tasks
-WHERE julianday(updated_at) >= julianday(?) ORDER BY julianday(updated_at), seq LIMIT ?`, formatTime(at), limit(n))
+// InFlightTasks returns the tasks that occupy their roles (assigned,
+// delivered, undelivered, stalled): at most one per role.
+func (s *Store) InFlightTasks() ([]Task, error) {
+	ts, err := queryTasks(s.r, `SELECT `+taskColumns+` FROM tasks WHERE status IN `+inFlightSQL+` ORDER BY seq`)
 	if err != nil {
-		return nil, fmt.Errorf("tasks updated since %s: %w", at.Format(time.RFC3339), err)
+		return nil, fmt.Errorf("tasks in flight: %w", err)
 	}
 	return ts, nil
+}
+
+// TasksInEventsAfter returns the ids of the tasks named by the events
+// recorded after the event with id after, at most n events read, and the id
+// of the last event read (after itself when there is none). A watcher
+// passes the id it got last time: a range of the events' own ids, cheap
+// however long the history.
+func (s *Store) TasksInEventsAfter(after int64, n int) (ids []string, last int64, err error) {
+	rows, err := s.r.Query(`SELECT id, task_id FROM events WHERE id > ? ORDER BY id LIMIT ?`, after, limit(n))
+	if err != nil {
+		return nil, after, fmt.Errorf("events after %d: %w", after, err)
+	}
+	defer rows.Close()
+	last = after
+	seen := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&last, &id); err != nil {
+			return nil, after, fmt.Errorf("events after %d: %w", after, err)
+		}
+		if id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, after, fmt.Errorf("events after %d: %w", after, err)
+	}
+	return ids, last, nil
+}
+
+// LastEventID is the id of the latest event, 0 for none.
+func (s *Store) LastEventID() (int64, error) {
+	var id int64
+	if err := s.r.QueryRow(`SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("last event: %w", err)
+	}
+	return id, nil
 }
 
 // EventsForTask returns the events recorded for a task, oldest first.
