@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"sync"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
