@@ -392,7 +392,18 @@ func editText(data []byte, op func(*rolesText) error) ([]byte, error) {
 	} else if sameMeaning(data, t.doc) {
 		return data, nil // nothing to change
 	}
-	return t.encodeWhole()
+	out, err := t.encodeWhole()
+	if err != nil {
+		return nil, err
+	}
+	// An edit can break what YAML itself needs: a role deleted with the
+	// anchor another role's alias names.
+	if _, perr := yamlstrict.Parse(out, yamlstrict.DefaultMaxNodes); perr != nil {
+		errs := &Errors{}
+		errs.add(RolesFile, perr.Line, perr.Column, "the edit would leave the file unreadable: %s", perr.Message)
+		return nil, errs
+	}
+	return out, nil
 }
 
 func parseRolesText(data []byte) (*rolesText, error) {

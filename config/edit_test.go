@@ -379,3 +379,39 @@ func TestApplyRefusesAFileChangedMeanwhile(t *testing.T) {
 		t.Errorf("edit made on the current version: %v", err)
 	}
 }
+
+// Whatever the file, an edit never panics, and a text it returns parses
+// and holds the edit: the created role, the disabled one, the key set.
+func FuzzEditRolesText(f *testing.F) {
+	for _, seed := range []string{team, strings.ReplaceAll(team, "\n", "\r\n"),
+		"roles:\n- id: a\n  prompt_path: x\n", "roles: [{id: a}]\n", "roles:\n  - &x {id: a}\n  - *x\n",
+		"# c\nroles:\n  -\n    id: a\n    command: {exec: x}\n", "roles:\n  - id: a\n    startup_prompt: |+\n      x\n\n\n"} {
+		f.Add(seed, "a", "command.exec")
+	}
+	f.Fuzz(func(t *testing.T, text, id, key string) {
+		if !roleIDPattern.MatchString(id) {
+			id = "a"
+		}
+		for _, e := range []RoleEdit{
+			{Op: EditCreate, ID: "zz", Fields: map[string]any{"prompt_path": "p.md"}},
+			{Op: EditDisable, ID: id},
+			{Op: EditUpdate, ID: id, Fields: map[string]any{key: "v"}},
+			{Op: EditUpdate, ID: id, Fields: map[string]any{key: nil}},
+			{Op: EditDelete, ID: id},
+		} {
+			out, err := EditRolesText([]byte(text), e)
+			if err != nil {
+				continue
+			}
+			t2, err := parseRolesText(out)
+			if err != nil {
+				t.Fatalf("%s %s: the result does not parse: %v\n%q\nfrom\n%q", e.Op, e.ID, err, out, text)
+			}
+			if e.Op == EditCreate {
+				if _, err := t2.item("zz"); err != nil {
+					t.Fatalf("created role missing:\n%q", out)
+				}
+			}
+		}
+	})
+}
