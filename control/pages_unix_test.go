@@ -365,6 +365,20 @@ func TestSendAndFollowATask(t *testing.T) {
 		t.Errorf("raw task log (%d) has no escape sequences:\n%q", code, b)
 	}
 
+	// A reload is told, with no error: the files load.
+	if code, b := r.do(t, http.MethodPost, "/v1/reload", nil); code != http.StatusOK {
+		t.Fatalf("reload: %d %s", code, b)
+	}
+	shoguntest.WaitFor(t, "a config event", 30*time.Second, func() bool {
+		for _, e := range events.all("config") {
+			var ce control.ConfigEvent
+			if json.Unmarshal([]byte(e.data), &ce) == nil && ce.Error == nil {
+				return true
+			}
+		}
+		return false
+	})
+
 	// The runs: this one, running.
 	var runs control.RunsReply
 	r.get(t, "/v1/runs", &runs)
