@@ -60,6 +60,7 @@ func TestTaskFromTheFormIsDeliveredAndReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the report in the detail", `(document.querySelector('#report-summary') || {}).textContent === `+js("Done: "+title))
+	waitJS(t, ctx, "the report in the timeline", `[...document.querySelectorAll('#task-events tr[data-kind]')].some(r => r.dataset.kind === 'report')`)
 	waitJS(t, ctx, "the role's log of the task", `(document.querySelector('#task-log') || {}).textContent.includes('Reported `+id+`')`)
 	var got struct {
 		Title, File, Events, Attempts, Body string

@@ -149,29 +149,40 @@ func (h *eventHub) watch(ctx context.Context) {
 	w := &watcher{h: h, roles: map[string]RoleReply{}, inFlight: map[string]taskKey{}, sent: map[string]taskKey{}}
 	ticker := time.NewTicker(statusEvery)
 	defer ticker.Stop()
-	cases, cfgCase := w.cases(ctx, ticker.C)
+	cases, cfg := w.cases(ctx, ticker.C)
 	w.look(false) // what clients have already been shown, unpublished
 	for {
 		chosen, _, _ := reflect.Select(cases)
-		switch chosen {
-		case 0:
+		if chosen == 0 {
 			return
-		case tickCase:
-			cases, cfgCase = w.cases(ctx, ticker.C)
-			w.status()
-			continue
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(coalesce):
+		if chosen != tickCase {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(coalesce):
+			}
 		}
-		reloaded := chosen == cfgCase
-		cases, cfgCase = w.cases(ctx, ticker.C)
+		// A reload may have come with another change, which select chose.
+		reloaded := closed(cfg)
+		cases, cfg = w.cases(ctx, ticker.C)
 		if reloaded {
 			h.s.publishConfig()
 		}
+		if chosen == tickCase {
+			w.status()
+		}
 		w.look(true)
+	}
+}
+
+// closed says whether ch is closed, without waiting.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -208,18 +219,19 @@ const maxSent = 10000
 const tickCase = 3
 
 // cases are what the watch waits on: ctx (index 0), the history's next
-// write, a reload (its index is returned), the status tick (tickCase) and
-// each role's next state change.
-func (w *watcher) cases(ctx context.Context, tick <-chan time.Time) ([]reflect.SelectCase, int) {
+// write, a reload (whose channel is returned), the status tick (tickCase)
+// and each role's next state change.
+func (w *watcher) cases(ctx context.Context, tick <-chan time.Time) ([]reflect.SelectCase, <-chan struct{}) {
 	recv := func(ch any) reflect.SelectCase {
 		return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}
 	}
 	t := w.h.s.team
-	cases := []reflect.SelectCase{recv(ctx.Done()), recv(t.Store().Changed()), recv(t.ConfigChanged()), recv(tick)}
+	cfg := t.ConfigChanged()
+	cases := []reflect.SelectCase{recv(ctx.Done()), recv(t.Store().Changed()), recv(cfg), recv(tick)}
 	for _, r := range t.Supervisor().Roles() {
 		cases = append(cases, recv(r.Changed()))
 	}
-	return cases, 2
+	return cases, cfg
 }
 
 // status publishes the whole status, or why it cannot be read.
@@ -279,22 +291,28 @@ func (w *watcher) tasks(publish bool) {
 		}
 		return
 	}
-	var changed []store.Task
-	ids := map[string]bool{}
+	// Each task to look at, and why: in flight (read already), out of
+	// flight since the last look, or named by a new event, which adds to
+	// its timeline and is told even when the task itself did not change.
+	const (
+		inFlight = iota + 1
+		leftFlight
+		named
+	)
+	why := map[string]int{}
 	ts, err := st.InFlightTasks()
 	if err != nil {
 		w.h.s.log.Debug().Err(err).Msg("event stream: read the tasks in flight")
 		return
 	}
+	flying := map[string]store.Task{}
 	now := map[string]taskKey{}
 	for _, t := range ts {
-		now[t.ID] = keyOf(t)
-		changed = append(changed, t)
-		ids[t.ID] = true
+		flying[t.ID], now[t.ID], why[t.ID] = t, keyOf(t), inFlight
 	}
 	for id := range w.inFlight {
 		if _, ok := now[id]; !ok {
-			ids[id] = false // left flight: read it below
+			why[id] = leftFlight
 		}
 	}
 	w.inFlight = now
@@ -305,17 +323,20 @@ func (w *watcher) tasks(publish bool) {
 			break
 		}
 		for _, id := range evIDs {
-			if _, ok := ids[id]; !ok {
-				ids[id] = false
-			}
+			why[id] = named
 		}
 		if last == w.lastEvent {
 			break
 		}
 		w.lastEvent = last
 	}
-	for id, have := range ids {
-		if have {
+	var changed []store.Task
+	for id, r := range why {
+		if r == named {
+			delete(w.sent, id)
+		}
+		if t, ok := flying[id]; ok {
+			changed = append(changed, t)
 			continue
 		}
 		t, err := st.Task(id)
