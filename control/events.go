@@ -84,9 +84,9 @@ func (e sseEvent) write(w io.Writer) error {
 }
 
 // eventHub hands the team's changes to the stream clients. Its watcher
-// goroutine runs only while a client is subscribed: the first subscriber
-// starts it and the last one to leave ends it, so a supervisor nobody
-// watches pays nothing.
+// goroutine (watcher.watch) runs only while a client is subscribed: the
+// first subscriber starts it and the last one to leave ends it, so a
+// supervisor nobody watches pays nothing.
 type eventHub struct {
 	s *Server
 
@@ -108,12 +108,22 @@ func newEventHub(s *Server) *eventHub {
 func (h *eventHub) subscribe() *eventClient {
 	c := &eventClient{ch: make(chan sseEvent, eventBuffer)}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.clients[c] = struct{}{}
-	if h.stop == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		h.stop = cancel
-		go h.watch(ctx)
+	var ctx context.Context
+	start := h.stop == nil
+	if start {
+		ctx, h.stop = context.WithCancel(context.Background())
+	}
+	h.mu.Unlock()
+	if start {
+		// The watcher's view of the team is taken now, before the
+		// subscriber reads the state it shows first: a change after that
+		// is published.
+		w := &watcher{h: h, roles: map[string]RoleReply{}, inFlight: map[string]taskKey{}, sent: map[string]taskKey{}}
+		ticker := time.NewTicker(statusEvery)
+		cases, cfg := w.cases(ctx, ticker.C)
+		w.look(false)
+		go w.watch(ctx, ticker, cases, cfg)
 	}
 	return c
 }
@@ -143,14 +153,10 @@ func (h *eventHub) publish(e sseEvent) {
 
 // watch publishes the team's changes until ctx ends. It waits on the
 // roles' state changes, the history's writes and the configuration's
-// reloads; each time, it takes the channels to wait on next before it
-// reads the state, so no change in between is missed.
-func (h *eventHub) watch(ctx context.Context) {
-	w := &watcher{h: h, roles: map[string]RoleReply{}, inFlight: map[string]taskKey{}, sent: map[string]taskKey{}}
-	ticker := time.NewTicker(statusEvery)
+// reloads (cases, cfg); each time, it takes the channels to wait on next
+// before it reads the state, so no change in between is missed.
+func (w *watcher) watch(ctx context.Context, ticker *time.Ticker, cases []reflect.SelectCase, cfg <-chan struct{}) {
 	defer ticker.Stop()
-	cases, cfg := w.cases(ctx, ticker.C)
-	w.look(false) // what clients have already been shown, unpublished
 	for {
 		chosen, _, _ := reflect.Select(cases)
 		if chosen == 0 {
@@ -167,7 +173,7 @@ func (h *eventHub) watch(ctx context.Context) {
 		reloaded := closed(cfg)
 		cases, cfg = w.cases(ctx, ticker.C)
 		if reloaded {
-			h.s.publishConfig()
+			w.h.s.publishConfig()
 		}
 		if chosen == tickCase {
 			w.status()
