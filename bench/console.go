@@ -107,7 +107,6 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	time.Sleep(8 * time.Second) // start-up, readiness, startup prompts
 
 	cpu := func() (float64, error) {
@@ -134,7 +133,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 	}
 	defer closeBrowser()
 	tab, closeTab := chromedp.NewContext(browser)
-	if err := runFor(tab, 3*time.Minute, chromedp.Navigate(login), chromedp.Navigate(base+"#/team"),
+	if err := runFor(tab, 3*time.Minute, chromedp.Navigate(login), route("#/team"),
 		waitTrue(`document.querySelectorAll('.role .preview').length === 5`)); err != nil {
 		closeTab()
 		return fmt.Errorf("team page: %w", err)
@@ -145,7 +144,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 		closeTab()
 		return err
 	}
-	if err := runFor(tab, 3*time.Minute, chromedp.Navigate(base+"#/terminal/idle1"),
+	if err := runFor(tab, 3*time.Minute, route("#/terminal/idle1"),
 		waitTrue(`(document.querySelector('#terminal') || {dataset: {}}).dataset.mode === 'watch'`)); err != nil {
 		closeTab()
 		return fmt.Errorf("terminal page: %w", err)
@@ -221,7 +220,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 				return err
 			}
 			tabs = append(tabs, cancel)
-			if err := runFor(t, 3*time.Minute, chromedp.Navigate(login), chromedp.Navigate(base+"#/terminal/flood"),
+			if err := runFor(t, 3*time.Minute, chromedp.Navigate(login), route("#/terminal/flood"),
 				waitTrue(`(document.querySelector('#terminal .xterm-rows') || {textContent: ''}).textContent.includes('flood ready')`)); err != nil {
 				closeTabs()
 				return fmt.Errorf("terminal tab %d: %w", j+1, err)
@@ -288,6 +287,11 @@ func newBrowser(dir string) (context.Context, func(), error) {
 		return nil, nil, fmt.Errorf("start %s: %w", chromium, err)
 	}
 	return ctx, func() { cancel(); cancelAlloc() }, nil
+}
+
+// route sets the console page's hash, as a click on a link does.
+func route(hash string) chromedp.Action {
+	return chromedp.Evaluate(fmt.Sprintf("location.hash = %q", hash), nil)
 }
 
 // runFor runs actions with a time limit: a browser that hangs fails the
