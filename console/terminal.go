@@ -29,14 +29,18 @@ import (
 // {reason} last. Browser to server, text JSON: "input" {data} and "resize"
 // {cols, rows}, both only with control.
 //
-// The role never waits for a browser: its output is copied into a bounded
-// buffer per stream, sent at most every termFrame, and a browser that falls
-// behind by more than the buffer has the backlog dropped and gets the
-// current screen painted instead (frames are dropped; the role's log loses
-// nothing).
+// The role never waits for a browser: its output is held per stream up to
+// termBacklog and sent at most every termFrame; more output than that within
+// a frame is dropped and the browser gets the current screen painted instead,
+// and the next frame waits termFloodFrame (frames are dropped; the role's log
+// loses nothing).
 const (
-	// termBacklog bounds the output held for one browser.
-	termBacklog = 1 << 20
+	// termBacklog bounds the output held for one browser between two
+	// messages. A flood passes it within a frame; the browser then gets a
+	// paint of the screen, a few KiB, instead: parsing and drawing every
+	// byte of a flood would take more CPU in each tab than the role itself
+	// has.
+	termBacklog = 64 << 10
 	// termWriteTimeout is how long a browser may take to accept one message
 	// before the stream is closed.
 	termWriteTimeout = 10 * time.Second
@@ -44,9 +48,12 @@ const (
 	// watchers to follow the typing person's size.
 	termSizeCheck = time.Second
 	// termFrame is the least time between two messages of output: what
-	// arrives meanwhile goes out as one, so a flooding role costs a browser
-	// at most 40 messages a second, and past termBacklog a repaint.
-	termFrame = 25 * time.Millisecond
+	// arrives meanwhile goes out as one, at most 40 a second. After a
+	// paint that replaced a flood, termFloodFrame: a flood is watched at a
+	// few frames a second, which costs the browser little and the role
+	// nothing.
+	termFrame      = 25 * time.Millisecond
+	termFloodFrame = 250 * time.Millisecond
 )
 
 // termMsg is a text message either way.
@@ -177,6 +184,9 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 		}
 		if skipped || len(data) > 0 {
 			pace.Reset(termFrame)
+			if skipped {
+				pace.Reset(termFloodFrame)
+			}
 			select {
 			case <-ctx.Done():
 				return
