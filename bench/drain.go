@@ -55,6 +55,7 @@ func measureDrain(r *report, mb int) error {
 	}
 	mbps := func(d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
 	b, h := median(bare), median(host)
+	r.drainMBps = mbps(h)
 	r.add("PTY output drained to the log", fmt.Sprintf(`
 A role running `+"`cat`"+` of a %d MiB text file. Bare loop: creack/pty, 64 KiB reads, output discarded.
 shogun: ptyhost.Session writing a 20 MiB × 5 rotated log, scrollback and screen model. Median of 5 runs each, alternating.

@@ -22,7 +22,9 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills, search, prune or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills, search, prune, console or go")
+	consoleIdle := flag.Duration("console-idle-for", 20*time.Second, "how long each idle-tab cost is sampled")
+	consoleFloodMB := flag.Int("console-flood-mb", 200, "size of the file the flooding role writes while console tabs watch, in MB")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
 	samples := flag.Int("latency-samples", 1000, "samples in the latency measurement")
 	ingestN := flag.Int("ingest-files", 10000, "files in the ingest measurement")
@@ -66,6 +68,16 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: idle cost of %d agent-sim roles over %s …\n", *idleRoles, *idleFor)
 		if err := measureIdle(r, bin, *idleRoles, *idleFor); err != nil {
 			fatal(fmt.Errorf("idle: %w", err))
+		}
+	}
+	if want("console") {
+		fmt.Fprintln(os.Stderr, "bench: web console: idle tabs, 10 tabs on a flooding role …")
+		drain := r.drainMBps
+		if drain == 0 {
+			drain = drainFigure(*out)
+		}
+		if err := measureConsole(r, bin, *consoleIdle, *consoleFloodMB, drain); err != nil {
+			fatal(fmt.Errorf("console: %w", err))
 		}
 	}
 	if want("latency") {
@@ -140,6 +152,9 @@ type report struct {
 	started  time.Time
 	sections []string
 	header   string
+	// drainMBps is the drain figure of this run (shogun session → log),
+	// which the console's flood measurement is held to.
+	drainMBps float64
 }
 
 func (r *report) machine() {

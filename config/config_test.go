@@ -88,6 +88,8 @@ agent:
 ui:
   host: "localhost"
   port: 5173
+  enabled: false
+  allow_remote: true
 
 data:
   sqlite_path: "data/app.db"
@@ -141,7 +143,7 @@ func TestSeedExampleFilesLoadUnchanged(t *testing.T) {
 	}
 
 	s := cfg.Settings
-	if s.PTY.Backend != BackendConPTY || s.UI.Host != "localhost" || s.UI.Port != 5173 {
+	if s.PTY.Backend != BackendConPTY || s.UI.Host != "localhost" || s.UI.Port != 5173 || s.UI.Enabled || !s.UI.AllowRemote {
 		t.Errorf("pty/ui = %+v %+v", s.PTY, s.UI)
 	}
 	if s.Data.SQLitePath != filepath.Join(cfg.Workspace, "data", "app.db") {

@@ -20,6 +20,11 @@ import (
 // command-line arguments without quoting.
 var roleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
+// ValidRoleID reports whether id is a valid role id, one that is safe in
+// file names on every system: what a request naming a role is checked
+// against before a path is made of it.
+func ValidRoleID(id string) bool { return roleIDPattern.MatchString(id) }
+
 // roleDecoder decodes the entries of roles.yaml; it carries what a single
 // role needs from outside its own mapping.
 type roleDecoder struct {

@@ -155,6 +155,35 @@ func TestTerminalShowsTheScreenAndTakesTyping(t *testing.T) {
 	shoguntest.WaitFor(t, "the role's own size back", 30*time.Second, func() bool { return screenRows(t, ws) == 40 })
 }
 
+// The terminal view draws what a full-screen program draws: the alternate
+// screen, colours, box drawing and wide characters, from the screen as it
+// is when the page opens.
+func TestTerminalDrawsAFullScreenProgram(t *testing.T) {
+	script := "printf '\x1b[?1049h\x1b[H\x1b[2J┌────┐\r\n│\x1b[31mRED\x1b[0m │ 侍\r\n└────┘\r\n'; exec sleep 100000"
+	ws := consoletest.Start(t, bin, fmt.Sprintf(`  - id: tui
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", %q]}
+    stop: {keys: "", timeout: 2s}
+`, script))
+	shoguntest.WaitFor(t, "the program's screen", 60*time.Second, func() bool {
+		b, _ := ws.Get(t, "/v1/roles/tui/screen")
+		return strings.Contains(string(b), "RED")
+	})
+	ctx := ws.Browser(t)
+	if err := chromedp.Run(ctx, ws.Navigate("#/terminal/tui")); err != nil {
+		t.Fatal(err)
+	}
+	rows := `(document.querySelector('#terminal .xterm-rows') || {textContent: ''}).textContent`
+	waitJS(t, ctx, "the box", rows+`.includes('┌────┐') && `+rows+`.includes('└────┘')`)
+	waitJS(t, ctx, "the alternate screen", `document.querySelector('#terminal').terminal.buffer.active.type === 'alternate'`)
+	waitJS(t, ctx, "red text", `[...document.querySelectorAll('#terminal .xterm-rows .xterm-fg-1')].some(s => s.textContent.includes('RED'))`)
+	waitJS(t, ctx, "the wide character in two cells", `(() => {
+		const line = document.querySelector('#terminal').terminal.buffer.active.getLine(1);
+		const c = line.getCell(7);
+		return c.getChars() === '侍' && c.getWidth() === 2;
+	})()`)
+}
+
 func screenRows(t *testing.T, ws *consoletest.Workspace) int {
 	t.Helper()
 	b, code := ws.Get(t, "/v1/roles/ashigaru1/screen")

@@ -36,6 +36,9 @@ func TestScreenshots(t *testing.T) {
 		{"send", "--to", "karo", "--title", "Plan the castle walls", "--body", "Split the work between the ashigaru."},
 		{"send", "--to", "ashigaru3", "--title", "Survey the east gate", "--body", "Measure it."},
 		{"send", "--to", "ashigaru2", "--title", "Count the arrows", "--body", "All quivers."},
+		// Twice the same work: a skill candidate for the Skills page.
+		{"send", "--to", "ashigaru1", "--title", "Sharpen the swords", "--body", "Every sword of the east wing."},
+		{"send", "--to", "ashigaru1", "--title", "Sharpen the swords", "--body", "Every sword of the west wing."},
 	} {
 		if out, err := cli(ws, send...); err != nil {
 			t.Fatalf("%v: %v %s", send, err, out)
@@ -48,7 +51,7 @@ func TestScreenshots(t *testing.T) {
 		{"terminal.png", "#/terminal/karo", `(document.querySelector('#terminal .xterm-rows') || {textContent: ''}).textContent.includes('agent-sim')`},
 		{"tasks.png", "#/tasks", `document.querySelector('#page').children.length > 0`},
 		{"history.png", "#/history", `document.querySelector('#page').children.length > 0`},
-		{"skills.png", "#/skills", `document.querySelector('#page').children.length > 0`},
+		{"skills.png", "#/skills", `document.querySelectorAll('.skill').length > 0 || (document.querySelector('#skills-refresh') && document.querySelector('#skills-refresh').click(), false)`},
 		{"roles.png", "#/roles", `document.querySelector('#page').children.length > 0`},
 	}
 	for _, p := range pages {

@@ -29,19 +29,31 @@ import (
 // {reason} last. Browser to server, text JSON: "input" {data} and "resize"
 // {cols, rows}, both only with control.
 //
-// The role never waits for a browser: its output is copied into a bounded
-// buffer per stream, and a browser that falls behind by more than that has
-// the backlog dropped and gets the current screen painted instead (frames
-// are dropped; the role's log loses nothing).
+// The role never waits for a browser: its output is held per stream up to
+// termBacklog and sent at most every termFrame; more output than that within
+// a frame is dropped and the browser gets the current screen painted instead,
+// and the next frame waits termFloodFrame (frames are dropped; the role's log
+// loses nothing).
 const (
-	// termBacklog bounds the output held for one browser.
-	termBacklog = 1 << 20
+	// termBacklog bounds the output held for one browser between two
+	// messages. A flood passes it within a frame; the browser then gets a
+	// paint of the screen, a few KiB, instead: parsing and drawing every
+	// byte of a flood would take more CPU in each tab than the role itself
+	// has.
+	termBacklog = 64 << 10
 	// termWriteTimeout is how long a browser may take to accept one message
 	// before the stream is closed.
 	termWriteTimeout = 10 * time.Second
 	// termSizeCheck is how often the role's size is looked at, for
 	// watchers to follow the typing person's size.
 	termSizeCheck = time.Second
+	// termFrame is the least time between two messages of output: what
+	// arrives meanwhile goes out as one, at most 40 a second. After a
+	// paint that replaced a flood, termFloodFrame: a flood is watched at a
+	// few frames a second, which costs the browser little and the role
+	// nothing.
+	termFrame      = 25 * time.Millisecond
+	termFloodFrame = 250 * time.Millisecond
 )
 
 // termMsg is a text message either way.
@@ -140,6 +152,8 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 	}
 	tick := time.NewTicker(termSizeCheck)
 	defer tick.Stop()
+	pace := time.NewTimer(termFrame)
+	defer pace.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -168,6 +182,17 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 			endStream(ctx, conn, "the role's program exited")
 			return
 		}
+		if skipped || len(data) > 0 {
+			pace.Reset(termFrame)
+			if skipped {
+				pace.Reset(termFloodFrame)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-pace.C:
+			}
+		}
 	}
 }
 
@@ -181,10 +206,13 @@ func endStream(ctx context.Context, conn *websocket.Conn, reason string) {
 }
 
 // backlog holds a role's output for one browser, up to termBacklog bytes;
-// past that it drops what it holds and remembers to repaint.
+// past that it drops what it holds and remembers to repaint. It keeps the
+// chunks the session published (each a copy of its own, never written to
+// again) rather than copying them: under a flood most are dropped unread.
 type backlog struct {
 	mu      sync.Mutex
-	buf     bytes.Buffer
+	chunks  [][]byte
+	size    int
 	skipped bool
 	ended   bool
 	wake    chan struct{}
@@ -192,11 +220,12 @@ type backlog struct {
 
 func (b *backlog) add(p []byte) {
 	b.mu.Lock()
-	if b.buf.Len()+len(p) > termBacklog {
-		b.buf.Reset()
+	if b.size+len(p) > termBacklog {
+		b.chunks, b.size = nil, 0
 		b.skipped = true
 	} else if !b.skipped {
-		b.buf.Write(p)
+		b.chunks = append(b.chunks, p)
+		b.size += len(p)
 	}
 	b.mu.Unlock()
 	b.signal()
@@ -220,14 +249,15 @@ func (b *backlog) signal() {
 // caller repaints instead) and whether the output has ended.
 func (b *backlog) take() (data []byte, skipped, ended bool) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	data = bytes.Clone(b.buf.Bytes())
-	b.buf.Reset()
+	chunks := b.chunks
+	b.chunks, b.size = nil, 0
 	skipped, b.skipped = b.skipped, false
+	ended = b.ended
+	b.mu.Unlock()
 	if skipped {
-		data = nil
+		return nil, true, ended
 	}
-	return data, skipped, b.ended
+	return bytes.Join(chunks, nil), false, ended
 }
 
 // maxStreams bounds the terminal streams one console serves at once.

@@ -57,6 +57,12 @@ type Team interface {
 	// without a configuration change.
 	StartRole(id string) error
 	StopRole(id string) error
+
+	// The console's pages (pages.go, events.go):
+	// Store is the history the queue records in.
+	Store() *store.Store
+	// ConfigChanged is closed at the next reload, applied or refused.
+	ConfigChanged() <-chan struct{}
 }
 
 // Server serves the API of one running supervisor.
@@ -70,6 +76,8 @@ type Server struct {
 	start time.Time
 
 	attaches slots // attach streams, which leave the HTTP server's limit
+	streams  slots // event and log streams (events.go)
+	events   *eventHub
 }
 
 // Listen creates the workspace's control endpoint (see Endpoint): a socket
@@ -106,6 +114,8 @@ func NewHandler(t Team, stop func(), log zerolog.Logger) http.Handler {
 func newServer(t Team, stop func(), log zerolog.Logger) *Server {
 	s := &Server{team: t, stop: stop, log: log, start: time.Now()}
 	s.attaches.max = maxAttach
+	s.streams.max = maxStreams
+	s.events = newEventHub(s)
 	return s
 }
 
@@ -121,8 +131,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /v1/stop", s.stopAll)
 	mux.HandleFunc("POST /v1/tasks/{id}/retry", s.retryTask)
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
-	s.registerEvents(mux)
 	s.registerConfig(mux)
+	s.registerPages(mux)
 	return mux
 }
 
@@ -179,11 +189,19 @@ func (s *Server) statusReply() (StatusReply, error) {
 	if err := s.team.ConfigError(); err != nil {
 		out.ConfigError = err.Error()
 	}
+	out.Roles = append(out.Roles, s.roleReplies(snap)...)
+	return out, nil
+}
+
+// roleReplies are the running roles as the status shows them, with their
+// tasks and queues from the queue's snapshot.
+func (s *Server) roleReplies(snap queue.Status) []RoleReply {
 	byID := map[string]queue.RoleStatus{}
 	for _, rs := range snap.Roles {
 		byID[rs.ID] = rs
 	}
 	now := time.Now()
+	var out []RoleReply
 	for _, role := range s.team.Supervisor().Roles() {
 		st := role.Status()
 		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError,
@@ -203,9 +221,9 @@ func (s *Server) statusReply() (StatusReply, error) {
 				rr.TaskID, rr.TaskTitle, rr.TaskStatus = q.Task.ID, q.Task.Title, q.Task.Status
 			}
 		}
-		out.Roles = append(out.Roles, rr)
+		out = append(out, rr)
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) role(w http.ResponseWriter, r *http.Request) (*supervisor.Role, bool) {

@@ -3,6 +3,7 @@ package queue
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func Send(ws string, cmd Command, now time.Time) (id, path string, err error) {
 		cmd.ID = "cmd-" + now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 	}
 	if err := cmd.Validate(); err != nil {
-		return "", "", fmt.Errorf("send: %w", err)
+		return "", "", refused{fmt.Errorf("send: %w", err)}
 	}
 	data, err := yaml.Marshal(cmd)
 	if err != nil {
@@ -41,7 +42,7 @@ func Send(ws string, cmd Command, now time.Time) (id, path string, err error) {
 	}
 	path = filepath.Join(dir, cmd.ID+".yaml")
 	if _, err := os.Stat(path); err == nil {
-		return "", "", fmt.Errorf("send: %s already exists", path)
+		return "", "", refused{fmt.Errorf("send: %s already exists", path)}
 	}
 	if err := atomicfile.Write(path, data, runtimeFileMode); err != nil {
 		return "", "", fmt.Errorf("send: %w", err)
@@ -69,3 +70,28 @@ func CheckRoles(cfg *config.Config, cmd Command) error {
 
 // roleList names the enabled roles, for an error about an unknown one.
 func roleList(cfg *config.Config) string { return strings.Join(cfg.EnabledIDs(), ", ") }
+
+// ErrCommandRefused matches (errors.Is) the errors of Send and SendTo that
+// refuse the command itself, before anything is written: its shape, a role
+// the configuration does not have, an id already used. Other errors are the
+// file system's.
+var ErrCommandRefused = errors.New("command refused")
+
+// refused is a refusal; its text is the reason alone.
+type refused struct{ err error }
+
+func (r refused) Error() string        { return r.err.Error() }
+func (r refused) Unwrap() error        { return r.err }
+func (r refused) Is(target error) bool { return target == ErrCommandRefused }
+
+// SendTo is Send for a person or a tool handing work to a team configured
+// by cfg: `shogun send` and the console's POST /v1/send. Besides the
+// command's shape it checks the roles (CheckRoles), so a typo is an error
+// now rather than a file in failed/ later. The command is written into
+// cfg's workspace.
+func SendTo(cfg *config.Config, cmd Command, now time.Time) (id, path string, err error) {
+	if err := CheckRoles(cfg, cmd); err != nil {
+		return "", "", refused{fmt.Errorf("send: %w", err)}
+	}
+	return Send(cfg.Workspace, cmd, now)
+}

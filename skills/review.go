@@ -207,29 +207,62 @@ func (r *Review) edit(p *printer, c *store.SkillCandidate) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("review: edit %s: %w", c.Name, err)
 	}
-	doc, err := Parse(data)
-	if err == nil {
-		err = doc.Validate()
-	}
-	if err != nil {
-		p.wrapped("", p.paint(red, "edit not kept: "+err.Error()))
+	upd, changed, err := EditText(r.Store, *c, data, "review", r.Now())
+	var refused *EditRefusedError
+	switch {
+	case errors.As(err, &refused):
+		p.wrapped("", p.paint(red, "edit not kept: "+refused.Reason))
 		return false, p.err
-	}
-	if doc == cur {
+	case err != nil:
+		return false, fmt.Errorf("review: %w", err)
+	case !changed:
 		p.line("no change")
 		return false, p.err
-	}
-	upd, err := r.Store.EditSkillCandidate(c.ID, doc.Name, doc.Description, doc.Body, "review", r.Now())
-	if errors.Is(err, store.ErrSkillNameTaken) {
-		p.wrapped("", p.paint(red, "edit not kept: another candidate is named "+doc.Name))
-		return false, p.err
-	}
-	if err != nil {
-		return false, fmt.Errorf("review: %w", err)
 	}
 	*c = upd
 	p.line("edit kept")
 	return true, p.err
+}
+
+// EditRefusedError is an edit of a candidate that was not kept, and why:
+// the text is not a valid skill file, or its name is another candidate's.
+// Nothing changed.
+type EditRefusedError struct {
+	Name   string // the candidate's name before the edit
+	Reason string
+}
+
+func (e *EditRefusedError) Error() string {
+	return fmt.Sprintf("edit of skill %s not kept: %s", e.Name, e.Reason)
+}
+
+// EditText applies a person's edit of candidate c, given as the text of its
+// skill file (Render's, as the review's editor shows it, changed): parsed
+// and validated as a skill file, and stored unless it is unchanged. It
+// returns the candidate as it is now and whether the edit changed it. A
+// text that is not a valid skill file, or a name another candidate has,
+// gives an *EditRefusedError; an exported candidate store.ErrSkillExported.
+// `shogun skills review` and the console's edit both come here.
+func EditText(st *store.Store, c store.SkillCandidate, text []byte, by string, at time.Time) (store.SkillCandidate, bool, error) {
+	cur := Document{Name: c.Name, Description: c.Description, Body: c.Body}
+	doc, err := Parse(text)
+	if err == nil {
+		err = doc.Validate()
+	}
+	if err != nil {
+		return c, false, &EditRefusedError{Name: c.Name, Reason: err.Error()}
+	}
+	if doc == cur {
+		return c, false, nil
+	}
+	upd, err := st.EditSkillCandidate(c.ID, doc.Name, doc.Description, doc.Body, by, at)
+	if errors.Is(err, store.ErrSkillNameTaken) {
+		return c, false, &EditRefusedError{Name: c.Name, Reason: "another candidate is named " + doc.Name}
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("edit skill %s: %w", c.Name, err)
+	}
+	return upd, true, nil
 }
 
 // readKey reads one key, skipping terminal escape sequences (arrow keys
@@ -350,6 +383,12 @@ func contains(list []string, s string) bool {
 // candidates by name, all or nothing, recording each decision as made by
 // "cli". A name in both lists is an error.
 func Decide(st *store.Store, approve, reject []string, at time.Time) ([]store.SkillCandidate, error) {
+	return DecideBy(st, approve, reject, "cli", at)
+}
+
+// DecideBy is Decide with the decisions recorded as made by by ("console"
+// for the web console's buttons).
+func DecideBy(st *store.Store, approve, reject []string, by string, at time.Time) ([]store.SkillCandidate, error) {
 	var vs []store.SkillVerdict
 	seen := map[string]string{}
 	for _, l := range []struct {
@@ -370,7 +409,7 @@ func Decide(st *store.Store, approve, reject []string, at time.Time) ([]store.Sk
 	if len(vs) == 0 {
 		return nil, errors.New("review: no names to approve or reject")
 	}
-	cs, err := st.DecideSkillCandidates(vs, "cli", at)
+	cs, err := st.DecideSkillCandidates(vs, by, at)
 	if err != nil {
 		return nil, fmt.Errorf("review: %w", err)
 	}

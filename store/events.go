@@ -31,6 +31,7 @@ func (s *Store) AddEvent(e Event) error {
 		formatTime(e.At), e.RunID, e.Role, e.Kind, e.TaskID, e.Message); err != nil {
 		return fmt.Errorf("add event %s: %w", e.Kind, err)
 	}
+	s.changes.signal()
 	return nil
 }
 

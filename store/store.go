@@ -55,6 +55,8 @@ type Store struct {
 	stmts map[string]*sql.Stmt // prepared on w, by query text; nil once closed
 
 	opened os.FileInfo // the database file as opened, for CheckFile
+
+	changes changes // closed after each committed write (Changed)
 }
 
 // readers is the size of the read pool: enough for the dashboard, the
@@ -199,8 +201,8 @@ func (s *Store) write(fn func(tx *writeTx) error) error {
 	err = fn(wtx)
 	if err != nil {
 		_ = tx.Rollback()
-	} else {
-		err = tx.Commit()
+	} else if err = tx.Commit(); err == nil {
+		s.changes.signal()
 	}
 	// Now that the connection is free again, prepare what this transaction
 	// had to run unprepared; preparing during it would wait on the very

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/rolelog"
 	"github.com/shogun-dev/shogun/roles"
 )
 
@@ -26,6 +27,9 @@ type Role struct {
 	sup    *Supervisor
 	log    zerolog.Logger
 	output io.Writer // the role's rotating log file, shared by its runs
+	// logIndex remembers when output reached the log (LogIndex); nil in
+	// tests that give a role a plain writer.
+	logIndex *rolelog.Index
 
 	// reconfigured tells the screen watcher that the patterns changed.
 	reconfigured chan struct{}
@@ -107,6 +111,11 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 
 // ID is the role's id.
 func (r *Role) ID() string { return r.id }
+
+// LogIndex says where the role's log stood when, since the supervisor
+// started: what the console shows of a task's time. Nil when the role
+// writes no log of its own.
+func (r *Role) LogIndex() *rolelog.Index { return r.logIndex }
 
 // Config is the role's resolved configuration.
 func (r *Role) Config() config.Role { return *r.conf() }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/rolelog"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -180,7 +181,9 @@ func (s *Supervisor) addLocked(rc config.Role) *Role {
 		MaxSize:    s.logs.maxSizeMB,
 		MaxBackups: s.logs.maxFiles,
 	}
-	r := newRole(s, rc, lj)
+	idx := rolelog.NewIndex(lj)
+	r := newRole(s, rc, idx)
+	r.logIndex = idx
 	s.roles = append(s.roles, r)
 	s.byID[rc.ID] = r
 	s.live[r] = true

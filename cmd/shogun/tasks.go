@@ -50,14 +50,10 @@ func sendCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cmd := queue.Command{
+			id, path, err := queue.SendTo(cfg, queue.Command{
 				ID: c.String("id"), To: c.String("to"), From: c.String("from"), Title: c.String("title"),
 				Body: body, Tags: c.StringSlice("tag"), Priority: c.String("priority"),
-			}
-			if err := queue.CheckRoles(cfg, cmd); err != nil {
-				return fmt.Errorf("send: %w", err)
-			}
-			id, path, err := queue.Send(ws, cmd, time.Now())
+			}, time.Now())
 			if err != nil {
 				return err
 			}

@@ -42,6 +42,7 @@ export async function mount(el, { role }) {
   term.loadAddon(new Unicode11Addon());
   term.unicode.activeVersion = '11';
   term.open(box);
+  box.terminal = term; // for the browser tests: the emulator's own view of the screen
 
   let ws = null;
   let control = false;

@@ -299,9 +299,17 @@ func NewBrowser(t testing.TB, width, height int) context.Context {
 	return ctx
 }
 
-// Navigate goes to a route of the console (a hash such as "#/team").
+// Navigate goes to a route of the console (a hash such as "#/team") in a
+// browser logged in by Browser. It changes the page's hash, as a click on a
+// link does: chromedp.Navigate waits for a page load that a change of hash
+// alone may never bring.
 func (ws *Workspace) Navigate(route string) chromedp.Action {
-	return chromedp.Navigate(ws.Base + "/" + route)
+	return Route(route)
+}
+
+// Route sets the hash of the console's page (see Workspace.Navigate).
+func Route(route string) chromedp.Action {
+	return chromedp.Evaluate(fmt.Sprintf("location.hash = %q", route), nil)
 }
 
 // Buffer collects a process's output for several goroutines.
