@@ -149,7 +149,8 @@ func measureSearch(r *report, h *histories, shogun string, n, buildN int) error 
 	r.add("History search", fmt.Sprintf(`
 `+"`shogun tasks --search`"+` over %d finished tasks (skills.GenerateHistory, seed 1; the database is %s with its
 search index). Each search asks for the newest 50 matches, as the table shows them; %d rounds of every case
-after one to warm the cache, in this process (store.Tasks), so the figures are the query itself.
+after one to warm the cache, in this process (store.Tasks), so the figures are the query itself. Load average at
+the end: %s.
 
 | what | measured | target |
 |---|---|---|
@@ -161,7 +162,7 @@ after one to warm the cache, in this process (store.Tasks), so the figures are t
 
 | search | tasks listed | p50 | p95 |
 |---|---|---|---|
-%s`, n, mib(size), rounds, msText(overall[50]), msText(overall[95]), msText(cliP[50]), buildN, build.Round(100*time.Millisecond),
+%s`, n, mib(size), rounds, loadAverage(), msText(overall[50]), msText(overall[95]), msText(cliP[50]), buildN, build.Round(100*time.Millisecond),
 		n, generated, rows.String()))
 	return nil
 }
@@ -230,7 +231,8 @@ func measurePrune(r *report, n int) error {
 	w, hp := percentiles(waits), percentiles(holds)
 	r.add("Pruning old events", fmt.Sprintf(`
 store.Prune (what the supervisor runs daily for data.retain) over %d events older than the cutoff, while another
-goroutine records an event every 5 ms, as the supervisor does.
+goroutine records an event every 5 ms, as the supervisor does. Load average at the end: %s (a batch takes about a
+millisecond of CPU; the longest ones are the machine's other work).
 
 | what | measured | target |
 |---|---|---|
@@ -238,9 +240,21 @@ goroutine records an event every 5 ms, as the supervisor does.
 | a batch held the writer, p50 / p95 | %s / %s | |
 | longest a batch held the writer | %s | < 50 ms |
 | an event recorded meanwhile, p50 / max | %s / %s | |
-`, n, res.Events, res.Batches, took.Round(10*time.Millisecond), msText(hp[50]), msText(hp[95]), msText(res.MaxHold),
+`, n, loadAverage(), res.Events, res.Batches, took.Round(10*time.Millisecond), msText(hp[50]), msText(hp[95]), msText(res.MaxHold),
 		msText(w[50]), msText(w[100])))
 	return nil
+}
+
+// loadAverage is the one-minute load average, for reading tail latencies.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 // percentiles are the 50th, 95th and 100th percentiles of ds.

@@ -43,3 +43,24 @@ func TestSeedTaskNumbersOnlyRaisesCounters(t *testing.T) {
 		t.Errorf("next task id = %s, want t-20261122-0042", got)
 	}
 }
+
+// Peek reads the schema version and whether a process's run is running,
+// and changes nothing.
+func TestPeek(t *testing.T) {
+	s, run := workspace(t) // a run of pid 4242, running
+	for _, tc := range []struct {
+		pid     int
+		running bool
+	}{{4242, true}, {4343, false}} {
+		v, running, err := Peek(s.Path(), tc.pid)
+		if err != nil || v != SchemaVersion || running != tc.running {
+			t.Errorf("Peek(pid %d) = %d, %v, %v; want %d, %v", tc.pid, v, running, err, SchemaVersion, tc.running)
+		}
+	}
+	if err := s.EndRun(run.ID, RunStopped, day); err != nil {
+		t.Fatal(err)
+	}
+	if _, running, err := Peek(s.Path(), 4242); err != nil || running {
+		t.Errorf("Peek after the run ended: %v, %v", running, err)
+	}
+}

@@ -122,21 +122,29 @@ func Open(path string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// VersionOf reads the schema version of the database at path without
-// changing it: Open would migrate it to SchemaVersion. A process that
-// finds an older version while an older shogun has the database open must
-// not open it (see cmd/shogun).
-func VersionOf(path string) (int, error) {
+// Peek reads, without changing the database at path, its schema version
+// and whether it records a run of process pid as running. A supervisor
+// records its run once it has opened the database, after migrating it to
+// its own version; so a running run at a version older than SchemaVersion
+// is an older shogun that still has the database open, and Open, which
+// would migrate it, must wait until that one stops (see cmd/shogun).
+func Peek(path string, pid int) (version int, running bool, err error) {
 	db, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
-		return 0, fmt.Errorf("read the schema version of %s: %w", path, err)
+		return 0, false, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer db.Close()
-	var v int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("read the schema version of %s: %w", path, err)
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		return 0, false, fmt.Errorf("read %s: %w", path, err)
 	}
-	return v, nil
+	if version == 0 {
+		return 0, false, nil // new: no tables yet
+	}
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM runs WHERE status = ? AND pid = ?`, RunRunning, pid).Scan(&n); err != nil {
+		return version, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	return version, n > 0, nil
 }
 
 // Path is the absolute path of the database file.

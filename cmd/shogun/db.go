@@ -38,7 +38,9 @@ func storeOptions(c *cli.Context, ctx context.Context) []store.Option {
 // history is left alone and the error says what to do.
 func openStore(c *cli.Context, ctx context.Context, ws, path string) (*store.Store, error) {
 	if pid := supervisor.Owner(workspace.New(ws).Lock()); pid != 0 && pid != os.Getpid() {
-		if v, err := store.VersionOf(path); err == nil && v < store.SchemaVersion {
+		// A supervisor still starting has recorded no run yet: it may be
+		// migrating the history this moment, and Open waits for it.
+		if v, running, err := store.Peek(path, pid); err == nil && running && v < store.SchemaVersion {
 			return nil, fmt.Errorf("the history %s is from an older shogun (schema %d, this one upgrades it to %d), and the supervisor running this workspace (pid %d) is that older shogun, which an upgrade under it would stop from recording work: stop it (`shogun stop`) and start it with this shogun, which upgrades the history, then run this command again",
 				displayPath(ws, path), v, store.SchemaVersion, pid)
 		}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -169,6 +170,16 @@ func TestDBVacuum(t *testing.T) {
 // longer record tasks): it says what to do, and the history is unchanged.
 func TestCommandsLeaveAnOlderHistoryAloneUnderARunningSupervisor(t *testing.T) {
 	ws, path := skillsWorkspace(t)
+	// This test process stands for the older supervisor: it holds the
+	// workspace's lock, and the history records its run as running.
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.StartRun(os.Getpid(), ws, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +188,6 @@ func TestCommandsLeaveAnOlderHistoryAloneUnderARunningSupervisor(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	// This test process stands for the older supervisor.
 	lock, err := supervisor.AcquireLock(workspace.New(ws).Lock())
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +199,7 @@ func TestCommandsLeaveAnOlderHistoryAloneUnderARunningSupervisor(t *testing.T) {
 			t.Errorf("shogun %s: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
 	}
-	if v, err := store.VersionOf(path); err != nil || v != store.SchemaVersion-1 {
+	if v, _, err := store.Peek(path, os.Getpid()); err != nil || v != store.SchemaVersion-1 {
 		t.Errorf("schema version after the refusals: %d, %v; want it unchanged", v, err)
 	}
 }
