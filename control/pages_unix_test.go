@@ -283,8 +283,8 @@ func TestSendAndFollowATask(t *testing.T) {
 		code int
 		want string
 	}{
-		{control.SendRequest{To: "nobody", Title: "t", Body: "b"}, http.StatusUnprocessableEntity, "send: to nobody: no such role in config/roles.yaml"},
-		{control.SendRequest{To: "worker", From: "ghost", Title: "t", Body: "b"}, http.StatusUnprocessableEntity, "from ghost: no such role"},
+		{control.SendRequest{To: "nobody", Title: "t", Body: "b"}, http.StatusUnprocessableEntity, `send: unknown role "nobody" in to`},
+		{control.SendRequest{To: "worker", From: "ghost", Title: "t", Body: "b"}, http.StatusUnprocessableEntity, `unknown role "ghost" in from`},
 		{control.SendRequest{To: "worker", Title: "two\nlines", Body: "b"}, http.StatusUnprocessableEntity, "title"},
 		{control.SendRequest{To: "worker", Title: "t"}, http.StatusUnprocessableEntity, "body"},
 		{control.SendRequest{To: "worker", Title: "t", Body: "b", Priority: "urgent"}, http.StatusUnprocessableEntity, "priority"},

@@ -39,9 +39,9 @@ func TestSendToChecksTheRoles(t *testing.T) {
 		cmd  Command
 		want string
 	}{
-		{Command{To: "nobody", Title: "t", Body: "b"}, "send: to nobody: no such role in config/roles.yaml"},
-		{Command{To: "resting", Title: "t", Body: "b"}, "send: to resting: the role is disabled in config/roles.yaml"},
-		{Command{To: "worker", From: "ghost", Title: "t", Body: "b"}, "send: from ghost: no such role in config/roles.yaml"},
+		{Command{To: "nobody", Title: "t", Body: "b"}, `send: unknown role "nobody" in to`},
+		{Command{To: "resting", Title: "t", Body: "b"}, `send: role "resting" in to is disabled in config/roles.yaml`},
+		{Command{To: "worker", From: "ghost", Title: "t", Body: "b"}, `send: unknown role "ghost" in from`},
 		{Command{To: "worker", Title: "two\nlines", Body: "b"}, "title"},
 		{Command{To: "worker", Title: "t"}, "body"},
 	} {
