@@ -167,7 +167,20 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 		return err
 	}
 	logged := int64(floodMB<<20) + lines
+	// The supervisor's CPU during each flood, in seconds: what the tabs
+	// cost it, apart from what the browsers take from the machine.
+	var cpuAlone, cpuWatched []time.Duration
+	var lastCPU time.Duration
 	floodOnce := func() (time.Duration, error) {
+		c0, err := cpuTicks(pid)
+		if err != nil {
+			return 0, err
+		}
+		defer func() {
+			if c1, err := cpuTicks(pid); err == nil {
+				lastCPU = time.Duration(c1-c0) * 10 * time.Millisecond // USER_HZ 100
+			}
+		}()
 		start, err := fileSize(logPath)
 		if err != nil {
 			return 0, err
@@ -206,6 +219,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 			return err
 		}
 		alone = append(alone, d)
+		cpuAlone = append(cpuAlone, lastCPU)
 		if err := restartFlood(); err != nil {
 			return err
 		}
@@ -236,6 +250,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 			return err
 		}
 		watched = append(watched, d)
+		cpuWatched = append(cpuWatched, lastCPU)
 		if err := restartFlood(); err != nil {
 			return err
 		}
@@ -259,13 +274,13 @@ CPU of the supervisor process only, each sampled for %s; the browser is not coun
 A role's `+"`cat`"+` of a %d MiB file into its log (one file, not rotated), with no tab open and with 10 terminal
 tabs following that role live. Median of %d runs each, alternating.
 
-| while | MiB/s to the log (median) | runs (s) |
-|---|---|---|
-| no tab | %.0f | %s |
-| 10 terminal tabs | %.0f | %s |
+| while | MiB/s to the log (median) | runs (s) | supervisor CPU per run (s) |
+|---|---|---|---|
+| no tab | %.0f | %s | %s |
+| 10 terminal tabs | %.0f | %s | %s |
 
 With 10 tabs: **%.2f× without** and %s.
-`, idleFor, none, team, team-none, term, term-none, floodMB, runs, a, secs(alone), w, secs(watched), w/a, drainLine))
+`, idleFor, none, team, team-none, term, term-none, floodMB, runs, a, secs(alone), secs(cpuAlone), w, secs(watched), secs(cpuWatched), w/a, drainLine))
 	return nil
 }
 
