@@ -49,11 +49,12 @@ const (
 	termSizeCheck = time.Second
 	// termFrame is the least time between two messages of output: what
 	// arrives meanwhile goes out as one, at most 40 a second. After a
-	// paint that replaced a flood, termFloodFrame: a flood is watched at a
-	// few frames a second, which costs the browser little and the role
-	// nothing.
+	// paint that replaced a flood, termFloodFrame: a flood is watched at
+	// two frames a second. Each frame costs a browser a redraw of the
+	// whole screen; ten tabs on a 2-core machine at more frames than that
+	// take CPU the role needs (make bench).
 	termFrame      = 25 * time.Millisecond
-	termFloodFrame = 250 * time.Millisecond
+	termFloodFrame = 500 * time.Millisecond
 )
 
 // termMsg is a text message either way.
