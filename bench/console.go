@@ -167,7 +167,23 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 		return err
 	}
 	logged := int64(floodMB<<20) + lines
+	// The supervisor's CPU during each flood, in seconds: what the tabs
+	// cost it, apart from what the browsers take from the machine.
+	var cpuAlone, cpuWatched, cpuBrowsers []time.Duration
+	var idleBrowsers []float64 // cores
+	var lastCPU, lastBrowsers time.Duration
 	floodOnce := func() (time.Duration, error) {
+		c0, err := cpuTicks(pid)
+		if err != nil {
+			return 0, err
+		}
+		b0 := browsersTicks(dir)
+		defer func() {
+			if c1, err := cpuTicks(pid); err == nil {
+				lastCPU = time.Duration(c1-c0) * 10 * time.Millisecond // USER_HZ 100
+			}
+			lastBrowsers = time.Duration(browsersTicks(dir)-b0) * 10 * time.Millisecond
+		}()
 		start, err := fileSize(logPath)
 		if err != nil {
 			return 0, err
@@ -206,6 +222,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 			return err
 		}
 		alone = append(alone, d)
+		cpuAlone = append(cpuAlone, lastCPU)
 		if err := restartFlood(); err != nil {
 			return err
 		}
@@ -230,12 +247,18 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 				return fmt.Errorf("terminal tab %d: %w", j+1, err)
 			}
 		}
+		// What the ten browsers cost while the role is quiet, for comparison.
+		b0, t0 := browsersTicks(dir), time.Now()
+		time.Sleep(3 * time.Second)
+		idleBrowsers = append(idleBrowsers, float64(browsersTicks(dir)-b0)/100/time.Since(t0).Seconds())
 		d, err = floodOnce()
 		closeTabs()
 		if err != nil {
 			return err
 		}
 		watched = append(watched, d)
+		cpuWatched = append(cpuWatched, lastCPU)
+		cpuBrowsers = append(cpuBrowsers, lastBrowsers)
 		if err := restartFlood(); err != nil {
 			return err
 		}
@@ -259,13 +282,14 @@ CPU of the supervisor process only, each sampled for %s; the browser is not coun
 A role's `+"`cat`"+` of a %d MiB file into its log (one file, not rotated), with no tab open and with 10 terminal
 tabs following that role live. Median of %d runs each, alternating.
 
-| while | MiB/s to the log (median) | runs (s) |
-|---|---|---|
-| no tab | %.0f | %s |
-| 10 terminal tabs | %.0f | %s |
+| while | MiB/s to the log (median) | runs (s) | supervisor CPU per run (s) | browsers' CPU per run (s) |
+|---|---|---|---|---|
+| no tab | %.0f | %s | %s | |
+| 10 terminal tabs | %.0f | %s | %s | %s |
 
-With 10 tabs: **%.2f× without** and %s.
-`, idleFor, none, team, team-none, term, term-none, floodMB, runs, a, secs(alone), w, secs(watched), w/a, drainLine))
+With 10 tabs: **%.2f× without** and %s. The ten browsers, on the same machine, take %s of a core
+while the role is quiet (each run), and the figures above while it floods.
+`, idleFor, none, team, team-none, term, term-none, floodMB, runs, a, secs(alone), secs(cpuAlone), w, secs(watched), secs(cpuWatched), secs(cpuBrowsers), w/a, drainLine, cores(idleBrowsers)))
 	return nil
 }
 
@@ -337,6 +361,35 @@ func fileSize(path string) (int64, error) {
 		return 0, err
 	}
 	return fi.Size(), nil
+}
+
+func cores(v []float64) string {
+	var parts []string
+	for _, x := range v {
+		parts = append(parts, fmt.Sprintf("%.2f", x))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// browsersTicks is the CPU time, in clock ticks, of the Chromium processes
+// whose profile is under dir: what the tabs take from the machine.
+func browsersTicks(dir string) int64 {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	var sum int64
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(b, []byte("--user-data-dir="+dir)) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err != nil {
+			continue
+		}
+		if t, err := cpuTicks(pid); err == nil {
+			sum += t
+		}
+	}
+	return sum
 }
 
 func countLines(path string) (int64, error) {

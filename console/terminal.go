@@ -49,11 +49,12 @@ const (
 	termSizeCheck = time.Second
 	// termFrame is the least time between two messages of output: what
 	// arrives meanwhile goes out as one, at most 40 a second. After a
-	// paint that replaced a flood, termFloodFrame: a flood is watched at a
-	// few frames a second, which costs the browser little and the role
-	// nothing.
+	// paint that replaced a flood, termFloodFrame: a flood is watched at
+	// two frames a second. Each frame costs a browser a redraw of the
+	// whole screen; ten tabs on a 2-core machine at more frames than that
+	// take CPU the role needs (make bench).
 	termFrame      = 25 * time.Millisecond
-	termFloodFrame = 250 * time.Millisecond
+	termFloodFrame = 500 * time.Millisecond
 )
 
 // termMsg is a text message either way.
@@ -105,13 +106,6 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 	defer a.Close()
 	c.opts.Log.Info().Str("role", id).Bool("control", control).Str("from", r.RemoteAddr).Msg("a browser opened the role's terminal")
 
-	b := &backlog{wake: make(chan struct{}, 1)}
-	go func() {
-		for chunk := range a.Output {
-			b.add(chunk)
-		}
-		b.finish()
-	}()
 	go func() {
 		defer cancel()
 		for {
@@ -150,24 +144,69 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 		!send(termMsg{Type: "paint"}) || !write(websocket.MessageBinary, a.Paint) {
 		return
 	}
-	tick := time.NewTicker(termSizeCheck)
-	defer tick.Stop()
-	pace := time.NewTimer(termFrame)
-	defer pace.Stop()
+	// The output is gathered here, not by a goroutine of its own: woken by
+	// the first chunk after a quiet spell, the loop then takes what the
+	// subscription holds once a frame, so a flood costs a wake-up per frame
+	// rather than one per chunk read from the PTY.
+	var b backlog
+	sizeTick := time.NewTicker(termSizeCheck)
+	defer sizeTick.Stop()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	sleep := func(d time.Duration) bool {
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
+	ended := false
+	gather := func() { // takes what the subscription holds, without waiting
+		for !ended {
+			select {
+			case p, ok := <-a.Output:
+				if !ok {
+					ended = true
+					return
+				}
+				b.add(p)
+			default:
+				return
+			}
+		}
+	}
+	frame := termFrame
+	lastSend := time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-b.wake:
-		case <-tick.C:
+		case p, ok := <-a.Output:
+			if !ok {
+				ended = true
+			} else {
+				b.add(p)
+			}
+		case <-sizeTick.C:
 		}
+		// Send at most once a frame; in between, keep taking the output so
+		// the subscription never overflows.
+		for due := lastSend.Add(frame); !ended && time.Now().Before(due); {
+			if !sleep(min(termFrame, time.Until(due))) {
+				return
+			}
+			gather()
+		}
+		gather()
 		if c, r := a.Size(); c != lastC || r != lastR {
 			lastC, lastR = c, r
 			if !send(termMsg{Type: "size", Cols: c, Rows: r}) {
 				return
 			}
 		}
-		data, skipped, ended := b.take()
+		data, skipped := b.take()
 		switch {
 		case skipped:
 			if !send(termMsg{Type: "paint"}) || !write(websocket.MessageBinary, a.Repaint()) {
@@ -178,20 +217,20 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if ended {
-			endStream(ctx, conn, "the role's program exited")
-			return
-		}
 		if skipped || len(data) > 0 {
-			pace.Reset(termFrame)
+			lastSend = time.Now()
+			frame = termFrame
 			if skipped {
-				pace.Reset(termFloodFrame)
+				frame = termFloodFrame
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-pace.C:
+		}
+		if ended {
+			if a.Dropped() {
+				endStream(ctx, conn, "this view fell behind the role's output")
+			} else {
+				endStream(ctx, conn, "the role's program exited")
 			}
+			return
 		}
 	}
 }
@@ -210,16 +249,12 @@ func endStream(ctx context.Context, conn *websocket.Conn, reason string) {
 // chunks the session published (each a copy of its own, never written to
 // again) rather than copying them: under a flood most are dropped unread.
 type backlog struct {
-	mu      sync.Mutex
 	chunks  [][]byte
 	size    int
 	skipped bool
-	ended   bool
-	wake    chan struct{}
 }
 
 func (b *backlog) add(p []byte) {
-	b.mu.Lock()
 	if b.size+len(p) > termBacklog {
 		b.chunks, b.size = nil, 0
 		b.skipped = true
@@ -227,37 +262,18 @@ func (b *backlog) add(p []byte) {
 		b.chunks = append(b.chunks, p)
 		b.size += len(p)
 	}
-	b.mu.Unlock()
-	b.signal()
 }
 
-func (b *backlog) finish() {
-	b.mu.Lock()
-	b.ended = true
-	b.mu.Unlock()
-	b.signal()
-}
-
-func (b *backlog) signal() {
-	select {
-	case b.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take returns what is held (nothing when the backlog was dropped: the
-// caller repaints instead) and whether the output has ended.
-func (b *backlog) take() (data []byte, skipped, ended bool) {
-	b.mu.Lock()
+// take returns what is held, or skipped when it was dropped: the caller
+// repaints instead.
+func (b *backlog) take() (data []byte, skipped bool) {
 	chunks := b.chunks
-	b.chunks, b.size = nil, 0
-	skipped, b.skipped = b.skipped, false
-	ended = b.ended
-	b.mu.Unlock()
+	skipped = b.skipped
+	b.chunks, b.size, b.skipped = nil, 0, false
 	if skipped {
-		return nil, true, ended
+		return nil, true
 	}
-	return bytes.Join(chunks, nil), false, ended
+	return bytes.Join(chunks, nil), false
 }
 
 // maxStreams bounds the terminal streams one console serves at once.
