@@ -43,12 +43,12 @@ func (u unionFind) union(a, b int32) int32 {
 // component when it was last looked at.
 type postingGroup struct {
 	root    int32
-	entries []posting
+	entries []spost
 }
 
 // posting is a set holding the token, where the token is in it, and the
 // set's length (kept here so that filtering never touches the set).
-type posting struct{ id, pos, len int32 }
+type spost struct{ id, pos, len int32 }
 
 // clusterSimilar connects every two sets whose Jaccard similarity is at
 // least t and returns the union-find of the result: single-link clusters,
@@ -166,7 +166,7 @@ func clusterSimilar(sets [][]int32, freq []int32, t float64, progress func(done,
 		index := lx - int(math.Ceil(2*t/(1+t)*float64(lx)-eps)) + 1
 		rx := uf.find(x)
 		for pos, tok := range xs[:index] {
-			postings[tok] = addToPosting(postings[tok], uf, rx, posting{id: x, pos: int32(pos), len: int32(lx)})
+			postings[tok] = addToPosting(postings[tok], uf, rx, spost{id: x, pos: int32(pos), len: int32(lx)})
 		}
 	}
 	if progress != nil {
@@ -177,7 +177,7 @@ func clusterSimilar(sets [][]int32, freq []int32, t float64, progress func(done,
 
 // addToPosting puts p into the list's group for root rx, merging every
 // group whose cluster has become rx.
-func addToPosting(list []postingGroup, uf unionFind, rx int32, p posting) []postingGroup {
+func addToPosting(list []postingGroup, uf unionFind, rx int32, p spost) []postingGroup {
 	at := -1
 	for i := 0; i < len(list); i++ {
 		list[i].root = uf.find(list[i].root)
@@ -199,7 +199,7 @@ func addToPosting(list []postingGroup, uf unionFind, rx int32, p posting) []post
 		i--
 	}
 	if at < 0 {
-		return append(list, postingGroup{root: rx, entries: []posting{p}})
+		return append(list, postingGroup{root: rx, entries: []spost{p}})
 	}
 	list[at].entries = append(list[at].entries, p)
 	return list

@@ -242,6 +242,53 @@ CREATE UNIQUE INDEX tasks_one_in_flight ON tasks(role_id)
 -- Exchanges: the commands between two roles lately.
 CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
 `,
+	// Incremental skill mining (package skills). skill_state is the miner's
+	// own data (token counts, per-task token sets, group memberships, the
+	// similarity index, settled groups) as keyed blobs the skills package
+	// encodes, so that a scan after a report reads and writes only what the
+	// new tasks touch. skill_changes lists the tasks already mined whose
+	// status changed since (a report closed them, or a retry reopened one),
+	// filled by a trigger for the tasks up to skill_watch's seq: the later
+	// ones the next scan reads anyway. A candidate's source tasks move from
+	// the JSON list to skill_candidate_sources, in chunks that a scan
+	// extends without rewriting a large group's whole list; source_count
+	// -1 means the candidate still has its old JSON list.
+	`
+CREATE TABLE skill_state (
+  k BLOB PRIMARY KEY,
+  v BLOB NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE skill_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL
+);
+
+CREATE TABLE skill_watch (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  seq INTEGER NOT NULL
+);
+
+CREATE TRIGGER skill_task_status AFTER UPDATE OF status ON tasks
+WHEN old.status != new.status
+  AND (old.status IN ('done','failed','blocked') OR new.status IN ('done','failed','blocked'))
+  AND new.seq <= (SELECT seq FROM skill_watch)
+BEGIN
+  INSERT INTO skill_changes (seq) VALUES (new.seq);
+END;
+
+-- The few reports that propose a skill, found without reading them all.
+CREATE INDEX reports_skill ON reports(task_id) WHERE skill_name != '';
+
+CREATE TABLE skill_candidate_sources (
+  candidate_id TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (candidate_id, start)
+) WITHOUT ROWID;
+ALTER TABLE skill_candidates ADD COLUMN source_count INTEGER NOT NULL DEFAULT -1;
+CREATE INDEX skill_candidates_key ON skill_candidates(group_key);
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -251,7 +298,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

@@ -206,6 +206,10 @@ type SkillCandidate struct {
 	// re-scan keeps edited text.
 	EditedAt             time.Time
 	CreatedAt, UpdatedAt time.Time
+
+	// sourceCount is the number of sources in skill_candidate_sources, or
+	// -1 when they are still the JSON list source_task_ids.
+	sourceCount int
 }
 
 // SkillDecision is one change of a candidate's status or text, with who
@@ -220,7 +224,7 @@ type SkillDecision struct {
 }
 
 const candidateColumns = `id, name, description, body, source_task_ids, status, kind, group_key, rejected_size,
-edited_at, created_at, updated_at`
+edited_at, created_at, updated_at, source_count`
 
 func scanCandidate(row scanner) (SkillCandidate, error) {
 	var (
@@ -229,12 +233,14 @@ func scanCandidate(row scanner) (SkillCandidate, error) {
 		edited, created, upd sql.NullString
 	)
 	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Body, &sources, &c.Status, &c.Kind, &c.GroupKey,
-		&c.RejectedSize, &edited, &created, &upd); err != nil {
+		&c.RejectedSize, &edited, &created, &upd, &c.sourceCount); err != nil {
 		return SkillCandidate{}, err
 	}
 	var err error
-	if c.SourceTaskIDs, err = decodeList(sources); err != nil {
-		return SkillCandidate{}, fmt.Errorf("candidate %s: source task ids: %w", c.Name, err)
+	if c.sourceCount < 0 {
+		if c.SourceTaskIDs, err = decodeList(sources); err != nil {
+			return SkillCandidate{}, fmt.Errorf("candidate %s: source task ids: %w", c.Name, err)
+		}
 	}
 	for _, f := range []struct {
 		dst *time.Time
@@ -261,7 +267,33 @@ func queryCandidates(q queryer, query string, args ...any) ([]SkillCandidate, er
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close() // before the sources are read: the writer has one connection
+	for i := range out {
+		if err := loadSources(q, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadSources fills in the source task ids of a candidate whose sources
+// are kept in chunks.
+func loadSources(q queryer, c *SkillCandidate) error {
+	if c.sourceCount < 0 {
+		return nil
+	}
+	refs, err := candidateSources(q, c.ID, false, 0)
+	if err != nil {
+		return fmt.Errorf("candidate %s: sources: %w", c.Name, err)
+	}
+	c.SourceTaskIDs = make([]string, len(refs))
+	for i, r := range refs {
+		c.SourceTaskIDs[i] = r.ID
+	}
+	return nil
 }
 
 // SkillCandidates returns the candidates with the given status ("" for
@@ -295,7 +327,10 @@ func loadCandidate(q queryer, column, v string) (SkillCandidate, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return SkillCandidate{}, fmt.Errorf("%w %q", ErrUnknownSkill, v)
 	}
-	return c, err
+	if err != nil {
+		return SkillCandidate{}, err
+	}
+	return c, loadSources(q, &c)
 }
 
 // UpdateSkillCandidates runs fn on every stored candidate inside one write
@@ -371,12 +406,15 @@ func validSkillStatus(s string) bool {
 	return false
 }
 
+// insertCandidate and updateCandidate keep the sources as the JSON list
+// (source_count -1): UpdateSkillCandidates has ids, not the seqs the
+// chunks are ordered by. Scans write chunks through MineTx.
 func insertCandidate(tx *writeTx, c SkillCandidate, at time.Time) error {
 	sources, err := json.Marshal(nonNil(c.SourceTaskIDs))
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO skill_candidates (`+candidateColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(`INSERT INTO skill_candidates (`+candidateColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1)`,
 		c.ID, c.Name, c.Description, c.Body, string(sources), c.Status, c.Kind, c.GroupKey, c.RejectedSize,
 		nullTime(c.EditedAt), formatTime(at), formatTime(at))
 	return nameTaken(err, c.Name)
@@ -387,10 +425,21 @@ func updateCandidate(tx *writeTx, c SkillCandidate, at time.Time) error {
 	if err != nil {
 		return err
 	}
+	if _, err := tx.Exec(`DELETE FROM skill_candidate_sources WHERE candidate_id = ?`, c.ID); err != nil {
+		return err
+	}
 	_, err = tx.Exec(`UPDATE skill_candidates SET name = ?, description = ?, body = ?, source_task_ids = ?, status = ?,
-kind = ?, group_key = ?, rejected_size = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+kind = ?, group_key = ?, rejected_size = ?, edited_at = ?, updated_at = ?, source_count = -1 WHERE id = ?`,
 		c.Name, c.Description, c.Body, string(sources), c.Status, c.Kind, c.GroupKey, c.RejectedSize,
 		nullTime(c.EditedAt), formatTime(at), c.ID)
+	return nameTaken(err, c.Name)
+}
+
+// updateText replaces a candidate's name, description and body as a person
+// edited them, leaving its sources as they are.
+func updateText(tx *writeTx, c SkillCandidate, at time.Time) error {
+	_, err := tx.Exec(`UPDATE skill_candidates SET name = ?, description = ?, body = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+		c.Name, c.Description, c.Body, nullTime(c.EditedAt), formatTime(at), c.ID)
 	return nameTaken(err, c.Name)
 }
 
@@ -483,7 +532,7 @@ func (s *Store) EditSkillCandidate(id, name, description, body, by string, at ti
 			note = "renamed from " + c.Name
 		}
 		c.Name, c.Description, c.Body, c.EditedAt, c.UpdatedAt = name, description, body, at.UTC(), at.UTC()
-		if err := updateCandidate(tx, c, at); err != nil {
+		if err := updateText(tx, c, at); err != nil {
 			return err
 		}
 		return recordDecision(tx, SkillDecision{CandidateID: c.ID, Name: c.Name, Decision: "edited",
