@@ -35,7 +35,7 @@ func GenerateHistory(st *store.Store, n int, seed uint64) error {
 		return fmt.Errorf("generate history: %w", err)
 	}
 	g := newSynth(seed)
-	const batch = 10000
+	const batch = 20000
 	step := 180 * 24 * time.Hour / time.Duration(max(n, 1))
 	for done := 0; done < n; {
 		m := min(batch, n-done)

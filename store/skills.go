@@ -694,32 +694,28 @@ type FinishedTaskRecord struct {
 // AcceptCommands numbers them.
 func (s *Store) InsertFinishedTasks(runID string, recs []FinishedTaskRecord) ([]string, error) {
 	ids := make([]string, 0, len(recs))
+	// A page cache large enough for a batch's changes: the default spills
+	// them to the WAL while the batch is written, which costs more than
+	// the inserts. Set back after, so a live writer keeps its small cache.
+	if _, err := s.w.Exec(`PRAGMA cache_size = -65536`); err != nil {
+		return nil, fmt.Errorf("insert finished tasks: %w", err)
+	}
+	defer func() { _, _ = s.w.Exec(`PRAGMA cache_size = -2000`) }()
 	err := s.write(func(tx *writeTx) error {
 		var seq int64
 		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&seq); err != nil {
 			return err
 		}
 		last := map[string]int64{}
-		prep := func(q string) (*sql.Stmt, error) { return tx.Tx.Prepare(q) }
-		cmdStmt, err := prep(`INSERT INTO commands (id, claim_name, file, to_role, from_role, title, body, tags, priority, run_id, received_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer cmdStmt.Close()
-		taskStmt, err := prep(`INSERT INTO tasks (id, run_id, role_id, title, body, status, created_at, updated_at, command_id,
-from_role, tags, priority, seq, assigned_at, delivered_at, finished_at, attempts, submits, summary)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?)`)
-		if err != nil {
-			return err
-		}
-		defer taskStmt.Close()
-		repStmt, err := prep(`INSERT INTO reports (claim_name, file, task_id, status, summary, details, files, skill_name, skill_description, received_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer repStmt.Close()
+		// Many rows to a statement: a statement per row spent more on
+		// running statements than on the rows.
+		cmds := newBulkInsert(tx, `INSERT INTO commands (id, claim_name, file, to_role, from_role, title, body, tags, priority, run_id, received_at) VALUES `, 11)
+		tasks := newBulkInsert(tx, `INSERT INTO tasks (id, run_id, role_id, title, body, status, created_at, updated_at, command_id,
+from_role, tags, priority, seq, assigned_at, delivered_at, finished_at, attempts, submits, summary) VALUES `, 19)
+		reports := newBulkInsert(tx, `INSERT INTO reports (claim_name, file, task_id, status, summary, details, files, skill_name, skill_description, received_at) VALUES `, 10)
+		defer cmds.close()
+		defer tasks.close()
+		defer reports.close()
 		for i, r := range recs {
 			if r.Status != StatusDone && r.Status != StatusFailed && r.Status != StatusBlocked {
 				return fmt.Errorf("record %d: status %q is not done, failed or blocked", i, r.Status)
@@ -750,18 +746,31 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 				return err
 			}
 			created, finished := formatTime(r.CreatedAt), formatTime(r.FinishedAt)
-			if _, err := cmdStmt.Exec(cmdID, "bulk", "bulk", r.Role, r.From, r.Title, r.Body, string(tags), prio, runID, created); err != nil {
+			// Commands before tasks before reports: the foreign keys.
+			if err := cmds.add(cmdID, "bulk", "bulk", r.Role, r.From, r.Title, r.Body, string(tags), prio, runID, created); err != nil {
 				return fmt.Errorf("record %d: command: %w", i, err)
 			}
-			if _, err := taskStmt.Exec(id, runID, r.Role, r.Title, r.Body, r.Status, created, finished, cmdID,
-				r.From, string(tags), prio, seq, created, created, finished, r.Summary); err != nil {
+			if err := tasks.add(id, runID, r.Role, r.Title, r.Body, r.Status, created, finished, cmdID,
+				r.From, string(tags), prio, seq, created, created, finished, 1, 1, r.Summary); err != nil {
 				return fmt.Errorf("record %d: task: %w", i, err)
 			}
-			if _, err := repStmt.Exec("bulk-"+id, id+".yaml", id, r.Status, r.Summary, r.Details, string(files),
+			if err := reports.add("bulk-"+id, id+".yaml", id, r.Status, r.Summary, r.Details, string(files),
 				r.SkillName, r.SkillDescription, finished); err != nil {
 				return fmt.Errorf("record %d: report: %w", i, err)
 			}
+			if cmds.full() {
+				for _, b := range []*bulkInsert{cmds, tasks, reports} {
+					if err := b.flush(); err != nil {
+						return fmt.Errorf("insert finished tasks: %w", err)
+					}
+				}
+			}
 			ids = append(ids, id)
+		}
+		for _, b := range []*bulkInsert{cmds, tasks, reports} {
+			if err := b.flush(); err != nil {
+				return fmt.Errorf("insert finished tasks: %w", err)
+			}
 		}
 		days := make([]string, 0, len(last))
 		for d := range last {
@@ -780,4 +789,54 @@ ON CONFLICT (day) DO UPDATE SET last = excluded.last`, d, last[d]); err != nil {
 		return nil, fmt.Errorf("insert finished tasks: %w", err)
 	}
 	return ids, nil
+}
+
+// bulkInsert gathers rows and inserts them bulkRows to a statement.
+type bulkInsert struct {
+	tx    *writeTx
+	head  string
+	cols  int
+	args  []any
+	stmts map[int]*sql.Stmt // by number of rows
+}
+
+const bulkRows = 64
+
+func newBulkInsert(tx *writeTx, head string, cols int) *bulkInsert {
+	return &bulkInsert{tx: tx, head: head, cols: cols, stmts: map[int]*sql.Stmt{}}
+}
+
+func (b *bulkInsert) add(vals ...any) error {
+	if len(vals) != b.cols {
+		return fmt.Errorf("bulk insert: %d values for %d columns", len(vals), b.cols)
+	}
+	b.args = append(b.args, vals...)
+	return nil
+}
+
+func (b *bulkInsert) full() bool { return len(b.args) >= bulkRows*b.cols }
+
+func (b *bulkInsert) flush() error {
+	rows := len(b.args) / b.cols
+	if rows == 0 {
+		return nil
+	}
+	st := b.stmts[rows]
+	if st == nil {
+		row := "(?" + strings.Repeat(",?", b.cols-1) + ")"
+		var err error
+		if st, err = b.tx.Tx.Prepare(b.head + row + strings.Repeat(","+row, rows-1)); err != nil {
+			return err
+		}
+		b.stmts[rows] = st
+	}
+	_, err := st.Exec(b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+func (b *bulkInsert) close() {
+	for _, st := range b.stmts {
+		st.Close()
+	}
 }

@@ -146,6 +146,7 @@ func (t *Team) open(opts Options) error {
 		Notify: t.Notify}
 	if cfg.Settings.Skills.Enabled {
 		t.skills = skills.OptionsFrom(cfg.Settings.Skills)
+		t.skills.OnlyChanges = true // the log counts new and reopened candidates only
 		qopts.OnReport = func(store.Task) {
 			select {
 			case t.scanWanted <- struct{}{}:
