@@ -34,7 +34,7 @@ type fullTasks struct {
 	tagOff    []uint32
 	tagBuf    []uint64
 	setOff    []uint32
-	setBuf    []int32 // token numbers, first seen first
+	setBuf    []int32 // token numbers, first seen first; after mineAll, ranks
 	prop      map[int32]store.Proposal
 	keys      map[uint64]string // group keys of titles, tags and proposals
 	// tokens, by number
@@ -290,6 +290,13 @@ func (f *fullBuild) mineAll() {
 	for r, t := range order {
 		f.rank[t] = int32(r)
 	}
+	// From here on the sets hold ranks, ascending.
+	for i := range h.setBuf {
+		h.setBuf[i] = f.rank[h.setBuf[i]]
+	}
+	for i := 0; i < h.n; i++ {
+		slices.Sort(h.set(i))
+	}
 
 	// Near-duplicates among the finished tasks.
 	var pos []int32
@@ -300,17 +307,12 @@ func (f *fullBuild) mineAll() {
 			sets = append(sets, h.set(i))
 		}
 	}
-	freq := make([]int32, len(h.tokHash))
-	for _, s := range sets {
-		for _, t := range s {
-			freq[t]++
-		}
-	}
 	var progress func(done, total int)
 	if f.o.Progress != nil {
 		progress = func(done, total int) { f.o.Progress("comparing", done, total) }
 	}
-	uf := clusterSimilar(sets, freq, f.o.Similarity, progress)
+	uf := clusterRanked(sets, f.o.Similarity, f.o.workers, progress)
+	sets = nil
 	// Cluster ids are numbered in the order of their first tasks.
 	h.cluster = make([]uint64, h.n)
 	ids := map[int32]uint64{}
@@ -838,9 +840,8 @@ func (f *fullBuild) distillInput(v *store.MineView, o *output) (*distillInput, e
 func (f *fullBuild) orders(i int) []uint64 {
 	set := f.h.set(i)
 	out := make([]uint64, len(set))
-	for k, tok := range set {
-		out[k] = orderBase + uint64(f.rank[tok])
+	for k, r := range set {
+		out[k] = orderBase + uint64(r)
 	}
-	slices.Sort(out)
 	return out
 }

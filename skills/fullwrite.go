@@ -210,8 +210,28 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 			return err
 		}
 	}
+	links := f.links()
 	return tx.PutSorted(func(put func(k, v []byte) error) error {
-		// g: groups, by id.
+		// g: groups, by page.
+		byPage := map[uint16][]uint64{}
+		for gid := range f.groups {
+			byPage[groupPage(gid)] = append(byPage[groupPage(gid)], gid)
+		}
+		pages := make([]uint16, 0, len(byPage))
+		for p := range byPage {
+			pages = append(pages, p)
+		}
+		slices.Sort(pages)
+		for _, p := range pages {
+			ids := byPage[p]
+			slices.Sort(ids)
+			val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, links[gid])) })
+			if err := put(groupPageKey(p), val); err != nil {
+				return err
+			}
+		}
+		// l: member lists of the groups too large to keep them in their
+		// entry.
 		gids := make([]uint64, 0, len(f.groups))
 		for gid := range f.groups {
 			gids = append(gids, gid)
@@ -219,25 +239,7 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 		slices.Sort(gids)
 		for _, gid := range gids {
 			g := f.groups[gid]
-			row := &group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]]}
-			if gidKind(gid) != gidCluster {
-				row.key = h.keys[gid]
-			}
-			if gidKind(gid) == gidProposal {
-				p := h.prop[g.latest]
-				row.latest, row.name, row.doc = h.seq[g.latest], p.Name, p.Description
-			}
-			if g.out != nil {
-				row.out = g.out.hash
-			}
-			if err := put(key1(keyGroup, gid), encodeGroup(row)); err != nil {
-				return err
-			}
-		}
-		// l: member lists of the groups of two or more.
-		for _, gid := range gids {
-			g := f.groups[gid]
-			if len(g.members) < 2 {
+			if len(g.members) <= inlineMembers {
 				continue
 			}
 			seqs := make([]int64, len(g.members))
@@ -286,19 +288,32 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 		if err := f.writeRecords(put); err != nil {
 			return err
 		}
-		// t: tokens.
+		// t: tokens, by page.
 		toks := make([]int32, len(h.tokHash))
 		for i := range toks {
 			toks[i] = int32(i)
 		}
 		sort.Slice(toks, func(a, b int) bool { return h.tokHash[toks[a]] < h.tokHash[toks[b]] })
-		for _, t := range toks {
-			e := enc{}
-			e.u(orderBase + uint64(f.rank[t]))
-			e.u(uint64(h.tokCount[t]))
-			if err := put(key1(keyToken, h.tokHash[t]), e.b); err != nil {
+		for start := 0; start < len(toks); {
+			page := byte(h.tokHash[toks[start]] >> 56)
+			end := start
+			for end < len(toks) && byte(h.tokHash[toks[end]]>>56) == page {
+				end++
+			}
+			ids := make([]uint64, 0, end-start)
+			byHash := map[uint64]int32{}
+			for _, t := range toks[start:end] {
+				ids = append(ids, h.tokHash[t])
+				byHash[h.tokHash[t]] = t
+			}
+			val := encodePage[token](ids, func(hash uint64) []byte {
+				t := byHash[hash]
+				return encodeToken(token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
+			})
+			if err := put([]byte{keyToken, page}, val); err != nil {
 				return err
 			}
+			start = end
 		}
 		// u: the orphans.
 		ids := make([]string, 0, len(orphans))
@@ -311,9 +326,32 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 				return err
 			}
 		}
-		// x and y: the tasks groups share.
-		return f.writeLinks(put)
+		return nil
 	})
+}
+
+// row is the stored form of a group of the full scan.
+func (f *fullBuild) row(gid uint64, links map[uint64]int) *group {
+	h := f.h
+	g := f.groups[gid]
+	row := &group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]], links: links}
+	if gidKind(gid) != gidCluster {
+		row.key = h.keys[gid]
+	}
+	if gidKind(gid) == gidProposal {
+		p := h.prop[g.latest]
+		row.latest, row.name, row.doc = h.seq[g.latest], p.Name, p.Description
+	}
+	if g.out != nil {
+		row.out = g.out.hash
+	}
+	if len(g.members) <= inlineMembers {
+		row.inline = make([]int64, len(g.members))
+		for i, m := range g.members {
+			row.inline[i] = h.seq[m]
+		}
+	}
+	return row
 }
 
 func orphanKey(seq int64, id string) []byte {
@@ -427,16 +465,11 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 	// that the whole index is never held as structs.
 	count := make([]int32, len(h.tokHash)+1)
 	each := func(fn func(i int, ranks []int32)) {
-		var ranks []int32
 		for i := 0; i < h.n; i++ {
 			if h.status[i] == codeOpen || len(h.set(i)) < 2 {
 				continue
 			}
-			ranks = ranks[:0]
-			for _, tok := range h.set(i) {
-				ranks = append(ranks, f.rank[tok])
-			}
-			slices.Sort(ranks)
+			ranks := h.set(i)
 			p, _ := prefixLen(len(ranks), t)
 			fn(i, ranks[:p])
 		}
@@ -473,13 +506,25 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 	return nil
 }
 
-// writeLinks writes how many finished tasks each title group shares with
-// each cluster of two or more, and each proposal with each title group
-// and cluster.
-func (f *fullBuild) writeLinks(put func(k, v []byte) error) error {
+// links counts how many finished tasks each title group shares with each
+// cluster of two or more, and each proposal with each title group and
+// cluster, both ways.
+func (f *fullBuild) links() map[uint64]map[uint64]int {
 	h := f.h
-	type pair struct{ a, b uint64 }
-	links := map[pair]uint64{}
+	out := map[uint64]map[uint64]int{}
+	add := func(a, b uint64) {
+		if a == 0 || b == 0 {
+			return
+		}
+		for _, p := range [][2]uint64{{a, b}, {b, a}} {
+			m := out[p[0]]
+			if m == nil {
+				m = map[uint64]int{}
+				out[p[0]] = m
+			}
+			m[p[1]]++
+		}
+	}
 	for i := 0; i < h.n; i++ {
 		if h.status[i] == codeOpen {
 			continue
@@ -491,40 +536,9 @@ func (f *fullBuild) writeLinks(put func(k, v []byte) error) error {
 		if p, ok := h.prop[int32(i)]; ok {
 			prop = keyGID(gidProposal, proposalKey(p.Name))
 		}
-		for _, l := range [][2]uint64{{title, cl}, {prop, title}, {prop, cl}} {
-			if l[0] != 0 && l[1] != 0 {
-				links[pair{l[0], l[1]}]++
-			}
-		}
+		add(title, cl)
+		add(prop, title)
+		add(prop, cl)
 	}
-	ps := make([]pair, 0, len(links))
-	for p := range links {
-		ps = append(ps, p)
-	}
-	for _, rev := range []bool{false, true} {
-		kind := byte(keyLink)
-		if rev {
-			kind = keyLinkRev
-		}
-		sort.Slice(ps, func(i, j int) bool {
-			a, b := ps[i], ps[j]
-			if rev {
-				a, b = pair{a.b, a.a}, pair{b.b, b.a}
-			}
-			if a.a != b.a {
-				return a.a < b.a
-			}
-			return a.b < b.b
-		})
-		for _, p := range ps {
-			a, b := p.a, p.b
-			if rev {
-				a, b = b, a
-			}
-			if err := put(key2(kind, a, b), binary.AppendUvarint(nil, links[p])); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return out
 }

@@ -264,7 +264,7 @@ func (m *miner) readNew() error {
 			fin = append(fin, n.r.seq)
 		}
 		for _, t := range n.toks {
-			keys = append(keys, key1(keyToken, t))
+			keys = append(keys, tokenPageKey(t))
 		}
 	}
 	props, err := m.tx.Proposals(fin)
@@ -274,35 +274,23 @@ func (m *miner) readNew() error {
 	if err := m.kv.prefetch(keys); err != nil {
 		return err
 	}
-	type tok struct{ order, count uint64 }
-	toks := map[uint64]*tok{}
 	for _, n := range news {
 		k := m.cur.count
 		limit := commonLimit(k)
 		for _, h := range n.toks {
-			t := toks[h]
-			if t == nil {
-				t = &tok{}
-				v, err := m.kv.get(key1(keyToken, h))
-				if err != nil {
-					return err
-				}
-				if v == nil {
-					t.order = m.orders
-					m.orders--
-				} else {
-					d := dec{b: v}
-					t.order, t.count = d.u(), d.u()
-					if err := d.check("token"); err != nil {
-						return err
-					}
-				}
-				toks[h] = t
+			t, ok, err := m.s.token(h)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				t.order = m.orders
+				m.orders--
 			}
 			if int64(t.count) <= limit {
 				n.r.set = append(n.r.set, t.order)
 			}
 			t.count++
+			m.s.putToken(h, t)
 		}
 		slices.Sort(n.r.set)
 		if p, ok := props[n.r.seq]; ok && n.r.status != codeOpen {
@@ -310,12 +298,6 @@ func (m *miner) readNew() error {
 		}
 		m.cur.count++
 		m.after[n.r.seq] = n.r
-	}
-	for h, t := range toks {
-		e := enc{}
-		e.u(t.order)
-		e.u(t.count)
-		m.kv.put(key1(keyToken, h), e.b)
 	}
 	return nil
 }

@@ -14,13 +14,11 @@ import (
 // Keys start with one byte saying what they hold:
 const (
 	keyMeta    = 'm' // m NAME → a value (see the meta* names)
-	keyToken   = 't' // t HASH → the token's order and the tasks that held it
+	keyToken   = 't' // t PAGE → tokens: their order, the tasks that held them
 	keyRecords = 'r' // r CHUNK → the records of 256 tasks (seq>>recordShift = CHUNK)
-	keyGroup   = 'g' // g GID → a group (title, tag, proposal or cluster)
-	keyList    = 'l' // l GID START → a chunk of a group's finished members (seqs)
+	keyGroup   = 'g' // g PAGE → groups (title, tag, proposal or cluster)
+	keyList    = 'l' // l GID START → a chunk of a large group's finished members (seqs)
 	keyPosting = 'p' // p ORDER START → a chunk of the similarity index
-	keyLink    = 'x' // x GID GID → finished tasks the two groups share
-	keyLinkRev = 'y' // y GID GID → the same, the other way round
 	keyOutput  = 'o' // o HASH → a settled group (one candidate each)
 	keyContent = 'c' // c HASH → the text distilled for a settled group
 	keyOrphan  = 'q' // q SEQ CANDIDATE → a title or similar candidate whose group is gone holds the task

@@ -197,7 +197,16 @@ type group struct {
 	// out is the settled group it belongs to (a hash of its key), 0 when
 	// it is in none.
 	out uint64
+	// links are the groups it shares finished tasks with (title groups
+	// with clusters of two or more, proposals with both), and how many.
+	links map[uint64]int
+	// inline holds the members of a group of up to inlineMembers; a
+	// larger group keeps them in chunks (keyList).
+	inline []int64
 }
+
+// inlineMembers is the most members a group keeps in its own entry.
+const inlineMembers = 64
 
 func encodeGroup(g *group) []byte {
 	e := enc{}
@@ -210,6 +219,22 @@ func encodeGroup(g *group) []byte {
 	e.s(g.name)
 	e.s(g.doc)
 	e.u(g.out)
+	ls := make([]uint64, 0, len(g.links))
+	for l := range g.links {
+		ls = append(ls, l)
+	}
+	slices.Sort(ls)
+	e.u(uint64(len(ls)))
+	for _, l := range ls {
+		e.u(l)
+		e.u(uint64(g.links[l]))
+	}
+	e.u(uint64(len(g.inline)))
+	prev := int64(0)
+	for _, q := range g.inline {
+		e.u(uint64(q - prev))
+		prev = q
+	}
 	return e.b
 }
 
@@ -225,7 +250,76 @@ func decodeGroup(gid uint64, b []byte) (*group, error) {
 	g.name = d.s()
 	g.doc = d.s()
 	g.out = d.u()
+	if n := d.u(); n > 0 && d.err == nil {
+		g.links = make(map[uint64]int, n)
+		for ; n > 0; n-- {
+			l := d.u()
+			g.links[l] = int(d.u())
+		}
+	}
+	if n := d.u(); n > 0 && d.err == nil {
+		g.inline = make([]int64, n)
+		prev := int64(0)
+		for i := range g.inline {
+			prev += int64(d.u())
+			g.inline[i] = prev
+		}
+	}
 	return g, d.check("group")
+}
+
+// Groups are kept in pages (keyGroup, then the page), many to a row: a
+// large history has hundreds of thousands of title groups, most of one
+// or two tasks. The page is the kind and twelve bits of a hash of the id.
+func groupPage(gid uint64) uint16 {
+	return uint16(gid>>60)<<12 | uint16(mix64(gid)>>52)
+}
+
+func groupPageKey(page uint16) []byte { return []byte{keyGroup, byte(page >> 8), byte(page)} }
+
+// Tokens are kept in 256 pages, by the top byte of their hash.
+func tokenPageKey(h uint64) []byte { return []byte{keyToken, byte(h >> 56)} }
+
+// A page is its entries by id, ascending: the id (8 bytes), the length of
+// the value, the value.
+func encodePage[V any](ids []uint64, val func(uint64) []byte) []byte {
+	var b []byte
+	for _, id := range ids {
+		v := val(id)
+		b = binary.BigEndian.AppendUint64(b, id)
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+func decodePage(b []byte, fn func(id uint64, v []byte) error) error {
+	for len(b) > 0 {
+		if len(b) < 9 {
+			return errCorrupt
+		}
+		id := binary.BigEndian.Uint64(b)
+		n, k := binary.Uvarint(b[8:])
+		if k <= 0 || uint64(len(b)-8-k) < n {
+			return errCorrupt
+		}
+		v := b[8+k : 8+k+int(n)]
+		if err := fn(id, v); err != nil {
+			return err
+		}
+		b = b[8+k+int(n):]
+	}
+	return nil
+}
+
+// token is a token's order in the index and how many tasks held it.
+type token struct{ order, count uint64 }
+
+func encodeToken(t token) []byte {
+	e := enc{}
+	e.u(t.order)
+	e.u(t.count)
+	return e.b
 }
 
 // A member list or a posting list is kept in chunks of up to listChunk

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -103,55 +104,68 @@ func errorsOr(err, other error) error {
 	return other
 }
 
-// addMember puts seq in g's list; a group of one keeps none.
+// addMember puts seq among g's members: in its entry while they are few,
+// in chunks once there are more.
 func (m *miner) addMember(g *group, seq int64) error {
-	switch g.size {
-	case 0:
-		g.size, g.first = 1, seq
-		return nil
-	case 1:
-		if err := m.s.memberList(g.gid).edit([]int64{g.first, seq}, nil); err != nil {
-			return err
-		}
-	default:
-		if err := m.s.memberList(g.gid).edit([]int64{seq}, nil); err != nil {
-			return err
-		}
-	}
 	g.size++
-	g.first = min(g.first, seq)
-	return nil
+	if g.size == 1 || seq < g.first {
+		g.first = seq
+	}
+	switch {
+	case g.size <= inlineMembers:
+		i, _ := slices.BinarySearch(g.inline, seq)
+		g.inline = slices.Insert(g.inline, i, seq)
+		return nil
+	case g.size == inlineMembers+1:
+		ms := append(append([]int64(nil), g.inline...), seq)
+		slices.Sort(ms)
+		g.inline = nil
+		return m.s.memberList(g.gid).edit(ms, nil)
+	}
+	return m.s.memberList(g.gid).edit([]int64{seq}, nil)
 }
 
+// removeMember takes seq out of g's members.
 func (m *miner) removeMember(g *group, seq int64) error {
-	switch g.size {
-	case 0:
+	if g.size == 0 {
 		return errCorrupt
-	case 1:
-		g.size, g.first = 0, 0
-		return nil
-	case 2:
-		ms, err := m.s.members(g)
+	}
+	g.size--
+	switch {
+	case g.size < inlineMembers:
+		i, ok := slices.BinarySearch(g.inline, seq)
+		if !ok {
+			return errCorrupt
+		}
+		g.inline = slices.Delete(g.inline, i, i+1)
+	case g.size == inlineMembers:
+		l := m.s.memberList(g.gid)
+		ms, err := l.all()
 		if err != nil {
 			return err
 		}
-		if err := m.s.memberList(g.gid).drop(); err != nil {
+		if err := l.drop(); err != nil {
 			return err
 		}
-		g.size = 1
-		for _, q := range ms {
-			if q != seq {
-				g.first = q
-			}
+		i, ok := slices.BinarySearch(ms, seq)
+		if !ok {
+			return errCorrupt
 		}
+		g.inline = slices.Delete(ms, i, i+1)
+	default:
+		if err := m.s.memberList(g.gid).edit(nil, []int64{seq}); err != nil {
+			return err
+		}
+	}
+	if g.size == 0 {
+		g.first = 0
 		return nil
 	}
-	l := m.s.memberList(g.gid)
-	if err := l.edit(nil, []int64{seq}); err != nil {
-		return err
-	}
-	g.size--
 	if seq == g.first {
+		if g.size <= inlineMembers {
+			g.first = g.inline[0]
+			return nil
+		}
 		var first int64
 		err := m.kv.scan(key2(keyList, g.gid, 0), key2(keyList, g.gid+1, 0), false, func(k, v []byte) bool {
 			seqs, err := decodeSeqs(int64(beUint64(k[9:])), v)
@@ -168,54 +182,42 @@ func (m *miner) removeMember(g *group, seq int64) error {
 	return nil
 }
 
-// addLink changes how many finished tasks groups a and b share.
+// addLink changes how many finished tasks groups a and b share. Both
+// must exist; neither is marked changed by it.
 func (m *miner) addLink(a, b uint64, delta int) error {
 	if a == 0 || b == 0 || delta == 0 {
 		return nil
 	}
-	k := key2(keyLink, a, b)
-	v, err := m.kv.get(k)
-	if err != nil {
-		return err
-	}
-	n := int64(0)
-	if v != nil {
-		d := dec{b: v}
-		n = int64(d.u())
-		if err := d.check("link"); err != nil {
+	for _, p := range [][2]uint64{{a, b}, {b, a}} {
+		g, err := m.s.group(p[0])
+		if err != nil {
 			return err
 		}
+		if g == nil {
+			return errCorrupt
+		}
+		if g.links == nil {
+			g.links = map[uint64]int{}
+		}
+		g.links[p[1]] += delta
+		switch n := g.links[p[1]]; {
+		case n < 0:
+			return errCorrupt
+		case n == 0:
+			delete(g.links, p[1])
+		}
+		m.s.putGroup(g)
 	}
-	n += int64(delta)
-	if n < 0 {
-		return errCorrupt
-	}
-	if n == 0 {
-		m.kv.del(k)
-		m.kv.del(key2(keyLinkRev, b, a))
-		return nil
-	}
-	e := enc{}
-	e.u(uint64(n))
-	m.kv.put(k, e.b)
-	m.kv.put(key2(keyLinkRev, b, a), e.b)
 	return nil
 }
 
 // links returns the groups gid shares finished tasks with, and how many.
 func (m *miner) links(gid uint64) (map[uint64]int, error) {
-	out := map[uint64]int{}
-	for _, kind := range []byte{keyLink, keyLinkRev} {
-		err := m.kv.scan(key2(kind, gid, 0), key2(kind, gid+1, 0), false, func(k, v []byte) bool {
-			d := dec{b: v}
-			out[beUint64(k[9:])] = int(d.u())
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+	g, err := m.s.group(gid)
+	if err != nil || g == nil {
+		return nil, err
 	}
-	return out, nil
+	return maps.Clone(g.links), nil
 }
 
 // dropLinks removes every link of cluster c.
@@ -224,9 +226,10 @@ func (m *miner) dropLinks(c uint64) error {
 	if err != nil {
 		return err
 	}
-	for other := range ls {
-		m.kv.del(key2(keyLinkRev, c, other))
-		m.kv.del(key2(keyLink, other, c))
+	for other, n := range ls {
+		if err := m.addLink(other, c, -n); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -261,7 +264,7 @@ func (m *miner) clusterRow(c uint64, member *record) (*group, error) {
 	if g != nil {
 		return g, nil
 	}
-	g = &group{gid: c, size: 1, first: member.seq}
+	g = &group{gid: c, size: 1, first: member.seq, inline: []int64{member.seq}}
 	if member.status == codeDone {
 		g.done = 1
 	}
@@ -293,13 +296,21 @@ func (m *miner) union(a uint64, ma *record, b uint64, mb *record) error {
 	if gb.size > ga.size || (gb.size == ga.size && rb < ra) {
 		ga, gb, ma, mb = gb, ga, mb, ma
 	}
-	m.markDirty(ga.gid, m.s.groups[ga.gid])
-	m.markDirty(gb.gid, m.s.groups[gb.gid])
+	for _, g := range []uint64{ga.gid, gb.gid} {
+		row, err := m.s.group(g)
+		if err != nil {
+			return err
+		}
+		m.markDirty(g, row)
+	}
 	// The members of the absorbed cluster move.
 	absorbed, err := m.s.members(gb)
 	if err != nil {
 		return err
 	}
+	absorbed = slices.Clone(absorbed)
+	m.s.putGroup(ga)
+	m.s.putGroup(gb)
 	if ga.size == 1 {
 		// A cluster of one had no links yet.
 		if err := m.addClusterLinks(ga.gid, ma, 1); err != nil {
@@ -323,10 +334,13 @@ func (m *miner) union(a uint64, ma *record, b uint64, mb *record) error {
 				return err
 			}
 		}
-		if err := m.s.memberList(gb.gid).drop(); err != nil {
-			return err
+		if gb.size > inlineMembers {
+			if err := m.s.memberList(gb.gid).drop(); err != nil {
+				return err
+			}
 		}
 	}
+	m.s.putGroup(ga)
 	for _, q := range absorbed {
 		if err := m.addMember(ga, q); err != nil {
 			return err
@@ -373,18 +387,33 @@ func (m *miner) regroup() error {
 		}
 	}
 	m.oldRoot = oldRoot
-	// Out of the groups first, then in.
+	// Out of the groups first, then in; the links between groups before
+	// the groups, which may go.
 	removed := map[uint64][]*record{}
 	for _, q := range seqs {
 		b := m.before[q]
 		if b == nil || !b.finishedOK() {
 			continue
 		}
-		if err := m.leaveAll(b); err != nil {
+		if err := m.addLink(b.prop, b.title, -1); err != nil {
 			return err
 		}
 		if r, ok := oldRoot[q]; ok {
 			removed[r] = append(removed[r], b)
+			if g, err := m.s.group(r); err != nil {
+				return err
+			} else if g != nil {
+				if err := m.addClusterLinks(r, b, -1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, q := range seqs {
+		if b := m.before[q]; b != nil && b.finishedOK() {
+			if err := m.leaveAll(b); err != nil {
+				return err
+			}
 		}
 	}
 	roots := make([]uint64, 0, len(removed))
@@ -443,9 +472,6 @@ func (m *miner) leaveAll(r *record) error {
 	}
 	if r.prop != 0 {
 		if err := m.leave(r.prop, r); err != nil {
-			return err
-		}
-		if err := m.addLink(r.prop, r.title, -1); err != nil {
 			return err
 		}
 	}
@@ -521,11 +547,6 @@ func (m *miner) shrink(c uint64, gone []*record) error {
 	isGone := map[int64]bool{}
 	for _, r := range gone {
 		isGone[r.seq] = true
-		if g.size >= 2 {
-			if err := m.addClusterLinks(c, r, -1); err != nil {
-				return err
-			}
-		}
 	}
 	var left []*record
 	for _, q := range ms {
@@ -538,12 +559,15 @@ func (m *miner) shrink(c uint64, gone []*record) error {
 		}
 		left = append(left, r)
 	}
-	if err := m.s.memberList(c).drop(); err != nil {
-		return err
+	if g.size > inlineMembers {
+		if err := m.s.memberList(c).drop(); err != nil {
+			return err
+		}
 	}
 	if err := m.dropLinks(c); err != nil {
 		return err
 	}
+	g.size, g.inline, g.done = 0, nil, 0
 	if len(left) <= 1 {
 		// Nothing, or a cluster of one, which needs no row: its member's
 		// references still lead here.
@@ -595,7 +619,11 @@ func (m *miner) shrink(c uint64, gone []*record) error {
 			}
 			continue
 		}
-		ng := &group{gid: id, size: 0}
+		ng := &group{gid: id}
+		if id == c {
+			ng = g
+		}
+		m.s.putGroup(ng)
 		for _, r := range part {
 			if err := m.addMember(ng, r.seq); err != nil {
 				return err

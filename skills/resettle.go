@@ -278,27 +278,26 @@ func (m *miner) describe(o *output, gid uint64) error {
 // tagGroups are every tag group, by id.
 func (m *miner) tagGroups() ([]*group, error) {
 	m.s.flush()
-	var out []*group
-	var derr error
-	err := m.kv.scan(key1(keyGroup, gidTag<<60), key1(keyGroup, (gidTag+1)<<60), false, func(k, v []byte) bool {
-		g, err := decodeGroup(beUint64(k[1:]), v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		out = append(out, g)
+	var pages []uint16
+	err := m.kv.scan(groupPageKey(gidTag<<12), groupPageKey((gidTag+1)<<12), false, func(k, _ []byte) bool {
+		pages = append(pages, uint16(k[1])<<8|uint16(k[2]))
 		return true
 	})
-	if err == nil {
-		err = derr
+	if err != nil {
+		return nil, err
 	}
-	for i, g := range out {
-		// The decoded copies must be the state's own.
-		if sg, err := m.s.group(g.gid); err == nil && sg != nil {
-			out[i] = sg
+	var out []*group
+	for _, p := range pages {
+		pg, err := m.s.page(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range pg {
+			out = append(out, g)
 		}
 	}
-	return out, err
+	sort.Slice(out, func(i, j int) bool { return out[i].gid < out[j].gid })
+	return out, nil
 }
 
 // settleTags decides again which tag groups stand for a candidate: those

@@ -6,18 +6,22 @@ import (
 )
 
 // state reads and changes the mining state through a kv cache: task
-// records by chunk, groups, member lists and the similarity index.
+// records by chunk, groups and tokens by page, member lists and the
+// similarity index.
 type state struct {
 	kv      *kv
 	records map[int64][]*record // decoded record chunks, by chunk number
 	dirtyR  map[int64]bool
-	groups  map[uint64]*group // nil: no such group
-	dirtyG  map[uint64]bool
+	pages   map[uint16]map[uint64]*group // decoded group pages
+	dirtyP  map[uint16]bool
+	tokens  map[byte]map[uint64]token // decoded token pages
+	dirtyT  map[byte]bool
 }
 
 func newState(c *kv) *state {
 	return &state{kv: c, records: map[int64][]*record{}, dirtyR: map[int64]bool{},
-		groups: map[uint64]*group{}, dirtyG: map[uint64]bool{}}
+		pages: map[uint16]map[uint64]*group{}, dirtyP: map[uint16]bool{},
+		tokens: map[byte]map[uint64]token{}, dirtyT: map[byte]bool{}}
 }
 
 func (s *state) chunk(c int64) ([]*record, error) {
@@ -90,45 +94,95 @@ func (s *state) putRecord(r *record) error {
 	return nil
 }
 
-func (s *state) group(gid uint64) (*group, error) {
-	if g, ok := s.groups[gid]; ok {
-		return g, nil
+func (s *state) page(p uint16) (map[uint64]*group, error) {
+	if pg, ok := s.pages[p]; ok {
+		return pg, nil
 	}
-	val, err := s.kv.get(key1(keyGroup, gid))
+	val, err := s.kv.get(groupPageKey(p))
 	if err != nil {
 		return nil, err
 	}
-	var g *group
-	if val != nil {
-		if g, err = decodeGroup(gid, val); err != nil {
-			return nil, err
-		}
+	pg := map[uint64]*group{}
+	err = decodePage(val, func(id uint64, v []byte) error {
+		g, err := decodeGroup(id, v)
+		pg[id] = g
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	s.groups[gid] = g
-	return g, nil
+	s.pages[p] = pg
+	return pg, nil
+}
+
+// group returns the group with id gid, nil if there is none.
+func (s *state) group(gid uint64) (*group, error) {
+	pg, err := s.page(groupPage(gid))
+	if err != nil {
+		return nil, err
+	}
+	return pg[gid], nil
 }
 
 func (s *state) prefetchGroups(gids []uint64) error {
 	var keys [][]byte
 	for _, g := range gids {
-		if _, ok := s.groups[g]; !ok {
-			keys = append(keys, key1(keyGroup, g))
+		if _, ok := s.pages[groupPage(g)]; !ok {
+			keys = append(keys, groupPageKey(groupPage(g)))
 		}
 	}
 	return s.kv.prefetch(keys)
 }
 
 func (s *state) putGroup(g *group) {
-	s.groups[g.gid] = g
-	s.dirtyG[g.gid] = true
+	p := groupPage(g.gid)
+	if _, err := s.page(p); err != nil {
+		// Unreadable: put it in a fresh page; the write fails later, or the
+		// page was never there.
+		s.pages[p] = map[uint64]*group{}
+	}
+	s.pages[p][g.gid] = g
+	s.dirtyP[p] = true
 }
 
 func (s *state) dropGroup(gid uint64) {
-	s.groups[gid] = nil
-	s.dirtyG[gid] = true
+	p := groupPage(gid)
+	if pg, err := s.page(p); err == nil {
+		delete(pg, gid)
+	}
+	s.dirtyP[p] = true
 }
 
-// flush writes the changed records and groups into the cache.
+// token returns a token by hash; ok is false for a token never seen.
+func (s *state) token(h uint64) (token, bool, error) {
+	b := byte(h >> 56)
+	pg, ok := s.tokens[b]
+	if !ok {
+		val, err := s.kv.get(tokenPageKey(h))
+		if err != nil {
+			return token{}, false, err
+		}
+		pg = map[uint64]token{}
+		err = decodePage(val, func(id uint64, v []byte) error {
+			d := dec{b: v}
+			pg[id] = token{order: d.u(), count: d.u()}
+			return d.check("token")
+		})
+		if err != nil {
+			return token{}, false, err
+		}
+		s.tokens[b] = pg
+	}
+	t, ok := pg[h]
+	return t, ok, nil
+}
+
+func (s *state) putToken(h uint64, t token) {
+	s.tokens[byte(h>>56)][h] = t
+	s.dirtyT[byte(h>>56)] = true
+}
+
+// flush writes the changed records, groups and tokens into the cache.
 func (s *state) flush() {
 	for c := range s.dirtyR {
 		var b []byte
@@ -142,46 +196,51 @@ func (s *state) flush() {
 		}
 	}
 	s.dirtyR = map[int64]bool{}
-	for gid := range s.dirtyG {
-		if g := s.groups[gid]; g != nil {
-			s.kv.put(key1(keyGroup, gid), encodeGroup(g))
-		} else {
-			s.kv.del(key1(keyGroup, gid))
+	for p := range s.dirtyP {
+		pg := s.pages[p]
+		ids := make([]uint64, 0, len(pg))
+		for id := range pg {
+			ids = append(ids, id)
 		}
+		slices.Sort(ids)
+		if len(ids) == 0 {
+			s.kv.del(groupPageKey(p))
+			continue
+		}
+		s.kv.put(groupPageKey(p), encodePage[*group](ids, func(id uint64) []byte { return encodeGroup(pg[id]) }))
 	}
-	s.dirtyG = map[uint64]bool{}
+	s.dirtyP = map[uint16]bool{}
+	for b := range s.dirtyT {
+		pg := s.tokens[b]
+		ids := make([]uint64, 0, len(pg))
+		for id := range pg {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		s.kv.put([]byte{keyToken, b}, encodePage[token](ids, func(id uint64) []byte { return encodeToken(pg[id]) }))
+	}
+	s.dirtyT = map[byte]bool{}
 }
 
-// members returns the finished members of a group, ascending. A group of
-// one keeps no list: its member is its first.
+// members returns the finished members of a group, ascending.
 func (s *state) members(g *group) ([]int64, error) {
 	if g == nil || g.size == 0 {
 		return nil, nil
 	}
-	if g.size == 1 {
-		return []int64{g.first}, nil
+	if g.size <= inlineMembers {
+		return g.inline, nil
 	}
-	var out []int64
-	var derr error
-	err := s.kv.scan(key2(keyList, g.gid, 0), key2(keyList, g.gid+1, 0), false, func(k, v []byte) bool {
-		seqs, err := decodeSeqs(int64(binary.BigEndian.Uint64(k[9:])), v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		out = append(out, seqs...)
-		return true
-	})
-	if err == nil {
-		err = derr
-	}
-	return out, err
+	return s.memberList(g.gid).all()
 }
 
 // latestMembers returns up to n of a group's latest members, ascending.
 func (s *state) latestMembers(g *group, n int) ([]int64, error) {
-	if g == nil || g.size <= 1 {
-		return s.members(g)
+	if g == nil || g.size <= inlineMembers {
+		ms, err := s.members(g)
+		if len(ms) > n {
+			ms = ms[len(ms)-n:]
+		}
+		return ms, err
 	}
 	var out []int64
 	var derr error
