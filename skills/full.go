@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"os"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -77,9 +78,18 @@ type rawBatch struct {
 // store is read, and keeps what mining needs.
 func readTasks(v *store.MineView, upto int64, total int, progress func(string, int, int)) (*fullTasks, error) {
 	h := &fullTasks{prop: map[int32]store.Proposal{}, keys: map[uint64]string{}}
-	h.idOff = append(h.idOff, 0)
-	h.tagOff = append(h.tagOff, 0)
-	h.setOff = append(h.setOff, 0)
+	// Sized for the tasks counted: growing them as they fill would hold
+	// up to twice as much for a while.
+	h.seq = make([]int64, 0, total)
+	h.idOff = make([]uint32, 1, total+1)
+	h.idBuf = make([]byte, 0, total*16)
+	h.role = make([]uint16, 0, total)
+	h.status = make([]uint8, 0, total)
+	h.finished = make([]int64, 0, total)
+	h.title = make([]uint64, 0, total)
+	h.tagOff = make([]uint32, 1, total+1)
+	h.setOff = make([]uint32, 1, total+1)
+	h.setBuf = make([]int32, 0, total*12)
 	roleIdx := map[string]uint16{}
 	tokIdx := map[uint64]int32{}
 
@@ -608,8 +618,10 @@ func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
+		debugMem("read")
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()
+		debugMem("mined")
 		oldFP := map[uint64]uint64{}
 		err = v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
 			oldFP[beUint64(k[1:])] = contentFP(val)
@@ -632,6 +644,7 @@ func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
+		debugMem("contents")
 		cs, err := newFullCandidates(v, f)
 		if err != nil {
 			return err
@@ -844,4 +857,13 @@ func (f *fullBuild) orders(i int) []uint64 {
 		out[k] = orderBase + uint64(r)
 	}
 	return out
+}
+
+func debugMem(stage string) {
+	if os.Getenv("SKILLS_DEBUG_MEM") == "" {
+		return
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(os.Stderr, "%s: heap in use %d MiB, sys %d MiB\n", stage, ms.HeapInuse>>20, ms.Sys>>20)
 }

@@ -102,6 +102,12 @@ func overlapFloor(t float64, n, m int) int {
 // sets are independent, so they run on all CPUs. workers > 0 forces how
 // many goroutines share them.
 func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, total int)) unionFind {
+	return clusterRankedList(sets, t, workers, rareList, progress)
+}
+
+// clusterRankedList is clusterRanked with the most sets a rare token may
+// index given (tests).
+func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress func(done, total int)) unionFind {
 	n := len(sets)
 	uf := newUnionFind(n)
 	if n == 0 || t <= 0 || t > 1 {
@@ -156,33 +162,82 @@ func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, t
 		k := min(2, o)
 		return l - o + k, k
 	}
-	// The index: the places of the sets under each token, ascending (a
-	// counting sort by token).
+	// The index. Sets are found under their first tokens; a frequent token
+	// (in many sets' first tokens) would make long lists to read, so when
+	// two shared tokens are needed, a frequent token is only looked up
+	// paired with another of the set's first tokens: the first two tokens
+	// two sets share are both rare (found under each), or make a pair one
+	// of them is frequent in (found under the pair).
 	maxTok := int32(0)
 	for _, i := range distinct {
 		maxTok = max(maxTok, sets[i][len(sets[i])-1])
 	}
-	start := make([]int32, maxTok+2)
+	pairs := t > 0.5 // then every pair of sets needs two shared tokens
+	count := make([]int32, maxTok+2)
 	for _, i := range distinct {
 		p, _ := indexLen(len(sets[i]))
 		for _, tok := range sets[i][:p] {
-			start[tok+1]++
+			count[tok+1]++
 		}
 	}
-	for tok := 1; tok < len(start); tok++ {
-		start[tok] += start[tok-1]
+	isRare := make([]bool, maxTok+1)
+	for tok := range isRare {
+		isRare[tok] = !pairs || int(count[tok+1]) <= rareMax
+	}
+	rare := func(tok int32) bool { return isRare[tok] }
+	start := make([]int32, maxTok+2)
+	for tok := int32(0); tok <= maxTok; tok++ {
+		start[tok+1] = start[tok]
+		if rare(tok) {
+			start[tok+1] += count[tok+1]
+		}
 	}
 	entries := make([]int32, start[len(start)-1])
 	next := append([]int32(nil), start[:len(start)-1]...)
+	// The pairs, by their first token (the rarer); under it, the second
+	// token and the set in one number, sorted.
+	pairFirst := make([]int32, maxTok+2)
+	eachPair := func(fn func(a, b int32, p int32)) {
+		for p, i := range distinct {
+			ip, _ := indexLen(len(sets[i]))
+			pre := sets[i][:ip]
+			for a, tok := range pre {
+				for _, tok2 := range pre[a+1:] {
+					if !rare(tok) || !rare(tok2) {
+						fn(tok, tok2, int32(p))
+					}
+				}
+			}
+		}
+	}
 	for p, i := range distinct {
 		ip, _ := indexLen(len(sets[i]))
 		for _, tok := range sets[i][:ip] {
-			entries[next[tok]] = int32(p)
-			next[tok]++
+			if rare(tok) {
+				entries[next[tok]] = int32(p)
+				next[tok]++
+			}
 		}
 	}
-	next = nil
+	var pairEntries []uint64
+	if pairs {
+		eachPair(func(a, _ int32, _ int32) { pairFirst[a+1]++ })
+		for tok := 1; tok < len(pairFirst); tok++ {
+			pairFirst[tok] += pairFirst[tok-1]
+		}
+		pairEntries = make([]uint64, pairFirst[len(pairFirst)-1])
+		fill := append([]int32(nil), pairFirst[:len(pairFirst)-1]...)
+		eachPair(func(a, b int32, p int32) {
+			pairEntries[fill[a]] = uint64(uint32(b))<<32 | uint64(uint32(p))
+			fill[a]++
+		})
+		for tok := 0; tok+1 < len(pairFirst); tok++ {
+			slices.Sort(pairEntries[pairFirst[tok]:pairFirst[tok+1]])
+		}
+	}
+	next, count = nil, nil
 
+	debugMem("join index")
 	if workers <= 0 {
 		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
 	}
@@ -199,6 +254,12 @@ func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, t
 			defer wg.Done()
 			count := make([]int32, m)
 			var touched []int32
+			hit := func(py int32, n int32) {
+				if count[py] == 0 {
+					touched = append(touched, py)
+				}
+				count[py] += n
+			}
 			for {
 				lo := cur.Add(chunk) - chunk
 				if lo >= int64(m) {
@@ -211,17 +272,50 @@ func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, t
 					pp, kx := probeLen(lx)
 					minLen := int(math.Ceil(t*float64(lx) - 1e-9))
 					from := firstOfLen[min(minLen, maxLen+1)]
-					for _, tok := range x[:pp] {
-						list := entries[start[tok]:start[tok+1]]
-						a := sort.Search(len(list), func(i int) bool { return list[i] >= from })
-						for _, py := range list[a:] {
-							if py >= px {
-								break
+					pre := x[:pp]
+					for a, tok := range pre {
+						if rare(tok) {
+							list := entries[start[tok]:start[tok+1]]
+							k, hi := 0, len(list)
+							for k < hi {
+								mid := int(uint(k+hi) >> 1)
+								if list[mid] < from {
+									k = mid + 1
+								} else {
+									hi = mid
+								}
 							}
-							if count[py] == 0 {
-								touched = append(touched, py)
+							for _, py := range list[k:] {
+								if py >= px {
+									break
+								}
+								hit(py, 1)
 							}
-							count[py]++
+						}
+						if !pairs {
+							continue
+						}
+						for _, tok2 := range pre[a+1:] {
+							if rare(tok) && rare(tok2) {
+								continue
+							}
+							bucket := pairEntries[pairFirst[tok]:pairFirst[tok+1]]
+							want := uint64(uint32(tok2))<<32 | uint64(uint32(from))
+							lo, hi := 0, len(bucket)
+							for lo < hi {
+								mid := int(uint(lo+hi) >> 1)
+								if bucket[mid] < want {
+									lo = mid + 1
+								} else {
+									hi = mid
+								}
+							}
+							for _, e := range bucket[lo:] {
+								if int32(e>>32) != tok2 || int32(uint32(e)) >= px {
+									break
+								}
+								hit(int32(uint32(e)), 2)
+							}
 						}
 					}
 					for _, py := range touched {
@@ -272,6 +366,10 @@ func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, t
 	}
 	return uf
 }
+
+// rareList is the most sets a token may index and still be looked up
+// alone; a more frequent one is only looked up paired.
+const rareList = 16
 
 // waitTick paces the progress reports of a long join.
 func waitTick() <-chan time.Time { return time.After(100 * time.Millisecond) }

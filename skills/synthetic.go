@@ -52,6 +52,18 @@ func GenerateHistory(st *store.Store, n int, seed uint64) error {
 	return nil
 }
 
+// SyntheticTasks returns n tasks shaped like GenerateHistory's (the same
+// seed gives the same tasks), created a minute apart from start: for
+// benchmarks that feed a running team work like its history's.
+func SyntheticTasks(n int, seed uint64, start time.Time) []store.FinishedTaskRecord {
+	g := newSynth(seed)
+	out := make([]store.FinishedTaskRecord, n)
+	for i := range out {
+		out[i] = g.task(start.Add(time.Duration(i) * time.Minute))
+	}
+	return out
+}
+
 // synth makes the synthetic tasks.
 type synth struct {
 	r        *rand.Rand
