@@ -1,11 +1,11 @@
 package skills
 
 import (
-	"os"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
