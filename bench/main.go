@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,12 +23,13 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, history or go")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
 	samples := flag.Int("latency-samples", 1000, "samples in the latency measurement")
 	ingestN := flag.Int("ingest-files", 10000, "files in the ingest measurement")
 	roundN := flag.Int("roundtrip-tasks", 2000, "tasks in the round-trip measurement")
-	skillsN := flag.Int("skills-tasks", 100000, "finished tasks in the skills scan measurement")
+	historyN := flag.String("history-tasks", "100000,1000000", "finished tasks of the histories in the history-cost measurement, comma-separated")
+	steadyFor := flag.Duration("steady-for", 15*time.Second, "how long the steady work on each history is fed")
 	typingN := flag.Int("typing-tasks", 500, "tasks in the typing-truth measurement")
 	flag.Parse()
 	if *asProbe {
@@ -87,10 +89,17 @@ func main() {
 			fatal(fmt.Errorf("typing: %w", err))
 		}
 	}
-	if want("skills") {
-		fmt.Fprintf(os.Stderr, "bench: skills scan over %d finished tasks …\n", *skillsN)
-		if err := measureSkillsScan(r, bin, *skillsN); err != nil {
-			fatal(fmt.Errorf("skills: %w", err))
+	if want("history") {
+		var sizes []int
+		for _, f := range strings.Split(*historyN, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				fatal(fmt.Errorf("-history-tasks: %q is not a number of tasks", f))
+			}
+			sizes = append(sizes, n)
+		}
+		if err := measureHistory(r, bin, sizes, *steadyFor); err != nil {
+			fatal(fmt.Errorf("history: %w", err))
 		}
 	}
 	if want("go") {

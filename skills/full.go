@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -618,10 +617,8 @@ func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
-		debugMem("read")
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()
-		debugMem("mined")
 		oldFP := map[uint64]uint64{}
 		err = v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
 			oldFP[beUint64(k[1:])] = contentFP(val)
@@ -644,7 +641,6 @@ func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
-		debugMem("contents")
 		cs, err := newFullCandidates(v, f)
 		if err != nil {
 			return err
@@ -857,13 +853,4 @@ func (f *fullBuild) orders(i int) []uint64 {
 		out[k] = orderBase + uint64(r)
 	}
 	return out
-}
-
-func debugMem(stage string) {
-	if os.Getenv("SKILLS_DEBUG_MEM") == "" {
-		return
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	fmt.Fprintf(os.Stderr, "%s: heap in use %d MiB, sys %d MiB\n", stage, ms.HeapInuse>>20, ms.Sys>>20)
 }

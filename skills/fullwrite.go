@@ -345,6 +345,13 @@ func (f *fullBuild) row(gid uint64, links map[uint64]int) *group {
 	if g.out != nil {
 		row.out = g.out.hash
 	}
+	if gidKind(gid) == gidCluster {
+		for n := range links {
+			if gidKind(n) == gidTitle {
+				row.maxLinked = max(row.maxLinked, len(f.groups[n].members))
+			}
+		}
+	}
 	if len(g.members) <= inlineMembers {
 		row.inline = make([]int64, len(g.members))
 		for i, m := range g.members {
@@ -496,7 +503,7 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			part := list[at:min(len(list), at+listChunk)]
 			ps := make([]posting, len(part))
 			for k, i := range part {
-				ps[k] = posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i]}
+				ps[k] = posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketchOf(f.orders(int(i)))}
 			}
 			if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
 				return err

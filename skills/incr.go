@@ -48,6 +48,15 @@ type miner struct {
 	oldRoot map[int64]uint64
 	// keyOf gives the keys of the title and tag groups of the tasks read.
 	keyOf map[uint64]string
+	// sizeBefore is the size of each changed group before the scan.
+	sizeBefore map[uint64]int
+	// relinked are clusters whose links changed wholesale (merged with
+	// another of two or more, or split).
+	relinked map[uint64]bool
+	// made are the settled groups this scan made; reout the tasks of
+	// groups that settled elsewhere.
+	made  map[uint64]*output
+	reout map[int64]bool
 }
 
 // Thresholds above which an incremental scan hands over to a full one: a
@@ -66,7 +75,8 @@ func runIncremental(st *store.Store, o ScanOptions) (ScanResult, error) {
 		res, err = m.run()
 		return err
 	})
-	if errors.Is(err, errNeedFull) {
+	if errors.Is(err, errNeedFull) || errors.Is(err, errCorrupt) {
+		// A damaged state is rebuilt, not reported: the history is intact.
 		return runFull(st, o)
 	}
 	if err != nil {
@@ -126,7 +136,7 @@ func (m *miner) run() (ScanResult, error) {
 	if err := m.loadMeta(); err != nil {
 		return ScanResult{}, err
 	}
-	_, _, maxSeq, err := m.tx.TaskCounts()
+	maxSeq, err := m.tx.MaxSeq()
 	if err != nil {
 		return ScanResult{}, err
 	}
@@ -145,6 +155,8 @@ func (m *miner) run() (ScanResult, error) {
 	m.before, m.after = map[int64]*record{}, map[int64]*record{}
 	m.moved, m.dirty, m.outBefore, m.roots = map[int64][2]uint64{}, map[uint64]bool{}, map[uint64]uint64{}, map[uint64]uint64{}
 	m.keyOf = map[uint64]string{}
+	m.sizeBefore, m.relinked = map[uint64]int{}, map[uint64]bool{}
+	m.made, m.reout = map[uint64]*output{}, map[int64]bool{}
 
 	if err := m.readChanged(changed); err != nil {
 		return ScanResult{}, err
@@ -159,6 +171,7 @@ func (m *miner) run() (ScanResult, error) {
 	if err != nil {
 		return ScanResult{}, err
 	}
+
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -207,6 +208,12 @@ func TestIncrementalScanEqualsFullScan(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n, seeds = 150, []uint64{1, 2}
 	}
+	if extra, _ := strconv.Atoi(os.Getenv("SKILLS_MORE_SEEDS")); extra > 0 {
+		// A longer search for a history where the scans disagree.
+		for s := uint64(100); s < uint64(100+extra); s++ {
+			seeds = append(seeds, s)
+		}
+	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			ss := stories(n, seed)
@@ -221,6 +228,7 @@ func TestIncrementalScanEqualsFullScan(t *testing.T) {
 				b := a.copyTo(t.TempDir())
 				inc, full := scanWith(t, a.st, false, growth), scanWith(t, b, true, growth)
 				if !reflect.DeepEqual(inc, full) {
+					t.Logf("candidates differ:\n%s", diffCandidates(allCandidates(t, a.st), allCandidates(t, b)))
 					t.Fatalf("after %d reports: incremental scan found\n%+v\nfull scan\n%+v", a.n, inc, full)
 				}
 				if ci, cf := allCandidates(t, a.st), allCandidates(t, b); !reflect.DeepEqual(ci, cf) {

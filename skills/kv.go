@@ -189,7 +189,7 @@ const (
 
 // formatVersion changes whenever the state's encoding or the mining
 // algorithm does: a state of another version is rebuilt.
-const formatVersion = 2
+const formatVersion = 4
 
 // enc and dec write and read the varint-encoded values.
 type enc struct{ b []byte }

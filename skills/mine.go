@@ -47,7 +47,6 @@ type sgroup struct {
 	settled bool
 	into    *sgroup   // the kept group it belongs to (itself if kept)
 	parts   []*sgroup // for a kept group: itself, then the groups it took in
-	kept    int       // its place among the kept groups
 }
 
 func link(a, b *sgroup, n int) {
@@ -79,8 +78,8 @@ func specificOrder(a, b *sgroup) bool {
 //   - a title or similar group sharing a task with a proposal joins it
 //     (the proposal with the smallest key, if several);
 //   - else, taken largest first, it joins the kept group that holds the
-//     most of its tasks, if that is at least half of them (the group kept
-//     first, on a tie), and is kept otherwise.
+//     most of its tasks, if that is at least half of them (on a tie, the
+//     one whose key sorts first), and is kept otherwise.
 //
 // It returns the kept groups in order. Each task is in one title group and
 // one cluster at most, so the tasks a title group shares with a kept group
@@ -93,7 +92,7 @@ func settle(props, specific []*sgroup) []*sgroup {
 	sort.Slice(specific, func(i, j int) bool { return specificOrder(specific[i], specific[j]) })
 	kept := make([]*sgroup, 0, len(props)+len(specific))
 	for _, p := range props {
-		p.settled, p.into, p.parts, p.kept = true, p, []*sgroup{p}, len(kept)
+		p.settled, p.into, p.parts = true, p, []*sgroup{p}
 		kept = append(kept, p)
 	}
 	for _, g := range specific {
@@ -113,7 +112,7 @@ func settle(props, specific []*sgroup) []*sgroup {
 			var best *sgroup
 			bestN := 0
 			for k, n := range count {
-				if n > bestN || (n == bestN && k.kept < best.kept) {
+				if n > bestN || (n == bestN && k.key < best.key) {
 					best, bestN = k, n
 				}
 			}
@@ -127,7 +126,7 @@ func settle(props, specific []*sgroup) []*sgroup {
 			into.parts = append(into.parts, g)
 			continue
 		}
-		g.into, g.parts, g.kept = g, []*sgroup{g}, len(kept)
+		g.into, g.parts = g, []*sgroup{g}
 		kept = append(kept, g)
 	}
 	return kept

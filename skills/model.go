@@ -203,6 +203,10 @@ type group struct {
 	// inline holds the members of a group of up to inlineMembers; a
 	// larger group keeps them in chunks (keyList).
 	inline []int64
+	// maxLinked is, for a cluster, at least the size of the largest title
+	// group it shares tasks with: when it is smaller than the cluster, no
+	// title group settles before it.
+	maxLinked int
 }
 
 // inlineMembers is the most members a group keeps in its own entry.
@@ -235,6 +239,7 @@ func encodeGroup(g *group) []byte {
 		e.u(uint64(q - prev))
 		prev = q
 	}
+	e.u(uint64(g.maxLinked))
 	return e.b
 }
 
@@ -265,6 +270,7 @@ func decodeGroup(gid uint64, b []byte) (*group, error) {
 			g.inline[i] = prev
 		}
 	}
+	g.maxLinked = int(d.u())
 	return g, d.check("group")
 }
 
@@ -327,11 +333,52 @@ func encodeToken(t token) []byte {
 const listChunk = 256
 
 // posting is an entry of the similarity index: a finished task, the
-// number of tokens in its set, and its cluster when it was indexed.
+// number of tokens in its set, its cluster when it was indexed, and a
+// sketch of its set.
 type posting struct {
 	seq     int64
 	n       int
 	cluster uint64
+	sketch  sketch
+}
+
+// sketch counts a set's tokens in 32 bins (4 bits each, 15 meaning 15 or
+// more): two sets share at most, in each bin, the smaller count, so most
+// sets that are not alike are told apart without reading them.
+type sketch [16]byte
+
+func sketchOf(set []uint64) sketch {
+	var s sketch
+	for _, o := range set {
+		b := mix64(o) & 31
+		v := s[b/2] >> (4 * (b % 2)) & 15
+		if v < 15 {
+			s[b/2] += 1 << (4 * (b % 2))
+		}
+	}
+	return s
+}
+
+// mayShare reports whether two sets with these sketches can share need
+// tokens.
+func (a sketch) mayShare(b sketch, need int) bool {
+	bound := 0
+	for i := range a {
+		for sh := 0; sh < 8; sh += 4 {
+			x, y := int(a[i]>>sh&15), int(b[i]>>sh&15)
+			switch {
+			case x == 15 && y == 15:
+				return true // both full: no bound from this bin
+			case x == 15:
+				bound += y
+			case y == 15:
+				bound += x
+			default:
+				bound += min(x, y)
+			}
+		}
+	}
+	return bound >= need
 }
 
 func encodeSeqs(seqs []int64) []byte {
@@ -362,6 +409,7 @@ func encodePostings(ps []posting) []byte {
 		e.u(uint64(p.seq - prev))
 		e.u(uint64(p.n))
 		e.u(p.cluster & gidMask)
+		e.b = append(e.b, p.sketch[:]...)
 		prev = p.seq
 	}
 	return e.b
@@ -375,6 +423,11 @@ func decodePostings(start int64, b []byte) ([]posting, error) {
 		prev += int64(d.u())
 		p := posting{seq: prev, n: int(d.u())}
 		p.cluster = gidCluster<<60 | d.u()
+		if d.err != nil || len(d.b) < len(p.sketch) {
+			return nil, fmt.Errorf("similarity index: %w", errCorrupt)
+		}
+		copy(p.sketch[:], d.b)
+		d.b = d.b[len(p.sketch):]
 		out = append(out, p)
 	}
 	return out, d.check("similarity index")

@@ -8,7 +8,7 @@ import (
 )
 
 // markDirty notes that a group changed, remembering which settled group it
-// was in before.
+// was in before, and its size.
 func (m *miner) markDirty(gid uint64, g *group) {
 	if _, ok := m.outBefore[gid]; !ok {
 		var out uint64
@@ -16,6 +16,13 @@ func (m *miner) markDirty(gid uint64, g *group) {
 			out = g.out
 		}
 		m.outBefore[gid] = out
+	}
+	if _, ok := m.sizeBefore[gid]; !ok {
+		size := 0
+		if g != nil && g.into == 0 {
+			size = g.size
+		}
+		m.sizeBefore[gid] = size
 	}
 	m.dirty[gid] = true
 }
@@ -59,6 +66,9 @@ func (m *miner) join(gid uint64, r *record) error {
 		g.latest, g.name, g.doc = r.seq, r.propName, r.propDoc
 	}
 	m.s.putGroup(g)
+	if gidKind(gid) == gidTitle {
+		return m.raiseLinked(g)
+	}
 	return nil
 }
 
@@ -206,7 +216,33 @@ func (m *miner) addLink(a, b uint64, delta int) error {
 		case n == 0:
 			delete(g.links, p[1])
 		}
+		if gidKind(g.gid) == gidCluster && gidKind(p[1]) == gidTitle && delta > 0 {
+			t, err := m.s.group(p[1])
+			if err != nil || t == nil {
+				return errorsOr(err, errCorrupt)
+			}
+			g.maxLinked = max(g.maxLinked, t.size)
+		}
 		m.s.putGroup(g)
+	}
+	return nil
+}
+
+// raiseLinked tells the clusters title group t shares tasks with that it
+// grew.
+func (m *miner) raiseLinked(t *group) error {
+	for n := range t.links {
+		if gidKind(n) != gidCluster {
+			continue
+		}
+		c, err := m.s.group(n)
+		if err != nil || c == nil {
+			return errorsOr(err, errCorrupt)
+		}
+		if t.size > c.maxLinked {
+			c.maxLinked = t.size
+			m.s.putGroup(c)
+		}
 	}
 	return nil
 }
@@ -353,6 +389,10 @@ func (m *miner) union(a uint64, ma *record, b uint64, mb *record) error {
 		m.moved[q] = mv
 	}
 	ga.done += gb.done
+	ga.maxLinked = max(ga.maxLinked, gb.maxLinked)
+	if gb.size > 1 {
+		m.relinked[ga.gid] = true // its links gathered another's
+	}
 	m.s.putGroup(ga)
 	m.s.putGroup(&group{gid: gb.gid, into: ga.gid})
 	m.roots[gb.gid] = ga.gid
@@ -514,8 +554,9 @@ func (m *miner) unindex(r *record) error {
 // index puts a task in the similarity index under its cluster.
 func (m *miner) index(r *record, cluster uint64) error {
 	p, _ := prefixLen(len(r.set), m.o.Similarity)
+	sk := sketchOf(r.set)
 	for _, o := range r.set[:p] {
-		if err := m.s.postingList(o).edit([]posting{{seq: r.seq, n: len(r.set), cluster: cluster}}, nil); err != nil {
+		if err := m.s.postingList(o).edit([]posting{{seq: r.seq, n: len(r.set), cluster: cluster, sketch: sk}}, nil); err != nil {
 			return err
 		}
 	}
@@ -570,11 +611,16 @@ func (m *miner) shrink(c uint64, gone []*record) error {
 	g.size, g.inline, g.done = 0, nil, 0
 	if len(left) <= 1 {
 		// Nothing, or a cluster of one, which needs no row: its member's
-		// references still lead here.
+		// references still lead here. That member leaves the settled group
+		// the cluster was in.
 		m.s.dropGroup(c)
+		for _, r := range left {
+			m.reout[r.seq] = true
+		}
 		return nil
 	}
 	uf := clusterRecords(left, m.o.Similarity)
+	m.relinked[c] = true
 	parts := map[int32][]*record{}
 	var order []int32
 	for i := range left {
@@ -592,6 +638,7 @@ func (m *miner) shrink(c uint64, gone []*record) error {
 			id = gidCluster<<60 | m.clusters
 			m.clusters++
 			m.markDirty(id, nil)
+			m.relinked[id] = true
 			for _, r := range part {
 				// Re-index under the new cluster: the old id leads to the
 				// largest part.
@@ -616,6 +663,7 @@ func (m *miner) shrink(c uint64, gone []*record) error {
 		if len(part) == 1 {
 			if n == 0 {
 				m.s.dropGroup(c)
+				m.reout[part[0].seq] = true
 			}
 			continue
 		}
@@ -671,6 +719,7 @@ func (m *miner) place(x *record) error {
 	m.clusters++
 	x.cluster = id
 	p, kx := prefixLen(len(x.set), t)
+	xs := sketchOf(x.set)
 	count := map[int64]int{}
 	hint := map[int64]posting{}
 	for _, o := range x.set[:p] {
@@ -702,9 +751,6 @@ func (m *miner) place(x *record) error {
 		}
 		return cands[i] < cands[j]
 	})
-	if err := m.s.prefetchRecords(cands); err != nil {
-		return err
-	}
 	for _, q := range cands {
 		mine, err := m.resolve(x.cluster)
 		if err != nil {
@@ -717,6 +763,10 @@ func (m *miner) place(x *record) error {
 		if mine == theirs {
 			continue
 		}
+		h := hint[q]
+		if !xs.mayShare(h.sketch, overlapFloor(t, len(x.set), h.n)) {
+			continue
+		}
 		y, err := m.rec(q)
 		if err != nil || y == nil {
 			return errorsOr(err, errCorrupt)
@@ -724,6 +774,7 @@ func (m *miner) place(x *record) error {
 		if !similarAtLeast64(x.set, y.set, t) {
 			continue
 		}
+
 		if err := m.union(mine, x, theirs, y); err != nil {
 			return err
 		}

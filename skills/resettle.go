@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"container/heap"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -15,10 +16,7 @@ import (
 type ioutput struct {
 	o   *output
 	old *output // as stored before the scan, nil if new
-	// rebuild: its members are read again from its parts (new, or its
-	// parts changed); else adds and removes change them.
-	rebuild bool
-	members []int64 // when rebuilt
+	// adds and removes change its members.
 	adds    map[int64]*record
 	removes map[int64]bool
 	removed []*record // the records of the members removed, as they were
@@ -88,74 +86,289 @@ func (m *miner) groupKeyNow(g *group) (string, error) {
 	return KindSimilar + ":" + r.id, nil
 }
 
-// region is every group whose settling may change: the changed ones, the
-// groups they were settled with, and everything they share tasks with,
-// as far as that reaches.
-func (m *miner) region() ([]uint64, error) {
-	var queue []uint64
-	for gid := range m.dirty {
-		if gidKind(gid) != gidTag {
-			queue = append(queue, gid)
-		}
+// okey is a group's place in the order groups settle in: proposals by
+// key, then the others largest first, the more specific kind first, by
+// key.
+type okey struct {
+	class, size, rank int
+	key               string
+}
+
+func (a okey) less(b okey) bool {
+	if a.class != b.class {
+		return a.class < b.class
 	}
-	slices.Sort(queue)
-	seen := map[uint64]bool{}
-	for len(queue) > 0 {
-		gid := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		if seen[gid] {
+	if a.class == 0 {
+		return a.key < b.key
+	}
+	if a.size != b.size {
+		return a.size > b.size
+	}
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.key < b.key
+}
+
+func (m *miner) orderKey(g *group) (okey, error) {
+	key, err := m.groupKeyNow(g)
+	if err != nil {
+		return okey{}, err
+	}
+	if gidKind(g.gid) == gidProposal {
+		return okey{class: 0, key: key}, nil
+	}
+	return okey{class: 1, size: g.size, rank: kindRank(kindOfGID(g.gid)), key: key}, nil
+}
+
+// outputKey is the order of a settled group, from its row.
+func outputKey(o *output) okey {
+	if o.kind == KindProposed {
+		return okey{class: 0, key: o.key}
+	}
+	return okey{class: 1, size: o.own, rank: kindRank(o.kind), key: o.key}
+}
+
+// decide settles one group as settle would, given the groups settled
+// before it: the settled group it belongs to, 0 for none.
+func (m *miner) decide(g *group) (uint64, error) {
+	if !m.participant(g) {
+		return 0, nil
+	}
+	key, err := m.groupKeyNow(g)
+	if err != nil {
+		return 0, err
+	}
+	own := outputHash("", key)
+	if gidKind(g.gid) == gidProposal {
+		return own, nil
+	}
+	propKey := ""
+	for n := range g.links {
+		if gidKind(n) != gidProposal {
 			continue
 		}
-		seen[gid] = true
-		ob, err := m.outB(gid)
+		p, err := m.s.group(n)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		if ob != 0 {
-			o, err := m.loadOutput(ob)
-			if err != nil {
-				return nil, err
-			}
-			if o != nil {
-				queue = append(queue, o.parts...)
-			}
+		if m.participant(p) && (propKey == "" || p.key < propKey) {
+			propKey = p.key
+		}
+	}
+	if propKey != "" {
+		return outputHash("", propKey), nil
+	}
+	other := gidTitle
+	if gidKind(g.gid) == gidTitle {
+		other = gidCluster
+	} else if g.maxLinked < g.size {
+		return own, nil // no title group it shares tasks with is as large
+	}
+	me, err := m.orderKey(g)
+	if err != nil {
+		return 0, err
+	}
+	count := map[uint64]int{}
+	for n, c := range g.links {
+		if gidKind(n) != other {
+			continue
+		}
+		ng, err := m.s.group(n)
+		if err != nil {
+			return 0, err
+		}
+		if !m.participant(ng) || ng.out == 0 {
+			continue
+		}
+		nk, err := m.orderKey(ng)
+		if err != nil {
+			return 0, err
+		}
+		if nk.less(me) {
+			count[ng.out] += c
+		}
+	}
+	var best uint64
+	bestN, bestKey := 0, ""
+	for h, n := range count {
+		o, err := m.outputNow(h)
+		if err != nil {
+			return 0, err
+		}
+		if n > bestN || (n == bestN && o.key < bestKey) {
+			best, bestN, bestKey = h, n, o.key
+		}
+	}
+	if best != 0 && 2*bestN >= g.size {
+		return best, nil
+	}
+	return own, nil
+}
+
+// outputNow is a settled group as this scan has it so far: touched, or
+// as stored, or made by this scan (m.made).
+func (m *miner) outputNow(h uint64) (*output, error) {
+	if o := m.made[h]; o != nil {
+		return o, nil
+	}
+	o, err := m.loadOutput(h)
+	if err == nil && o == nil {
+		err = errCorrupt
+	}
+	return o, err
+}
+
+// groupQueue holds the groups to settle again, in settling order.
+type groupQueue struct {
+	keys   []okey
+	gids   []uint64
+	queued map[uint64]bool
+}
+
+func (q *groupQueue) Len() int           { return len(q.gids) }
+func (q *groupQueue) Less(i, j int) bool { return q.keys[i].less(q.keys[j]) }
+func (q *groupQueue) Swap(i, j int) {
+	q.keys[i], q.keys[j] = q.keys[j], q.keys[i]
+	q.gids[i], q.gids[j] = q.gids[j], q.gids[i]
+}
+func (q *groupQueue) Push(x any) {
+	e := x.(queued)
+	q.keys, q.gids = append(q.keys, e.k), append(q.gids, e.gid)
+}
+func (q *groupQueue) Pop() any {
+	n := len(q.gids) - 1
+	e := queued{q.keys[n], q.gids[n]}
+	q.keys, q.gids = q.keys[:n], q.gids[:n]
+	return e
+}
+
+type queued struct {
+	k   okey
+	gid uint64
+}
+
+// resettle settles again the groups this scan may have changed the
+// settling of. The settling of a group depends only on the groups before
+// it that it shares tasks with, so a group is decided again when it
+// changed, or when one of those changed where it settled; and the groups
+// after a group that changed where it settled, that share tasks with it,
+// are decided again in turn. In a history that only grows, that is the
+// handful of groups the new tasks joined.
+func (m *miner) resettle() error {
+	q := &groupQueue{queued: map[uint64]bool{}}
+	push := func(gid uint64) error {
+		if q.queued[gid] {
+			return nil
 		}
 		g, err := m.s.group(gid)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if !m.participant(g) {
+		q.queued[gid] = true
+		if g == nil || g.into != 0 {
+			// Gone, or merged into another cluster: in no settled group now.
+			return m.setOut(gid, 0)
+		}
+		k, err := m.orderKey(g)
+		if err != nil {
+			return err
+		}
+		heap.Push(q, queued{k, gid})
+		return nil
+	}
+	neighbours := func(gid uint64) error {
+		g, err := m.s.group(gid)
+		if err != nil || g == nil {
+			return err
+		}
+		for n := range g.links {
+			if err := push(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	dirty := make([]uint64, 0, len(m.dirty))
+	for gid := range m.dirty {
+		if gidKind(gid) != gidTag {
+			dirty = append(dirty, gid)
+		}
+	}
+	slices.Sort(dirty)
+	for _, gid := range dirty {
+		if err := push(gid); err != nil {
+			return err
+		}
+		g, err := m.s.group(gid)
+		if err != nil {
+			return err
+		}
+		if g == nil {
 			continue
 		}
-		ls, err := m.links(gid)
-		if err != nil {
-			return nil, err
+		// A group whose size changed may now settle before or after those
+		// it shares tasks with; a title group shares tasks with few.
+		size0 := m.sizeBefore[gid]
+		cross := m.relinked[gid] || (size0 != g.size && (gidKind(gid) != gidCluster || g.maxLinked >= min(size0, g.size)))
+		if cross {
+			if err := neighbours(gid); err != nil {
+				return err
+			}
 		}
-		for n := range ls {
-			if seen[n] {
+	}
+	for q.Len() > 0 {
+		e := heap.Pop(q).(queued)
+		g, err := m.s.group(e.gid)
+		if err != nil {
+			return err
+		}
+		out, err := m.decide(g)
+		if err != nil {
+			return err
+		}
+		if out == g.out {
+			continue
+		}
+		if err := m.setOut(e.gid, out); err != nil {
+			return err
+		}
+		if out != 0 {
+			if err := m.makeOutput(out, g); err != nil {
+				return err
+			}
+		}
+		for n := range g.links {
+			if q.queued[n] {
 				continue
 			}
 			ng, err := m.s.group(n)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if m.participant(ng) {
-				queue = append(queue, n)
+			if ng == nil || ng.into != 0 {
+				continue
+			}
+			nk, err := m.orderKey(ng)
+			if err != nil {
+				return err
+			}
+			if e.k.less(nk) {
+				q.queued[n] = true
+				heap.Push(q, queued{nk, n})
 			}
 		}
 	}
-	out := make([]uint64, 0, len(seen))
-	for gid := range seen {
-		out = append(out, gid)
-	}
-	slices.Sort(out)
-	return out, nil
+	return nil
 }
 
 // setOut moves group gid to settled group out, remembering where it was.
 func (m *miner) setOut(gid, out uint64) error {
 	g, err := m.s.group(gid)
 	if err != nil || g == nil {
+		if _, ok := m.outBefore[gid]; !ok && err == nil {
+			m.outBefore[gid] = 0
+		}
 		return err
 	}
 	if _, ok := m.outBefore[gid]; !ok {
@@ -168,94 +381,25 @@ func (m *miner) setOut(gid, out uint64) error {
 	return nil
 }
 
-// resettle settles the region again and returns the settled groups that
-// came out of it.
-func (m *miner) resettle() (map[uint64]*ioutput, []uint64, error) {
-	region, err := m.region()
-	if err != nil {
-		return nil, nil, err
+// makeOutput notes a settled group this scan may have made: out, kept
+// for group g when g is its own.
+func (m *miner) makeOutput(out uint64, g *group) error {
+	key, err := m.groupKeyNow(g)
+	if err != nil || outputHash("", key) != out {
+		return err
 	}
-	sgs := map[uint64]*sgroup{}
-	var props, specific []*sgroup
-	for _, gid := range region {
-		g, err := m.s.group(gid)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !m.participant(g) {
-			continue
-		}
-		key, err := m.groupKeyNow(g)
-		if err != nil {
-			return nil, nil, err
-		}
-		sg := &sgroup{gid: gid, kind: kindOfGID(gid), key: key, size: g.size}
-		sgs[gid] = sg
-		if sg.kind == KindProposed {
-			props = append(props, sg)
-		} else {
-			specific = append(specific, sg)
-		}
+	if _, ok := m.made[out]; ok {
+		return nil
 	}
-	for _, gid := range region {
-		sg := sgs[gid]
-		if sg == nil {
-			continue
-		}
-		ls, err := m.links(gid)
-		if err != nil {
-			return nil, nil, err
-		}
-		for n, c := range ls {
-			if other := sgs[n]; other != nil && gid < n {
-				link(sg, other, c)
-			}
-		}
+	if o, err := m.loadOutput(out); err != nil || o != nil {
+		return err
 	}
-	kept := settle(props, specific)
-	outs := map[uint64]*ioutput{}
-	newOut := map[uint64]uint64{}
-	for _, k := range kept {
-		o := &output{kind: k.kind, key: k.key, own: k.size}
-		o.hash = outputHash(o.kind, o.key)
-		for _, p := range k.parts {
-			o.parts = append(o.parts, p.gid)
-			newOut[p.gid] = o.hash
-		}
-		if err := m.describe(o, k.gid); err != nil {
-			return nil, nil, err
-		}
-		outs[o.hash] = &ioutput{o: o}
+	o := &output{kind: kindOfGID(g.gid), key: key, own: g.size, hash: out}
+	if err := m.describe(o, g.gid); err != nil {
+		return err
 	}
-	var gone []uint64
-	oldOuts := map[uint64]bool{}
-	for _, gid := range region {
-		ob, err := m.outB(gid)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ob != 0 {
-			oldOuts[ob] = true
-		}
-		if err := m.setOut(gid, newOut[gid]); err != nil {
-			return nil, nil, err
-		}
-	}
-	for h := range oldOuts {
-		if outs[h] == nil {
-			gone = append(gone, h)
-		}
-	}
-	for h, io := range outs {
-		old, err := m.loadOutput(h)
-		if err != nil {
-			return nil, nil, err
-		}
-		io.old = old
-		io.rebuild = old == nil || !slices.Equal(old.parts, io.o.parts)
-	}
-	slices.Sort(gone)
-	return outs, gone, nil
+	m.made[out] = o
+	return nil
 }
 
 // describe fills in what a settled group's text says besides its members.
@@ -303,26 +447,23 @@ func (m *miner) tagGroups() ([]*group, error) {
 // settleTags decides again which tag groups stand for a candidate: those
 // big enough whose tasks are not all in one kept group (or a larger tag
 // kept before them).
-func (m *miner) settleTags(outs map[uint64]*ioutput, size func(uint64) (int, error)) ([]uint64, error) {
+func (m *miner) settleTags(size func(uint64) (int, error)) error {
 	tags, err := m.tagGroups()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var big []*group
 	for _, g := range tags {
 		if g.size >= m.o.Threshold && g.done > 0 {
 			big = append(big, g)
-		} else if g.out != 0 {
-			if err := m.setOut(g.gid, 0); err != nil {
-				return nil, err
-			}
+		} else if err := m.setOut(g.gid, 0); err != nil {
+			return err
 		}
 	}
-	var gone []uint64
-	for _, g := range tags {
-		if !(g.size >= m.o.Threshold && g.done > 0) {
-			if ob, _ := m.outB(g.gid); ob != 0 {
-				gone = append(gone, ob)
+	for gid := range m.dirty {
+		if gidKind(gid) == gidTag {
+			if err := m.setOut(gid, 0); err != nil { // gone groups; the others are set below
+				return err
 			}
 		}
 	}
@@ -331,38 +472,24 @@ func (m *miner) settleTags(outs map[uint64]*ioutput, size func(uint64) (int, err
 	for _, g := range big {
 		contained, err := m.tagContained(g, kept, size)
 		if err != nil {
-			return nil, err
-		}
-		hash := outputHash(KindTag, g.key)
-		ob, err := m.outB(g.gid)
-		if err != nil {
-			return nil, err
+			return err
 		}
 		if contained {
-			if ob != 0 {
-				gone = append(gone, ob)
-			}
 			if err := m.setOut(g.gid, 0); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		kept[g.gid] = true
+		hash := outputHash(KindTag, g.key)
 		if err := m.setOut(g.gid, hash); err != nil {
-			return nil, err
+			return err
 		}
-		o := &output{kind: KindTag, key: g.key, own: g.size, parts: []uint64{g.gid}, tag: strings.TrimPrefix(g.key, KindTag+":")}
-		o.hash = hash
-		io := &ioutput{o: o}
-		if ob == hash {
-			if io.old, err = m.loadOutput(hash); err != nil {
-				return nil, err
-			}
+		if err := m.makeOutput(hash, g); err != nil {
+			return err
 		}
-		io.rebuild = io.old == nil
-		outs[hash] = io
 	}
-	return gone, nil
+	return nil
 }
 
 // tagContained reports whether every task of tag group g is in one kept
@@ -456,14 +583,18 @@ func (m *miner) tagContained(g *group, keptTags map[uint64]bool, size func(uint6
 	return false, nil
 }
 
-// outsOfRecord are the settled groups r is in, with the out function
-// given (before or now) and r's cluster as given.
-func (m *miner) outsOfRecord(r *record, cluster uint64, out func(uint64) (uint64, error)) (map[uint64]bool, error) {
+// outsOfRecord are the settled groups r is in through its tag groups
+// (tags) or its others, with the out function given (before or now) and
+// r's cluster as given.
+func (m *miner) outsOfRecord(r *record, cluster uint64, out func(uint64) (uint64, error), tags bool) (map[uint64]bool, error) {
 	res := map[uint64]bool{}
 	if r == nil || !r.finishedOK() {
 		return res, nil
 	}
-	gids := append([]uint64{r.title, cluster, r.prop}, r.tags...)
+	gids := []uint64{r.title, cluster, r.prop}
+	if tags {
+		gids = r.tags
+	}
 	for _, gid := range gids {
 		o, err := out(gid)
 		if err != nil {
@@ -477,8 +608,10 @@ func (m *miner) outsOfRecord(r *record, cluster uint64, out func(uint64) (uint64
 }
 
 // applyDiffs finds which settled groups each moved task left and joined:
-// the tag groups (tags) or the others.
-func (m *miner) applyDiffs(outs map[uint64]*ioutput, gone map[uint64]bool, tags bool) error {
+// the tag groups (tags) or the others. The tasks that move are those this
+// scan read, those whose cluster merged or split, and those of groups
+// that settled elsewhere.
+func (m *miner) applyDiffs(outs map[uint64]*ioutput, tags bool) error {
 	seqs := map[int64]bool{}
 	for q := range m.after {
 		seqs[q] = true
@@ -486,11 +619,17 @@ func (m *miner) applyDiffs(outs map[uint64]*ioutput, gone map[uint64]bool, tags 
 	for q := range m.moved {
 		seqs[q] = true
 	}
+	for q := range m.reout {
+		seqs[q] = true
+	}
 	sorted := make([]int64, 0, len(seqs))
 	for q := range seqs {
 		sorted = append(sorted, q)
 	}
 	slices.Sort(sorted)
+	if err := m.s.prefetchRecords(sorted); err != nil {
+		return err
+	}
 	for _, q := range sorted {
 		var before, after *record
 		var oldC, newC uint64
@@ -503,32 +642,36 @@ func (m *miner) applyDiffs(outs map[uint64]*ioutput, gone map[uint64]bool, tags 
 				return errorsOr(err, errCorrupt)
 			}
 			before, after = r, r
-			oldC = m.moved[q][0]
+			if mv, ok := m.moved[q]; ok {
+				oldC = mv[0]
+			} else if r.cluster != 0 {
+				var err error
+				if oldC, err = m.resolve(r.cluster); err != nil {
+					return err
+				}
+			}
 		}
-		if after.cluster != 0 {
+		if after.finishedOK() && after.cluster != 0 {
 			var err error
 			if newC, err = m.resolve(after.cluster); err != nil {
 				return err
 			}
 		}
-		olds, err := m.outsOfRecord(before, oldC, m.outB)
+		olds, err := m.outsOfRecord(before, oldC, m.outB, tags)
 		if err != nil {
 			return err
 		}
-		news, err := m.outsOfRecord(after, newC, m.outN)
+		news, err := m.outsOfRecord(after, newC, m.outN, tags)
 		if err != nil {
 			return err
 		}
 		recChanged := before != after
 		for h := range olds {
-			if gone[h] {
-				continue
-			}
 			io, err := m.touch(outs, h, tags)
 			if err != nil {
 				return err
 			}
-			if io == nil || io.rebuild {
+			if io == nil {
 				continue
 			}
 			if !news[h] {
@@ -546,10 +689,9 @@ func (m *miner) applyDiffs(outs map[uint64]*ioutput, gone map[uint64]bool, tags 
 			if err != nil {
 				return err
 			}
-			if io == nil || io.rebuild {
-				continue
+			if io != nil {
+				io.add(after)
 			}
-			io.add(after)
 		}
 	}
 	return nil
@@ -565,10 +707,24 @@ func (m *miner) touch(outs map[uint64]*ioutput, h uint64, tags bool) (*ioutput, 
 		return io, nil
 	}
 	o, err := m.loadOutput(h)
-	if err != nil || o == nil || (o.kind == KindTag) != tags {
+	if err != nil {
 		return nil, err
 	}
+	if o == nil {
+		made := m.made[h]
+		if made == nil || (made.kind == KindTag) != tags {
+			return nil, nil
+		}
+		cp := *made
+		io := &ioutput{o: &cp}
+		outs[h] = io
+		return io, nil
+	}
+	if (o.kind == KindTag) != tags {
+		return nil, nil
+	}
 	cp := *o
+	cp.parts = slices.Clone(o.parts)
 	io := &ioutput{o: &cp, old: o}
 	outs[h] = io
 	return io, nil
@@ -597,46 +753,16 @@ func (io *ioutput) remove(r *record, seq int64) {
 	io.removed = append(io.removed, r)
 }
 
-// finish works out a touched settled group's members (rebuilt) or their
-// changes, its stats and fingerprints.
+// finish works out a touched settled group's stats and fingerprints from
+// the changes to its members.
 func (m *miner) finish(io *ioutput) error {
 	o := io.o
-	if io.rebuild {
-		var all []int64
-		for _, gid := range o.parts {
-			g, err := m.s.group(gid)
-			if err != nil {
-				return err
-			}
-			ms, err := m.s.members(g)
-			if err != nil {
-				return err
-			}
-			all = append(all, ms...)
-		}
-		slices.Sort(all)
-		all = slices.Compact(all)
-		io.members = all
-		if err := m.s.prefetchRecords(all); err != nil {
-			return err
-		}
-		s := groupStats{roles: map[string]int{}}
-		var fp, mfp uint64
-		for _, q := range all {
-			r, err := m.rec(q)
-			if err != nil || r == nil {
-				return errorsOr(err, errCorrupt)
-			}
-			s.add(r, 1)
-			fp += memberHash(q, r.finished)
-			mfp += memberHash(q, 0)
-		}
-		o.stats, o.mfp = s, mfp
-		o.fp = fp + o.headerHash()
-		io.changed = true
-		return nil
-	}
 	old := io.old
+	if old == nil {
+		old = &output{kind: o.kind, key: o.key, role: o.role, tag: o.tag, proposed: o.proposed, proposedDoc: o.proposedDoc}
+		old.fp = old.headerHash()
+		io.changed = true
+	}
 	o.cand = old.cand
 	o.stats = old.stats
 	o.stats.roles = map[string]int{}
@@ -669,18 +795,20 @@ func (m *miner) finish(io *ioutput) error {
 	}
 	if firstGone {
 		s.first, s.firstFinished = 0, 0
-		refs, err := m.tx.FirstSources(old.cand, len(io.removes)+1)
-		if err != nil {
-			return err
-		}
-		for _, ref := range refs {
-			if !io.removes[ref.Seq] || io.adds[ref.Seq] != nil {
-				r, err := m.rec(ref.Seq)
-				if err != nil || r == nil {
-					return errorsOr(err, errCorrupt)
+		if old.cand != "" {
+			refs, err := m.tx.FirstSources(old.cand, len(io.removes)+1)
+			if err != nil {
+				return err
+			}
+			for _, ref := range refs {
+				if !io.removes[ref.Seq] || io.adds[ref.Seq] != nil {
+					r, err := m.rec(ref.Seq)
+					if err != nil || r == nil {
+						return errorsOr(err, errCorrupt)
+					}
+					s.first, s.firstFinished = r.seq, r.finished
+					break
 				}
-				s.first, s.firstFinished = r.seq, r.finished
-				break
 			}
 		}
 		for q, r := range io.adds {
@@ -711,16 +839,12 @@ func (io *ioutput) wasRemoved(q int64) bool {
 
 // latest returns the group's latest n members, ascending.
 func (m *miner) latest(io *ioutput, n int) ([]int64, error) {
-	if io.rebuild {
-		ms := io.members
-		if len(ms) > n {
-			ms = ms[len(ms)-n:]
+	var refs []store.SourceRef
+	if io.old != nil && io.old.cand != "" {
+		var err error
+		if refs, err = m.tx.LatestSources(io.old.cand, n+len(io.removes)); err != nil {
+			return nil, err
 		}
-		return ms, nil
-	}
-	refs, err := m.tx.LatestSources(io.old.cand, n+len(io.removes))
-	if err != nil {
-		return nil, err
 	}
 	var out []int64
 	for _, r := range refs {
@@ -742,12 +866,12 @@ func (m *miner) latest(io *ioutput, n int) ([]int64, error) {
 
 // allMembers returns every member of a touched group, ascending.
 func (m *miner) allMembers(io *ioutput) ([]int64, error) {
-	if io.rebuild {
-		return io.members, nil
-	}
-	refs, err := m.tx.CandidateSources(io.old.cand)
-	if err != nil {
-		return nil, err
+	var refs []store.SourceRef
+	if io.old != nil && io.old.cand != "" {
+		var err error
+		if refs, err = m.tx.CandidateSources(io.old.cand); err != nil {
+			return nil, err
+		}
 	}
 	var out []int64
 	for _, r := range refs {
@@ -883,31 +1007,20 @@ func (m *miner) unorphan(id string) error {
 }
 
 func (m *miner) settleAndWrite() (ScanResult, error) {
-	outs, gone1, err := m.resettle()
-	if err != nil {
+	m.made = map[uint64]*output{}
+	if err := m.resettle(); err != nil {
 		return ScanResult{}, err
 	}
-	goneSet := map[uint64]bool{}
-	for _, h := range gone1 {
-		goneSet[h] = true
+	outs := map[uint64]*ioutput{}
+	if err := m.regroupOutputs(outs, false); err != nil {
+		return ScanResult{}, err
 	}
-	// The groups settled above first, so that tags compare with their new
-	// sizes.
-	for _, io := range outs {
-		if io.rebuild {
-			if err := m.finish(io); err != nil {
-				return ScanResult{}, err
-			}
-		}
-	}
-	if err := m.applyDiffs(outs, goneSet, false); err != nil {
+	if err := m.applyDiffs(outs, false); err != nil {
 		return ScanResult{}, err
 	}
 	for _, io := range outs {
-		if !io.rebuild {
-			if err := m.finish(io); err != nil {
-				return ScanResult{}, err
-			}
+		if err := m.finish(io); err != nil {
+			return ScanResult{}, err
 		}
 	}
 	size := func(h uint64) (int, error) {
@@ -920,28 +1033,13 @@ func (m *miner) settleAndWrite() (ScanResult, error) {
 		}
 		return o.stats.n, nil
 	}
-	gone2, err := m.settleTags(outs, size)
-	if err != nil {
+	if err := m.settleTags(size); err != nil {
 		return ScanResult{}, err
 	}
-	for gid := range m.dirty {
-		if gidKind(gid) != gidTag {
-			continue
-		}
-		if g, err := m.s.group(gid); err != nil {
-			return ScanResult{}, err
-		} else if g == nil {
-			if ob, _ := m.outB(gid); ob != 0 {
-				gone2 = append(gone2, ob)
-			}
-		}
+	if err := m.regroupOutputs(outs, true); err != nil {
+		return ScanResult{}, err
 	}
-	for _, h := range gone2 {
-		if outs[h] == nil {
-			goneSet[h] = true
-		}
-	}
-	if err := m.applyDiffs(outs, goneSet, true); err != nil {
+	if err := m.applyDiffs(outs, true); err != nil {
 		return ScanResult{}, err
 	}
 	for _, io := range outs {
@@ -951,22 +1049,20 @@ func (m *miner) settleAndWrite() (ScanResult, error) {
 			}
 		}
 	}
-	// Groups gone: their candidates are orphans now (title and similar).
-	goneList := make([]uint64, 0, len(goneSet))
-	for h := range goneSet {
-		goneList = append(goneList, h)
+	// Settled groups left without tasks are gone: their candidates are
+	// orphans now (title and similar ones).
+	var gone []uint64
+	for h, io := range outs {
+		if io.o.stats.n == 0 {
+			gone = append(gone, h)
+		}
 	}
-	slices.Sort(goneList)
-	for _, h := range goneList {
-		o, err := m.loadOutput(h)
-		if err != nil {
-			return ScanResult{}, err
-		}
-		if o == nil {
-			continue
-		}
-		if o.cand != "" {
-			if err := m.orphan(o.cand); err != nil {
+	slices.Sort(gone)
+	for _, h := range gone {
+		io := outs[h]
+		delete(outs, h)
+		if io.old != nil && io.old.cand != "" {
+			if err := m.orphan(io.old.cand); err != nil {
 				return ScanResult{}, err
 			}
 		}
@@ -976,12 +1072,95 @@ func (m *miner) settleAndWrite() (ScanResult, error) {
 	return m.reconcileAndWrite(outs)
 }
 
+// regroupOutputs brings the settled groups up to date with where their
+// groups settled (tag groups, or the others): which groups they hold, the
+// size and text header of the group they stand for, and the tasks that
+// move with a group that settled elsewhere (m.reout).
+func (m *miner) regroupOutputs(outs map[uint64]*ioutput, tags bool) error {
+	gids := make([]uint64, 0, len(m.outBefore))
+	for gid := range m.outBefore {
+		if (gidKind(gid) == gidTag) == tags {
+			gids = append(gids, gid)
+		}
+	}
+	slices.Sort(gids)
+	for _, gid := range gids {
+		ob := m.outBefore[gid]
+		g, err := m.s.group(gid)
+		if err != nil {
+			return err
+		}
+		var now uint64
+		if g != nil && g.into == 0 {
+			now = g.out
+		}
+		if now != ob {
+			if ob != 0 {
+				io, err := m.touch(outs, ob, tags)
+				if err != nil {
+					return err
+				}
+				if io != nil {
+					io.o.parts = slices.DeleteFunc(io.o.parts, func(p uint64) bool { return p == gid })
+				}
+			}
+			if now != 0 {
+				io, err := m.touch(outs, now, tags)
+				if err != nil {
+					return err
+				}
+				if io != nil && !slices.Contains(io.o.parts, gid) {
+					io.o.parts = append(io.o.parts, gid)
+				}
+			}
+			if g != nil && g.into == 0 {
+				ms, err := m.s.members(g)
+				if err != nil {
+					return err
+				}
+				for _, q := range ms {
+					m.reout[q] = true
+				}
+			}
+		}
+		if g == nil || g.into != 0 || now == 0 {
+			continue
+		}
+		// The group it stands for, if kept: its size orders the settled
+		// group, its proposal's name is the text's.
+		key, err := m.groupKeyNow(g)
+		if err != nil {
+			return err
+		}
+		if outputHash("", key) != now {
+			continue
+		}
+		io, err := m.touch(outs, now, tags)
+		if err != nil || io == nil {
+			return err
+		}
+		io.o.own = g.size
+		if err := m.describe(io.o, gid); err != nil {
+			return err
+		}
+		io.o.parts = slices.DeleteFunc(io.o.parts, func(p uint64) bool { return p == gid })
+		io.o.parts = append([]uint64{gid}, io.o.parts...)
+	}
+	for _, io := range outs {
+		if len(io.o.parts) > 1 {
+			rest := io.o.parts[1:]
+			slices.Sort(rest)
+		}
+	}
+	return nil
+}
+
 func (m *miner) reconcileAndWrite(outs map[uint64]*ioutput) (ScanResult, error) {
 	// Which settled groups to reconcile: those that changed, and those
 	// whose candidates a person changed since the last scan.
 	process := map[uint64]*ioutput{}
 	for h, io := range outs {
-		if io.rebuild || io.changed || io.old == nil {
+		if io.changed || io.old == nil {
 			process[h] = io
 		}
 	}
@@ -1042,8 +1221,9 @@ func (m *miner) reconcileAndWrite(outs map[uint64]*ioutput) (ScanResult, error) 
 			ct:      func() (content, error) { return m.content(io) },
 			members: func() ([]int64, error) { return m.allMembers(io) },
 			same: func(id string) (bool, error) {
-				if io.old != nil && io.old.cand == id && io.old.mfp == io.o.mfp {
-					return true, nil
+				if io.old != nil && io.old.cand == id {
+					// Its sources are the members it had.
+					return io.old.mfp == io.o.mfp, nil
 				}
 				refs, err := m.tx.CandidateSources(id)
 				if err != nil {
@@ -1082,7 +1262,7 @@ func (m *miner) reconcileAndWrite(outs map[uint64]*ioutput) (ScanResult, error) 
 		if io.o.cand == "" && io.old != nil {
 			io.o.cand = io.old.cand
 		}
-		if io.old == nil || io.rebuild || io.changed || io.o.cand != io.old.cand || process[io.o.hash] != nil {
+		if io.old == nil || io.changed || io.o.cand != io.old.cand || process[io.o.hash] != nil || !slices.Equal(io.o.parts, io.old.parts) {
 			m.kv.put(key1(keyOutput, io.o.hash), encodeOutput(io.o))
 		}
 	}
@@ -1114,7 +1294,7 @@ func (m *miner) reconcileAndWrite(outs map[uint64]*ioutput) (ScanResult, error) 
 		if !ch.sources {
 			continue
 		}
-		if !io.rebuild && io.old != nil && io.old.cand == c.ID {
+		if io.old != nil && io.old.cand == c.ID {
 			var add []store.SourceRef
 			for q, r := range io.adds {
 				add = append(add, store.SourceRef{Seq: q, ID: r.id})

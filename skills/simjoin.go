@@ -237,7 +237,6 @@ func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress
 	}
 	next, count = nil, nil
 
-	debugMem("join index")
 	if workers <= 0 {
 		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
 	}

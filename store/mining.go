@@ -282,6 +282,15 @@ func (t *MineTx) DeleteChanges(upto int64) error {
 	return nil
 }
 
+// MaxSeq returns the highest seq of the tasks, 0 if there are none.
+func (v *MineView) MaxSeq() (int64, error) {
+	var seq int64
+	if err := v.queryRow(`SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("count tasks: %w", err)
+	}
+	return seq, nil
+}
+
 // TaskCounts returns the number of tasks, of finished ones, and the
 // highest seq.
 func (v *MineView) TaskCounts() (all, finished int, maxSeq int64, err error) {
