@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"os"
@@ -148,12 +149,11 @@ func historyCost(shogun string, n int, steady time.Duration) (historyRun, error)
 		}
 		for _, args := range [][]string{nil, nil, {"--full"}} {
 			cmd := exec.Command(shogun, append([]string{"--quiet", "skills", "scan", "--workspace", ws}, args...)...)
-			began := time.Now()
-			out, err := cmd.CombinedOutput()
+			took, hwm, out, err := runMeasured(cmd)
 			if err != nil {
 				return run, fmt.Errorf("scan %v: %v: %s", args, err, out)
 			}
-			run.scans = append(run.scans, scanRun{took: time.Since(began), rss: peakRSS(cmd.ProcessState)})
+			run.scans = append(run.scans, scanRun{took: took, rss: hwm})
 			if run.candidates == "" {
 				first, _, _ := strings.Cut(string(out), "\n")
 				run.candidates = first
@@ -236,4 +236,31 @@ func dropWork(ws string, i int, to string, t store.FinishedTaskRecord) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, name))
+}
+
+// runMeasured runs cmd and returns how long it took, its peak RSS in KiB
+// (VmHWM, read every few milliseconds while it runs: the rusage of a
+// child can count pages of the parent it was cloned from) and its output.
+func runMeasured(cmd *exec.Cmd) (time.Duration, int64, []byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var hwm int64
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return time.Since(began), hwm, out.Bytes(), err
+		case <-tick.C:
+			if _, h, err := memory(cmd.Process.Pid); err == nil {
+				hwm = max(hwm, h)
+			}
+		}
+	}
 }

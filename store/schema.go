@@ -252,7 +252,10 @@ CREATE INDEX tasks_pair ON tasks(role_id, from_role, created_at);
 	// ones the next scan reads anyway. A candidate's source tasks move from
 	// the JSON list to skill_candidate_sources, in chunks that a scan
 	// extends without rewriting a large group's whole list; source_count
-	// -1 means the candidate still has its old JSON list.
+	// -1 means the candidate still has its old JSON list. And two costs
+	// of a long history at every dispatch and dashboard refresh go: the
+	// tasks per status are counted by triggers (task_counts), and a role's
+	// latest assignment is found through an index.
 	`
 CREATE TABLE skill_state (
   k BLOB PRIMARY KEY,
@@ -288,6 +291,32 @@ CREATE TABLE skill_candidate_sources (
 ) WITHOUT ROWID;
 ALTER TABLE skill_candidates ADD COLUMN source_count INTEGER NOT NULL DEFAULT -1;
 CREATE INDEX skill_candidates_key ON skill_candidates(group_key);
+
+-- The number of tasks per status, kept by triggers: counting them on a
+-- long history at every dashboard refresh cost more than the rest of the
+-- supervisor's steady work.
+CREATE TABLE task_counts (
+  status TEXT PRIMARY KEY,
+  n INTEGER NOT NULL
+);
+INSERT INTO task_counts (status, n) SELECT status, COUNT(*) FROM tasks GROUP BY status;
+CREATE TRIGGER task_counts_insert AFTER INSERT ON tasks
+BEGIN
+  INSERT INTO task_counts (status, n) VALUES (new.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER task_counts_update AFTER UPDATE OF status ON tasks WHEN old.status != new.status
+BEGIN
+  UPDATE task_counts SET n = n - 1 WHERE status = old.status;
+  INSERT INTO task_counts (status, n) VALUES (new.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER task_counts_delete AFTER DELETE ON tasks
+BEGIN
+  UPDATE task_counts SET n = n - 1 WHERE status = old.status;
+END;
+
+-- LastAssigned, at every dispatch: the role's latest assignment without
+-- reading all its tasks.
+CREATE INDEX tasks_role_assigned ON tasks(role_id, julianday(assigned_at), seq) WHERE assigned_at IS NOT NULL;
 `,
 }
 
