@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shogun-dev/shogun/store"
 )
@@ -583,7 +585,34 @@ var errStateMoved = errors.New("skill mining state changed during a full scan")
 // them: a large history's texts would not fit in memory at once.
 const contentBatch = 512
 
+// rebuildFor is how long a full scan keeps incremental scans waiting: it
+// clears the mark when it is done, so this only matters for one that died.
+const rebuildFor = 30 * time.Minute
+
 func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
+	// Incremental scans wait while this one reads the history (they would
+	// move the state it is about to replace), and the trigger records every
+	// change meanwhile: the tasks the snapshot holds as open may finish
+	// before the new state is written.
+	err := st.UpdateMine(func(tx *store.MineTx) error {
+		if err := tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, o.Now().Add(rebuildFor).Unix())); err != nil {
+			return err
+		}
+		return tx.Watch(math.MaxInt64)
+	})
+	if err != nil {
+		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+	}
+	res, err := fullRead(st, o)
+	if err != nil && !errors.Is(err, errStateMoved) {
+		// Let incremental scans go on from the state as it was.
+		_ = st.UpdateMine(func(tx *store.MineTx) error { return tx.Delete(metaKey(metaRebuild)) })
+	}
+	return res, err
+}
+
+// fullRead is fullOnce once the incremental scans wait.
+func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 	var (
 		f        *fullBuild
 		maxSeq   int64

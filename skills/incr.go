@@ -9,6 +9,11 @@ import (
 	"github.com/shogun-dev/shogun/store"
 )
 
+// ErrRebuilding means a full scan (shogun skills scan --full) is running:
+// an incremental scan waits for it, the tasks it would have read stay
+// listed for the next one.
+var ErrRebuilding = errors.New("skills: a full scan is running; the next scan takes in what changed meanwhile")
+
 // errNeedFull says the incremental scan cannot go on from the stored state
 // (none yet, another version, other options, or too much new work to do
 // task by task): a full scan takes over.
@@ -98,6 +103,16 @@ func (m *miner) metaU(name string) (uint64, bool, error) {
 }
 
 func (m *miner) loadMeta() error {
+	if v, err := m.kv.get(metaKey(metaRebuild)); err != nil {
+		return err
+	} else if v != nil {
+		until, n := binary.Varint(v)
+		if n > 0 && m.o.Now().Unix() < until {
+			return ErrRebuilding
+		}
+		// A full scan that died: start one again.
+		return errNeedFull
+	}
 	if f, ok, err := m.metaU(metaFormat); err != nil {
 		return err
 	} else if !ok || f != formatVersion {

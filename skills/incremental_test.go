@@ -1,6 +1,8 @@
 package skills
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -384,4 +386,42 @@ func diffCandidates(a, b []store.SkillCandidate) string {
 		s += fmt.Sprintf("only full: %s %s %v\n", d.Name, d.GroupKey, d.SourceTaskIDs)
 	}
 	return s
+}
+
+// TestScanWaitsForAFullScan: while a full scan runs (its mark set), an
+// incremental scan leaves the state alone and says so; a mark left by a
+// full scan that died makes the next scan a full one.
+func TestScanWaitsForAFullScan(t *testing.T) {
+	h := newHistoryDB(t)
+	h.add(spec{role: "ashigaru1", title: "Fix flaky test", body: unrelated[0]},
+		spec{role: "ashigaru1", title: "Fix flaky test", body: unrelated[1]})
+	h.scan(ScanOptions{})
+	mark := func(until time.Time) {
+		t.Helper()
+		err := h.st.UpdateMine(func(tx *store.MineTx) error {
+			return tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, until.Unix()))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := day.Add(24 * time.Hour)
+	mark(now.Add(time.Minute))
+	h.add(spec{role: "ashigaru1", title: "Fix flaky test", body: unrelated[2]})
+	if _, err := Scan(h.st, ScanOptions{Now: func() time.Time { return now }}); !errors.Is(err, ErrRebuilding) {
+		t.Fatalf("scan during a full scan: %v, want ErrRebuilding", err)
+	}
+	if c := h.candidate("fix-flaky-test"); len(c.SourceTaskIDs) != 2 {
+		t.Fatalf("the waiting scan changed the candidate: %v", c.SourceTaskIDs)
+	}
+	mark(now.Add(-time.Minute))
+	res := h.scan(ScanOptions{})
+	if c := h.candidate("fix-flaky-test"); len(c.SourceTaskIDs) != 3 || res.Updated != 1 {
+		t.Fatalf("after a full scan died: %+v, sources %v", res, c.SourceTaskIDs)
+	}
+	// The state is whole again: the next scan is incremental and finds
+	// nothing new.
+	if res := h.scan(ScanOptions{}); res.Unchanged != 1 {
+		t.Fatalf("scan after: %+v", res)
+	}
 }

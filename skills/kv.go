@@ -185,6 +185,7 @@ const (
 	metaDecided  = "decided"  // the last skill decision seen
 	metaGrowth   = "growth"   // the reopen growth of the last scan
 	metaClusters = "clusters" // the next cluster id
+	metaRebuild  = "rebuild"  // a full scan is running, until this unix time
 )
 
 // formatVersion changes whenever the state's encoding or the mining

@@ -168,7 +168,9 @@ func (t *Team) scanSkills(ctx context.Context) {
 		case <-t.scanWanted:
 		}
 		res, err := skills.Scan(t.st, t.skills)
-		if err != nil {
+		if errors.Is(err, skills.ErrRebuilding) {
+			t.log.Debug().Err(err).Msg("skills scan")
+		} else if err != nil {
 			t.log.Warn().Err(err).Msg("skills scan")
 		} else if res.New+res.Reopened > 0 {
 			t.log.Info().Int("new", res.New).Int("reopened", res.Reopened).Int("tasks", res.Tasks).Msg("skill candidates found; review them with `shogun skills review`")
