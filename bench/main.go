@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,18 +23,19 @@ func main() {
 	drainMB := flag.Int("drain-mb", 200, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 30*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, skills, search, prune, console or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, history, search, prune, console or go")
 	consoleIdle := flag.Duration("console-idle-for", 20*time.Second, "how long each idle-tab cost is sampled")
 	consoleFloodMB := flag.Int("console-flood-mb", 200, "size of the file the flooding role writes while console tabs watch, in MB")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
 	samples := flag.Int("latency-samples", 1000, "samples in the latency measurement")
 	ingestN := flag.Int("ingest-files", 10000, "files in the ingest measurement")
 	roundN := flag.Int("roundtrip-tasks", 2000, "tasks in the round-trip measurement")
-	skillsN := flag.Int("skills-tasks", 100000, "finished tasks in the skills scan measurement")
 	searchN := flag.Int("search-tasks", 1000000, "finished tasks in the history search measurement")
 	buildN := flag.Int("search-build-tasks", 100000, "finished tasks whose search index is built from scratch in the search measurement")
 	pruneN := flag.Int("prune-events", 1000000, "old events in the pruning measurement")
 	historyCache := flag.String("history-cache", "", "keep the generated histories in this `DIR` and use those an earlier run left there (default: made afresh, removed at the end)")
+	historyN := flag.String("history-tasks", "100000,1000000", "finished tasks of the histories in the history-cost measurement, comma-separated")
+	steadyFor := flag.Duration("steady-for", 15*time.Second, "how long the steady work on each history is fed")
 	typingN := flag.Int("typing-tasks", 500, "tasks in the typing-truth measurement")
 	flag.Parse()
 	if *asProbe {
@@ -108,10 +110,17 @@ func main() {
 			fatal(fmt.Errorf("typing: %w", err))
 		}
 	}
-	if want("skills") {
-		fmt.Fprintf(os.Stderr, "bench: skills scan over %d finished tasks …\n", *skillsN)
-		if err := measureSkillsScan(r, bin, *skillsN); err != nil {
-			fatal(fmt.Errorf("skills: %w", err))
+	if want("history") {
+		var sizes []int
+		for _, f := range strings.Split(*historyN, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				fatal(fmt.Errorf("-history-tasks: %q is not a number of tasks", f))
+			}
+			sizes = append(sizes, n)
+		}
+		if err := measureHistory(r, h, bin, sizes, *steadyFor); err != nil {
+			fatal(fmt.Errorf("history: %w", err))
 		}
 	}
 	if want("search") {

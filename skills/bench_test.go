@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/shogun-dev/shogun/store"
 )
@@ -91,4 +92,26 @@ func BenchmarkScan100k(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkRawTokens times the tokenising of generated titles and bodies.
+func BenchmarkRawTokens(b *testing.B) {
+	g := newSynth(1)
+	var titles, bodies []string
+	n := 0
+	for i := 0; i < 2000; i++ {
+		r := g.task(day.Add(time.Duration(i) * time.Minute))
+		titles = append(titles, r.Title)
+		bodies = append(bodies, r.Body)
+		n += len(r.Title) + len(r.Body)
+	}
+	b.SetBytes(int64(n))
+	b.ResetTimer()
+	var out []uint64
+	var buf []byte
+	for i := 0; i < b.N; i++ {
+		for k := range titles {
+			out, buf = rawTokens(titles[k], bodies[k], out, buf)
+		}
+	}
 }

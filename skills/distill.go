@@ -22,12 +22,36 @@ const (
 	maxExamples = 3
 )
 
-// content is what a group gives its candidate.
-type content struct {
-	name        string // wanted name, before it is made unique
-	heading     string
-	description string
-	body        string
+// textVersion is the version of the text distill writes: bump it when the
+// text changes, so that stored texts are written again.
+const textVersion = 1
+
+// stask is a sample task, prepared for distilling.
+type stask struct {
+	store.FinishedTask
+	norm      string   // normalised title
+	titleToks []string // folded title tokens, without repeats
+	set       []uint64 // title and body tokens (orders), as mining compares them
+
+	// Cut by cut when first needed.
+	cutDone                bool
+	titleIDs               []int32
+	bodyFrags, detailFrags []fragment
+	filePaths              []string
+}
+
+func newSTask(t store.FinishedTask, set []uint64) *stask {
+	tt := tokens(t.Title)
+	return &stask{FinishedTask: t, norm: strings.Join(tt, " "), titleToks: uniqueStrings(tt), set: set}
+}
+
+// distillInput is a settled group as distill reads it: what it is, what
+// is known of all its members, and the latest of them (sample).
+type distillInput struct {
+	kind, key                        string
+	role, tag, proposed, proposedDoc string
+	stats                            groupStats
+	tasks                            []*stask // the sample, in arrival order
 }
 
 // distill writes a candidate from its group, by counting, never by
@@ -35,26 +59,20 @@ type content struct {
 // paths that recur across the tasks' bodies and reports, the pitfalls from
 // failed and blocked reports and from warnings in any report, and the
 // source tasks. The same group always gives the same text.
-func distill(h *history, g *group) content {
-	members := sample(g.members)
-	tasks := make([]*mtask, len(members))
-	for i, m := range members {
-		tasks[i] = h.tasks[m]
-	}
+func distill(in *distillInput) content {
+	tasks := in.tasks
 	rep := representative(tasks)
 	examples := exampleTitles(tasks)
-	d := &distiller{h: h, g: g, tasks: tasks, rep: rep, examples: examples, minCount: max(2, (len(tasks)+4)/5)}
+	d := &distiller{in: in, dict: newTokDict(), tasks: tasks, rep: rep, examples: examples, minCount: max(2, (len(tasks)+4)/5)}
 	name, heading := d.nameAndHeading()
 	c := content{name: name, heading: heading, description: d.describe(heading), body: d.body(heading)}
-	for _, t := range tasks {
-		h.doneWithSample(t)
-	}
+	c.bodyHash = textHash(c.body)
 	return c
 }
 
 // sample is the part of a group its text is distilled from: its latest
 // tasks.
-func sample(members []int) []int {
+func sample(members []int64) []int64 {
 	if len(members) > sampleSize {
 		return members[len(members)-sampleSize:]
 	}
@@ -62,18 +80,18 @@ func sample(members []int) []int {
 }
 
 type distiller struct {
-	h        *history
-	g        *group
-	tasks    []*mtask // the sample, in arrival order
-	rep      *mtask
+	in       *distillInput
+	dict     *tokDict
+	tasks    []*stask // the sample, in arrival order
+	rep      *stask
 	examples []string
 	minCount int // tasks a step or file must appear in to count as recurring
 }
 
 // representative is the sample's most typical task: the one whose tokens
 // are most shared with the others (the earliest on a tie).
-func representative(tasks []*mtask) *mtask {
-	count := map[int32]int{}
+func representative(tasks []*stask) *stask {
+	count := map[uint64]int{}
 	for _, t := range tasks {
 		for _, tok := range t.set {
 			count[tok]++
@@ -97,7 +115,7 @@ func representative(tasks []*mtask) *mtask {
 
 // exampleTitles are the sample's distinct titles, most frequent first,
 // then latest first.
-func exampleTitles(tasks []*mtask) []string {
+func exampleTitles(tasks []*stask) []string {
 	count := map[string]int{}
 	last := map[string]int{}
 	for i, t := range tasks {
@@ -126,24 +144,24 @@ func exampleTitles(tasks []*mtask) []string {
 // body: an agent's proposed name, the tag, or the phrase the sample's
 // titles share.
 func (d *distiller) nameAndHeading() (name, heading string) {
-	switch d.g.kind {
+	switch d.in.kind {
 	case KindProposed:
-		name = Slug(d.g.proposed)
-		h := d.g.proposed
+		name = Slug(d.in.proposed)
+		h := d.in.proposed
 		if !strings.ContainsRune(h, ' ') {
 			h = strings.NewReplacer("-", " ", "_", " ").Replace(h)
 		}
 		heading = upperFirst(clip(oneLine(h), 80))
 	case KindTag:
-		name = Slug(d.g.tag)
-		heading = upperFirst(d.g.tag) + " tasks"
+		name = Slug(d.in.tag)
+		heading = upperFirst(d.in.tag) + " tasks"
 	default:
 		common := d.commonTitleTokens()
 		heading = upperFirst(clip(titlePhrase(d.headingTitle(), common), 80))
 		name = nameFrom(heading)
 	}
 	if name == "" {
-		name = "skill-" + shortHash(d.g.key)
+		name = "skill-" + shortHash(d.in.key)
 	}
 	if heading == "" {
 		heading = name
@@ -232,17 +250,17 @@ func nameFrom(heading string) string {
 // describe is the candidate's description: what the skill is and when to
 // use it, on one line.
 func (d *distiller) describe(heading string) string {
-	n := len(d.g.members)
+	n := d.in.stats.n
 	var b strings.Builder
-	switch d.g.kind {
+	switch d.in.kind {
 	case KindProposed:
-		b.WriteString(oneLine(d.g.proposedDoc))
+		b.WriteString(oneLine(d.in.proposedDoc))
 		if !strings.Contains(strings.ToLower(b.String()), "when") {
 			fmt.Fprintf(&b, " Use when a task is like %s.", quoted(d.examples, 1))
 		}
 	case KindTag:
 		fmt.Fprintf(&b, "Recurring work tagged \"%s\": steps, files and pitfalls distilled from %d past tasks. Use when a task is tagged %s or is like %s.",
-			d.g.tag, n, d.g.tag, quoted(d.examples, 1))
+			d.in.tag, n, d.in.tag, quoted(d.examples, 1))
 	default:
 		fmt.Fprintf(&b, "%s: steps, files and pitfalls distilled from %d past tasks%s. Use when a task is like %s.",
 			heading, n, d.byRoles(), quoted(d.examples, 2))
@@ -260,14 +278,9 @@ func (d *distiller) byRoles() string {
 }
 
 func (d *distiller) roles() []string {
-	seen := map[string]bool{}
-	var roles []string
-	for _, m := range d.g.members {
-		r := d.h.tasks[m].Role
-		if !seen[r] {
-			seen[r] = true
-			roles = append(roles, r)
-		}
+	roles := make([]string, 0, len(d.in.stats.roles))
+	for r := range d.in.stats.roles {
+		roles = append(roles, r)
 	}
 	sort.Strings(roles)
 	return roles
@@ -315,11 +328,9 @@ func (d *distiller) body(heading string) string {
 }
 
 func (d *distiller) intro(b *strings.Builder) {
-	n := len(d.g.members)
-	statuses := map[string]int{}
-	for _, m := range d.g.members {
-		statuses[d.h.tasks[m].Status]++
-	}
+	st := d.in.stats
+	n := st.n
+	statuses := map[string]int{store.StatusDone: st.done, store.StatusFailed: st.failed, store.StatusBlocked: st.blocked}
 	var parts []string
 	for _, s := range store.ReportStatuses {
 		if statuses[s] > 0 {
@@ -343,8 +354,8 @@ func (d *distiller) intro(b *strings.Builder) {
 	default:
 		by = fmt.Sprintf(" by %d roles", len(roles))
 	}
-	first, last := d.h.tasks[d.g.members[0]], d.h.tasks[d.g.members[n-1]]
-	span := dateOf(first.FinishedAt)
+	last := d.tasks[len(d.tasks)-1]
+	span := dateOf(unixTime(st.firstFinished))
 	if l := dateOf(last.FinishedAt); l != span {
 		span += " to " + l
 	}
@@ -363,18 +374,18 @@ func dateOf(t time.Time) string {
 
 func (d *distiller) goal(b *strings.Builder, heading string) {
 	b.WriteString("## Goal\n\n")
-	switch d.g.kind {
+	switch d.in.kind {
 	case KindProposed:
 		fmt.Fprintf(b, "%s, as an agent proposed it in a report. ", heading)
 	case KindTag:
-		fmt.Fprintf(b, "Work tagged `%s`. ", d.g.tag)
+		fmt.Fprintf(b, "Work tagged `%s`. ", d.in.tag)
 	default:
 		fmt.Fprintf(b, "%s. ", heading)
 	}
 	fmt.Fprintf(b, "A typical request (%s, %s):\n\n", d.rep.ID, d.rep.Role)
 	fmt.Fprintf(b, "> %s\n", oneLine(d.rep.Title))
 	lines := 0
-	for _, f := range d.h.cut(d.rep).bodyFrags {
+	for _, f := range d.cut(d.rep).bodyFrags {
 		if lines == 4 {
 			b.WriteString(">\n> …\n")
 			break
@@ -406,7 +417,7 @@ func (d *distiller) steps(b *strings.Builder, steps []*fragStat) {
 	if len(steps) == 0 {
 		fmt.Fprintf(b, "No step of the requests recurred in %d or more of the tasks. The most typical one, %s, asked:\n\n", d.minCount, d.rep.ID)
 		n := 0
-		for _, f := range d.h.cut(d.rep).bodyFrags {
+		for _, f := range d.cut(d.rep).bodyFrags {
 			if n == maxSteps {
 				break
 			}
@@ -448,7 +459,7 @@ func (d *distiller) files(b *strings.Builder) {
 	count := map[string]int{}
 	var order []string
 	for _, t := range d.tasks {
-		for _, p := range d.h.cut(t).filePaths {
+		for _, p := range d.cut(t).filePaths {
 			if count[p] == 0 {
 				order = append(order, p)
 			}
@@ -540,7 +551,7 @@ func (d *distiller) pitfalls(b *strings.Builder, warnings []*fragStat) {
 		}
 		seen[key] = true
 		line := fmt.Sprintf("%s %s: %s", t.ID, t.Status, clip(summary, 160))
-		for _, f := range d.h.cut(t).detailFrags {
+		for _, f := range d.cut(t).detailFrags {
 			if normTitle(f.text) != normTitle(summary) {
 				line += " — " + clip(f.text, 160)
 				break
@@ -571,10 +582,9 @@ func stripStatus(s string) string {
 
 func (d *distiller) sources(b *strings.Builder) {
 	b.WriteString("## Source tasks\n\n")
-	ms := d.g.members
-	from := max(0, len(ms)-maxSources)
-	for _, m := range ms[from:] {
-		t := d.h.tasks[m]
+	n := d.in.stats.n
+	from := max(0, n-maxSources)
+	for _, t := range d.tasks[max(0, len(d.tasks)-maxSources):] {
 		fmt.Fprintf(b, "- `%s` (%s, %s, %s) %s", t.ID, t.Role, dateOf(t.FinishedAt), t.Status, clip(oneLine(t.Title), 100))
 		if s := stripStatus(oneLine(t.Summary)); s != "" && normTitle(s) != t.norm {
 			fmt.Fprintf(b, " — report: %s", clip(s, 140))
@@ -584,4 +594,20 @@ func (d *distiller) sources(b *strings.Builder) {
 	if from > 0 {
 		fmt.Fprintf(b, "- … and %d earlier tasks (`shogun skills list --json` lists every id)\n", from)
 	}
+}
+
+// unixTime turns unix nanoseconds back into a time; 0 is the zero time.
+func unixTime(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// unixNano is a time as unix nanoseconds; the zero time is 0.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -21,7 +22,7 @@ type fragment struct {
 // breaks sentences). It leaves out code blocks, headings, table rows,
 // sentences that introduce a list ("Steps:"), and fragments of fewer than
 // two meaningful words.
-func (h *history) fragmentsOf(text string) []fragment {
+func (dict *tokDict) fragmentsOf(text string) []fragment {
 	var raw []string
 	var para strings.Builder
 	flush := func() {
@@ -64,7 +65,7 @@ func (h *history) fragmentsOf(text string) []fragment {
 		if strings.HasSuffix(s, ":") {
 			continue
 		}
-		toks := h.ids(s)
+		toks := dict.ids(s)
 		if len(toks) < 2 {
 			continue
 		}
@@ -234,7 +235,7 @@ func (d *distiller) fragments() fragmentStats {
 	}
 	n := 0
 	for ti, t := range d.tasks {
-		d.h.cut(t)
+		d.cut(t)
 		title := idsKey(t.titleIDs)
 		for src, frags := range [][]fragment{t.bodyFrags, t.detailFrags} {
 			for _, f := range frags {
@@ -320,5 +321,71 @@ func recurring(stats []*fragStat, min int) []*fragStat {
 		}
 		return a.first < b.first
 	})
+	return out
+}
+
+// tokDict numbers the tokens of one group's texts, so that fragments
+// compare as sets of numbers.
+type tokDict struct{ m map[string]int32 }
+
+func newTokDict() *tokDict { return &tokDict{m: map[string]int32{}} }
+
+// ids returns the token numbers of s, sorted, without repeats.
+func (dict *tokDict) ids(s string) []int32 {
+	var out []int32
+	eachToken(s, nil, func(tok []byte) {
+		id, ok := dict.m[string(tok)]
+		if !ok {
+			id = int32(len(dict.m))
+			dict.m[string(tok)] = id
+		}
+		out = append(out, id)
+	})
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// cut cuts what distill needs of a task, once: its title's token numbers,
+// the fragments of its body and report details, and its file paths.
+func (d *distiller) cut(t *stask) *stask {
+	if t.cutDone {
+		return t
+	}
+	t.titleIDs = d.dict.ids(t.Title)
+	t.bodyFrags = d.dict.fragmentsOf(t.Body)
+	t.detailFrags = d.dict.fragmentsOf(t.Details)
+	seen := map[string]bool{}
+	t.filePaths = []string{}
+	for _, list := range [][]string{t.Files, paths(t.Body), paths(t.Details)} {
+		for _, p := range list {
+			p = strings.TrimPrefix(strings.Trim(strings.TrimSpace(p), "`'\""), "./")
+			if p != "" && !seen[p] {
+				seen[p] = true
+				t.filePaths = append(t.filePaths, p)
+			}
+		}
+	}
+	t.cutDone = true
+	return t
+}
+
+// unionSorted merges two ascending lists without repeats.
+func unionSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j >= len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i >= len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
 	return out
 }

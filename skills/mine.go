@@ -1,11 +1,8 @@
 package skills
 
 import (
-	"slices"
 	"sort"
 	"strings"
-
-	"github.com/shogun-dev/shogun/store"
 )
 
 // Kinds of group a candidate is mined from.
@@ -35,248 +32,149 @@ func kindRank(kind string) int {
 	return 3
 }
 
-// group is a set of finished tasks that may make one skill.
-type group struct {
-	kind, key string
-	members   []int // indexes into history.tasks, ascending (arrival order)
-	// For KindTitle, the role; for KindTag, the tag; for KindProposed, the
-	// name and description the agent gave (from the latest proposal).
-	role, tag             string
-	proposed, proposedDoc string
+// sgroup is a group as settling sees it: a proposal, or a title or similar
+// group big enough to count (at least the threshold of finished tasks, one
+// of them done; a cluster of two or more).
+type sgroup struct {
+	gid  uint64
+	kind string
+	key  string
+	size int
+	// links are the other settling groups it shares finished tasks with,
+	// and how many.
+	links map[*sgroup]int
+
+	settled bool
+	into    *sgroup   // the kept group it belongs to (itself if kept)
+	parts   []*sgroup // for a kept group: itself, then the groups it took in
 }
 
-// mineOptions are the settings mining needs.
-type mineOptions struct {
-	threshold  int
-	similarity float64
-	progress   func(stage string, done, total int)
+func link(a, b *sgroup, n int) {
+	if a.links == nil {
+		a.links = map[*sgroup]int{}
+	}
+	if b.links == nil {
+		b.links = map[*sgroup]int{}
+	}
+	a.links[b] += n
+	b.links[a] += n
 }
 
-// mine finds the groups of h, in a deterministic order: proposals by name,
-// then specific groups (title, similar) largest first, then tag groups
-// largest first; ties by key. Overlaps are settled so that one kind of
-// repeated work gives one candidate:
-//   - a title or similar group sharing a task with a proposal joins the
-//     proposal (the agent's name and description win);
-//   - a title or similar group at least half of whose tasks are in a
-//     larger one joins it (same size: title before similar);
-//   - a tag group whose tasks all belong to one kept group is dropped.
+// specificOrder is the order groups are settled in: largest first, then
+// the more specific kind, then by key.
+func specificOrder(a, b *sgroup) bool {
+	if a.size != b.size {
+		return a.size > b.size
+	}
+	if kindRank(a.kind) != kindRank(b.kind) {
+		return kindRank(a.kind) < kindRank(b.kind)
+	}
+	return a.key < b.key
+}
+
+// settle decides which groups stand for a candidate ("kept") and which
+// join another, so that one kind of repeated work gives one candidate:
+//   - proposals are kept, by key;
+//   - a title or similar group sharing a task with a proposal joins it
+//     (the proposal with the smallest key, if several);
+//   - else, taken largest first, it joins the kept group that holds the
+//     most of its tasks, if that is at least half of them (on a tie, the
+//     one whose key sorts first), and is kept otherwise.
 //
-// Mined groups need at least threshold tasks, one of them done; proposals
-// need nothing more than the proposal.
-func mine(h *history, o mineOptions) []*group {
-	var (
-		byTitle   = map[string][]int{}
-		byTag     = map[string][]int{}
-		byPropose = map[string][]int{}
-		proposal  = map[string][2]string{}
-		titleRole = map[string]string{}
-		tagName   = map[string]string{}
-	)
-	for i, t := range h.tasks {
-		if t.norm != "" {
-			key := KindTitle + ":" + t.Role + ":" + t.norm
-			byTitle[key] = append(byTitle[key], i)
-			titleRole[key] = t.Role
-		}
-		seen := map[string]bool{}
-		for _, tag := range t.Tags {
-			tag = strings.ToLower(strings.TrimSpace(tag))
-			if tag == "" || seen[tag] {
-				continue
-			}
-			seen[tag] = true
-			key := KindTag + ":" + tag
-			byTag[key] = append(byTag[key], i)
-			tagName[key] = tag
-		}
-		if name := strings.TrimSpace(t.SkillName); name != "" {
-			slug := Slug(name)
-			if slug == "" {
-				slug = "skill-" + shortHash(name)
-			}
-			key := KindProposed + ":" + slug
-			byPropose[key] = append(byPropose[key], i)
-			proposal[key] = [2]string{name, t.SkillDescription}
-		}
+// It returns the kept groups in order. Each task is in one title group and
+// one cluster at most, so the tasks a title group shares with a kept group
+// are those it shares with the clusters in it, and the other way round:
+// the links' counts are all settling needs. The groups of a connected part
+// of the links settle the same whatever else is settled with them, which
+// is what lets a scan settle again only the parts that changed.
+func settle(props, specific []*sgroup) []*sgroup {
+	sort.Slice(props, func(i, j int) bool { return props[i].key < props[j].key })
+	sort.Slice(specific, func(i, j int) bool { return specificOrder(specific[i], specific[j]) })
+	kept := make([]*sgroup, 0, len(props)+len(specific))
+	for _, p := range props {
+		p.settled, p.into, p.parts = true, p, []*sgroup{p}
+		kept = append(kept, p)
 	}
-
-	anyDone := func(members []int) bool {
-		for _, i := range members {
-			if h.tasks[i].Status == store.StatusDone {
-				return true
-			}
-		}
-		return false
-	}
-	big := func(members []int) bool { return len(members) >= o.threshold && anyDone(members) }
-
-	var proposals, specific, tags []*group
-	for key, m := range byPropose {
-		p := proposal[key]
-		proposals = append(proposals, &group{kind: KindProposed, key: key, members: m, proposed: p[0], proposedDoc: p[1]})
-	}
-	for key, m := range byTitle {
-		if big(m) {
-			specific = append(specific, &group{kind: KindTitle, key: key, members: m, role: titleRole[key]})
-		}
-	}
-	for key, m := range byTag {
-		if big(m) {
-			tags = append(tags, &group{kind: KindTag, key: key, members: m, tag: tagName[key]})
-		}
-	}
-
-	h.dropCommonTokens()
-	sets := make([][]int32, len(h.tasks))
-	for i, t := range h.tasks {
-		sets[i] = t.set
-	}
-	var progress func(done, total int)
-	if o.progress != nil {
-		progress = func(done, total int) { o.progress("comparing", done, total) }
-	}
-	uf := clusterSimilar(sets, h.freq, o.similarity, progress)
-	clusters := map[int32][]int{}
-	for i := range h.tasks {
-		r := uf.find(int32(i))
-		clusters[r] = append(clusters[r], i) // ascending, as i is
-	}
-	for _, m := range clusters {
-		if len(m) > 1 && big(m) {
-			specific = append(specific, &group{kind: KindSimilar, key: KindSimilar + ":" + h.tasks[m[0]].ID, members: m})
-		}
-	}
-
-	sort.Slice(proposals, func(i, j int) bool { return proposals[i].key < proposals[j].key })
-	bySize := func(gs []*group) {
-		sort.Slice(gs, func(i, j int) bool {
-			a, b := gs[i], gs[j]
-			if len(a.members) != len(b.members) {
-				return len(a.members) > len(b.members)
-			}
-			if kindRank(a.kind) != kindRank(b.kind) {
-				return kindRank(a.kind) < kindRank(b.kind)
-			}
-			return a.key < b.key
-		})
-	}
-	bySize(specific)
-	bySize(tags)
-
-	// Proposals come first and absorb the mined groups that share a task
-	// with them (the smallest key wins when several do).
-	kept := &keptIndex{of: map[int][]int{}, dirty: map[int]bool{}}
-	proposer := map[int]int{} // task index → its first proposal's number
-	for n, p := range proposals {
-		kept.add(p)
-		for _, i := range p.members {
-			if _, ok := proposer[i]; !ok {
-				proposer[i] = n
-			}
-		}
-	}
-	out := append([]*group(nil), proposals...)
 	for _, g := range specific {
-		into := -1
-		for _, i := range g.members {
-			if n, ok := proposer[i]; ok && (into < 0 || n < into) {
-				into = n
+		var into *sgroup
+		for c := range g.links {
+			if c.kind == KindProposed && (into == nil || c.key < into.key) {
+				into = c
 			}
 		}
-		if into < 0 {
-			if n, c := kept.best(g); c > 0 && 2*c >= len(g.members) {
-				into = n
+		if into == nil {
+			count := map[*sgroup]int{}
+			for c, n := range g.links {
+				if c.settled && c.kind != KindProposed && c.kind != g.kind {
+					count[c.into] += n
+				}
+			}
+			var best *sgroup
+			bestN := 0
+			for k, n := range count {
+				if n > bestN || (n == bestN && k.key < best.key) {
+					best, bestN = k, n
+				}
+			}
+			if best != nil && 2*bestN >= g.size {
+				into = best
 			}
 		}
-		if into >= 0 {
-			kept.absorb(into, g)
+		g.settled = true
+		if into != nil {
+			g.into = into
+			into.parts = append(into.parts, g)
 			continue
 		}
-		kept.add(g)
-		out = append(out, g)
+		g.into, g.parts = g, []*sgroup{g}
+		kept = append(kept, g)
 	}
-	for _, g := range tags {
-		if _, c := kept.best(g); c == len(g.members) {
-			continue
-		}
-		kept.add(g)
-		out = append(out, g)
-	}
-	kept.finish()
-	return out
+	return kept
 }
 
-// keptIndex knows which kept groups each task belongs to.
-type keptIndex struct {
-	groups []*group
-	of     map[int][]int // task index → kept group numbers
-	dirty  map[int]bool  // groups whose members absorb left unsorted
+// tagOrder orders tag groups: largest first, then by key.
+func tagOrder(aSize int, aKey string, bSize int, bKey string) bool {
+	if aSize != bSize {
+		return aSize > bSize
+	}
+	return aKey < bKey
 }
 
-func (k *keptIndex) add(g *group) {
-	n := len(k.groups)
-	k.groups = append(k.groups, g)
-	for _, i := range g.members {
-		k.of[i] = append(k.of[i], n)
+// outputLess is the order of the settled groups in a scan's result:
+// proposals by key, then title and similar groups largest first, then tag
+// groups largest first.
+func outputLess(a, b *output) bool {
+	ca, cb := outputClass(a.kind), outputClass(b.kind)
+	if ca != cb {
+		return ca < cb
 	}
+	if ca == 0 {
+		return a.key < b.key
+	}
+	if a.own != b.own {
+		return a.own > b.own
+	}
+	if kindRank(a.kind) != kindRank(b.kind) {
+		return kindRank(a.kind) < kindRank(b.kind)
+	}
+	return a.key < b.key
 }
 
-// best returns the kept group holding the most tasks of g, and how many
-// (0 if none); the earliest kept on a tie.
-func (k *keptIndex) best(g *group) (int, int) {
-	count := map[int]int{}
-	for _, i := range g.members {
-		for _, n := range k.of[i] {
-			count[n]++
-		}
+func outputClass(kind string) int {
+	switch kind {
+	case KindProposed:
+		return 0
+	case KindTag:
+		return 2
 	}
-	best, bestC := -1, 0
-	for n, c := range count {
-		if c > bestC || (c == bestC && n < best) {
-			best, bestC = n, c
-		}
-	}
-	return best, bestC
+	return 1
 }
 
-// absorb adds g's tasks to kept group n. The members are sorted again by
-// finish, once, however many groups are absorbed.
-func (k *keptIndex) absorb(n int, g *group) {
-	into := k.groups[n]
-	for _, i := range g.members {
-		if !slices.Contains(k.of[i], n) {
-			k.of[i] = append(k.of[i], n)
-			into.members = append(into.members, i)
-			k.dirty[n] = true
-		}
+// roleOfTitleKey is the role in a title group's key.
+func roleOfTitleKey(key string) string {
+	rest := strings.TrimPrefix(key, KindTitle+":")
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+		return rest[:i]
 	}
-}
-
-// finish puts absorbing groups' members back in arrival order.
-func (k *keptIndex) finish() {
-	for n := range k.dirty {
-		slices.Sort(k.groups[n].members)
-	}
-}
-
-// unionSorted merges two ascending lists without repeats.
-func unionSorted(a, b []int) []int {
-	out := make([]int, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j >= len(b) || (i < len(a) && a[i] < b[j]):
-			out = append(out, a[i])
-			i++
-		case i >= len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
+	return rest
 }

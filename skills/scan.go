@@ -1,9 +1,6 @@
 package skills
 
 import (
-	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/shogun-dev/shogun/config"
@@ -37,6 +34,14 @@ type ScanOptions struct {
 	Progress func(stage string, done, total int)
 	// Now dates the changes; nil means time.Now.
 	Now func() time.Time
+	// Full mines the whole history again instead of what changed since
+	// the last scan (`shogun skills scan --full`): a rebuild.
+	Full bool
+	// OnlyChanges leaves the candidates nothing changed out of the
+	// result's list (the supervisor's scans, which only count them).
+	OnlyChanges bool
+
+	workers int // goroutines of a full scan; 0: one per CPU
 }
 
 // OptionsFrom returns the scan options the workspace's settings ask for.
@@ -100,8 +105,15 @@ type ScanCandidate struct {
 // as skill candidates (DESIGN.md section 8). The groups are: one role's
 // tasks with the same normalised title; tasks sharing a tag; tasks whose
 // title and body are near-duplicates; each with at least Threshold tasks;
-// plus every skill an agent proposed in a report. See mine for how
+// plus every skill an agent proposed in a report. See settle for how
 // overlapping groups are settled.
+//
+// A scan is incremental: it reads the tasks that arrived or changed since
+// the last scan and updates the groups they touch, the settling of those
+// groups, and the texts of the candidates whose sources changed, from the
+// mining state kept in the store. The first scan, a scan with other
+// options, and Full read the whole history instead; both give the same
+// candidates.
 //
 // The same history always gives the same candidates. A group already
 // stored is updated, never duplicated: a pending candidate gets the new
@@ -110,59 +122,28 @@ type ScanCandidate struct {
 // unless its group has grown ReopenGrowth times since. Candidates whose
 // group is gone are left as they are.
 //
-// Scan is safe to run while the supervisor records reports: it reads one
-// snapshot and reconciles in one write transaction.
+// Scan is safe to run while the supervisor records reports, and beside
+// another scan: an incremental scan runs in one write transaction; a full
+// one reads one snapshot and writes in one transaction, reading again if
+// another scan wrote meanwhile.
 func Scan(st *store.Store, opts ScanOptions) (ScanResult, error) {
 	return scan(st, opts, 0)
 }
 
-// scan is Scan with the number of goroutines forced (tests), or 0 to let
-// the history's size and the CPUs decide.
+// scan is Scan with the number of goroutines of a full scan forced
+// (tests), or 0 to let the CPUs decide.
 func scan(st *store.Store, opts ScanOptions, workers int) (ScanResult, error) {
 	o := opts.withDefaults()
+	o.workers = workers
 	began := time.Now()
-	tasks, err := st.FinishedTasks()
-	if err != nil {
-		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
-	}
-	if o.Progress != nil {
-		o.Progress("reading", len(tasks), len(tasks))
-	}
-	h := buildHistory(tasks, workers)
-	res, err := mineAndStore(st, h, o)
-	if err != nil {
-		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
-	}
-	res.Tasks, res.Duration = len(h.tasks), time.Since(began)
-	return res, nil
-}
-
-// mineAndStore finds the groups of h, writes a candidate's text for each,
-// and reconciles them with the stored candidates.
-func mineAndStore(st *store.Store, h *history, o ScanOptions) (ScanResult, error) {
-	groups := mine(h, mineOptions{threshold: o.Threshold, similarity: o.Similarity, progress: o.Progress})
-	contents := make([]content, len(groups))
-	h.countSamples(groups)
-	const batch = 256
-	for start := 0; start < len(groups); start += batch {
-		if o.Progress != nil {
-			o.Progress("writing", start, len(groups))
-		}
-		end := min(len(groups), start+batch)
-		h.cutAhead(groups[start:end])
-		for i := start; i < end; i++ {
-			contents[i] = distill(h, groups[i])
-		}
-	}
-	var res ScanResult
-	at := o.Now()
-	err := st.UpdateSkillCandidates(func(existing []store.SkillCandidate) ([]store.SkillCandidate, error) {
-		var changes []store.SkillCandidate
-		changes, res.Candidates = reconcile(existing, h, groups, contents, o)
-		return changes, nil
-	}, "scan", at)
-	if o.Progress != nil {
-		o.Progress("writing", len(groups), len(groups))
+	var (
+		res ScanResult
+		err error
+	)
+	if o.Full {
+		res, err = runFull(st, o)
+	} else {
+		res, err = runIncremental(st, o)
 	}
 	if err != nil {
 		return ScanResult{}, err
@@ -179,148 +160,6 @@ func mineAndStore(st *store.Store, h *history, o ScanOptions) (ScanResult, error
 			res.Reopened++
 		}
 	}
+	res.Duration = time.Since(began)
 	return res, nil
-}
-
-// reconcile matches the groups found with the stored candidates and
-// returns the candidates to write and what happened to each group. A group
-// finds its candidate by key; a title or similar group that has none (a
-// cluster that merged with another, a title group now inside a cluster)
-// takes over the unmatched title or similar candidate it shares the most
-// tasks with, if it holds at least half of that candidate's tasks. Names,
-// once given, stay: people review and export by name.
-func reconcile(existing []store.SkillCandidate, h *history, groups []*group, contents []content, o ScanOptions) ([]store.SkillCandidate, []ScanCandidate) {
-	byKey := map[string]int{}
-	names := map[string]bool{}
-	ids := map[string]bool{}
-	byTask := map[string][]int{}
-	for i, c := range existing {
-		if c.GroupKey != "" {
-			if _, dup := byKey[c.GroupKey]; !dup {
-				byKey[c.GroupKey] = i
-			}
-		}
-		names[c.Name] = true
-		ids[c.ID] = true
-		if c.Kind == KindTitle || c.Kind == KindSimilar {
-			for _, id := range c.SourceTaskIDs {
-				byTask[id] = append(byTask[id], i)
-			}
-		}
-	}
-	matched := map[int]bool{}
-	var changes []store.SkillCandidate
-	results := make([]ScanCandidate, 0, len(groups))
-	for gi, g := range groups {
-		src := make([]string, len(g.members))
-		for i, m := range g.members {
-			src[i] = h.tasks[m].ID
-		}
-		ct := contents[gi]
-		ci, ok := byKey[g.key]
-		if ok && matched[ci] {
-			ok = false
-		}
-		if !ok && (g.kind == KindTitle || g.kind == KindSimilar) {
-			ci, ok = bestOverlap(existing, byTask, matched, src)
-		}
-		if !ok {
-			c := store.SkillCandidate{
-				ID: uniqueID("sc-"+shortHash(g.key), ids), Name: uniqueName(ct.name, g.role, names),
-				Description: ct.description, Body: ct.body, SourceTaskIDs: src,
-				Status: store.SkillPending, Kind: g.kind, GroupKey: g.key,
-			}
-			ids[c.ID], names[c.Name] = true, true
-			changes = append(changes, c)
-			results = append(results, ScanCandidate{Name: c.Name, Description: c.Description, Kind: g.kind,
-				Status: c.Status, Tasks: len(src), Change: ChangeNew})
-			continue
-		}
-		matched[ci] = true
-		old := existing[ci]
-		c := old
-		c.SourceTaskIDs, c.Kind, c.GroupKey = src, g.kind, g.key
-		change := ChangeUpdated
-		refresh := false
-		switch old.Status {
-		case store.SkillPending:
-			refresh = true
-		case store.SkillRejected:
-			if float64(len(src)) >= math.Ceil(float64(max(old.RejectedSize, 1))*o.ReopenGrowth) {
-				c.Status = store.SkillPending
-				refresh, change = true, ChangeReopened
-			}
-		}
-		if refresh && old.EditedAt.IsZero() {
-			c.Description, c.Body = ct.description, ct.body
-		}
-		if sameCandidate(old, c) {
-			change = ChangeUnchanged
-		} else {
-			changes = append(changes, c)
-		}
-		results = append(results, ScanCandidate{Name: c.Name, Description: c.Description, Kind: g.kind,
-			Status: c.Status, Tasks: len(src), Change: change})
-	}
-	return changes, results
-}
-
-// bestOverlap finds the unmatched title or similar candidate sharing the
-// most tasks with src, if src holds at least half of its tasks.
-func bestOverlap(existing []store.SkillCandidate, byTask map[string][]int, matched map[int]bool, src []string) (int, bool) {
-	count := map[int]int{}
-	for _, id := range src {
-		for _, ci := range byTask[id] {
-			if !matched[ci] {
-				count[ci]++
-			}
-		}
-	}
-	best, bestN := -1, 0
-	for ci, n := range count {
-		if 2*n < len(existing[ci].SourceTaskIDs) {
-			continue
-		}
-		if n > bestN || (n == bestN && ci < best) {
-			best, bestN = ci, n
-		}
-	}
-	return best, best >= 0
-}
-
-func sameCandidate(a, b store.SkillCandidate) bool {
-	return a.Name == b.Name && a.Description == b.Description && a.Body == b.Body && a.Status == b.Status &&
-		a.Kind == b.Kind && a.GroupKey == b.GroupKey && slices.Equal(a.SourceTaskIDs, b.SourceTaskIDs)
-}
-
-// uniqueName returns name, or when taken name-ROLE (for a role's title
-// group), then name-2, name-3..., each cut to the length limit.
-func uniqueName(name, role string, taken map[string]bool) string {
-	if !taken[name] {
-		return name
-	}
-	if s := Slug(role); s != "" {
-		alt := cutName(name, MaxNameLength-len(s)-1) + "-" + s
-		if !taken[alt] && ValidName(alt) == nil {
-			return alt
-		}
-	}
-	for n := 2; ; n++ {
-		suffix := fmt.Sprintf("-%d", n)
-		alt := cutName(name, MaxNameLength-len(suffix)) + suffix
-		if !taken[alt] {
-			return alt
-		}
-	}
-}
-
-func uniqueID(id string, taken map[string]bool) string {
-	if !taken[id] {
-		return id
-	}
-	for n := 2; ; n++ {
-		if alt := fmt.Sprintf("%s-%d", id, n); !taken[alt] {
-			return alt
-		}
-	}
 }

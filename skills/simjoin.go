@@ -2,8 +2,12 @@ package skills
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // unionFind is a disjoint-set forest over item indexes.
@@ -39,177 +43,350 @@ func (u unionFind) union(a, b int32) int32 {
 	return ra
 }
 
-// postingGroup is the part of a token's posting list that belonged to one
-// component when it was last looked at.
-type postingGroup struct {
-	root    int32
-	entries []posting
-}
-
-// posting is a set holding the token, where the token is in it, and the
-// set's length (kept here so that filtering never touches the set).
-type posting struct{ id, pos, len int32 }
-
 // clusterSimilar connects every two sets whose Jaccard similarity is at
 // least t and returns the union-find of the result: single-link clusters,
-// exactly (no sampling). Each set must be sorted, without repeats, over
-// token ids 0..tokens-1; freq gives each token's number of sets.
-//
-// It is the prefix-filtering similarity join (AllPairs): sets are visited
-// shortest first with their tokens ordered rarest first, and two sets can
-// only reach t if they share a token among the first few of each, so only
-// those are compared. Two changes make it cheap on repetitive histories,
-// where thousands of tasks are near-copies of each other: posting lists
-// keep their entries grouped by cluster, so a set skips a whole cluster it
-// already belongs to in one step, and one successful comparison joins a
-// cluster, so the rest of that cluster is never compared.
+// exactly (no sampling). Each set must be sorted, without repeats; sets of
+// fewer than two tokens are never connected. freq gives each token's
+// number of sets, to order the tokens rarest first; nil means the token
+// numbers already are in that order.
 func clusterSimilar(sets [][]int32, freq []int32, t float64, progress func(done, total int)) unionFind {
+	if freq != nil {
+		order := make([]int32, len(freq))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		sort.Slice(order, func(a, b int) bool {
+			fa, fb := freq[order[a]], freq[order[b]]
+			if fa != fb {
+				return fa < fb
+			}
+			return order[a] < order[b]
+		})
+		rank := make([]int32, len(freq))
+		for r, tok := range order {
+			rank[tok] = int32(r)
+		}
+		ranked := make([][]int32, len(sets))
+		for i, s := range sets {
+			r := make([]int32, len(s))
+			for j, tok := range s {
+				r[j] = rank[tok]
+			}
+			slices.Sort(r)
+			ranked[i] = r
+		}
+		sets = ranked
+	}
+	return clusterRanked(sets, t, 0, progress)
+}
+
+// overlapFloor is the fewest tokens two sets of n and at least m tokens
+// share when their Jaccard similarity is at least t.
+func overlapFloor(t float64, n, m int) int {
+	return int(math.Ceil(t*float64(n+m)/(1+t) - 1e-9))
+}
+
+// clusterRanked is clusterSimilar over sets whose token numbers rank them
+// rarest first.
+//
+// It is a prefix-filtering similarity join (AllPairs, PPJoin). Identical
+// sets are joined at once and the distinct ones taken shortest first;
+// two sets at least t alike share at least a = ceil(t(|x|+|y|)/(1+t))
+// tokens, so the first |x|-a+k tokens of x and of y hold at least k of the
+// shared ones, for k up to a. A set is indexed under the first tokens of
+// it that a longer one needs, and looks up those of its first tokens a
+// shorter one needs; only the sets found under k = 2 of them (1 when
+// fewer are shared) are compared. On a large history most tokens of a set
+// are rare words, which another set shares one of by chance but seldom
+// two, so few pairs are compared that are not alike. The lookups of the
+// sets are independent, so they run on all CPUs. workers > 0 forces how
+// many goroutines share them.
+func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, total int)) unionFind {
+	return clusterRankedList(sets, t, workers, rareList, progress)
+}
+
+// clusterRankedList is clusterRanked with the most sets a rare token may
+// index given (tests).
+func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress func(done, total int)) unionFind {
 	n := len(sets)
 	uf := newUnionFind(n)
 	if n == 0 || t <= 0 || t > 1 {
 		return uf
 	}
-	// Rank tokens rarest first and rewrite every set in rank order.
-	order := make([]int32, len(freq))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	sort.Slice(order, func(a, b int) bool {
-		fa, fb := freq[order[a]], freq[order[b]]
-		if fa != fb {
-			return fa < fb
-		}
-		return order[a] < order[b]
-	})
-	rank := make([]int32, len(freq))
-	for r, tok := range order {
-		rank[tok] = int32(r)
-	}
-	ranked := make([][]int32, n)
+	// Identical sets, by a hash of their tokens.
+	byHash := map[uint64][]int32{}
+	var distinct []int32
 	for i, s := range sets {
-		r := make([]int32, len(s))
-		for j, tok := range s {
-			r[j] = rank[tok]
-		}
-		slices.Sort(r)
-		ranked[i] = r
-	}
-	visit := make([]int32, n)
-	for i := range visit {
-		visit[i] = int32(i)
-	}
-	sort.SliceStable(visit, func(a, b int) bool { return len(ranked[visit[a]]) < len(ranked[visit[b]]) })
-
-	const eps = 1e-9
-	postings := make([][]postingGroup, len(freq))
-	// seen[y] counts the tokens x shares with y so far, or is -1 once y
-	// has been compared or ruled out for this x; touched lists the ys to
-	// reset.
-	seen := make([]int32, n)
-	var touched, need []int32
-	for done, x := range visit {
-		if progress != nil && done%1024 == 0 {
-			progress(done, n)
-		}
-		xs := ranked[x]
-		lx := len(xs)
-		if lx < 2 {
+		if len(s) < 2 {
 			continue
 		}
-		minLen := int(math.Ceil(t*float64(lx) - eps))
-		probe := lx - minLen + 1
-		// need[ly-minLen] is the overlap a set of length ly needs.
-		need = need[:0]
-		for ly := minLen; ly <= lx; ly++ {
-			need = append(need, int32(math.Ceil(t*float64(lx+ly)/(1+t)-eps)))
+		h := hashSet(s)
+		found := false
+		for _, d := range byHash[h] {
+			if slices.Equal(sets[d], s) {
+				uf.union(d, int32(i))
+				found = true
+				break
+			}
 		}
-		for i, tok := range xs[:probe] {
-			list := postings[tok]
-			for gi := range list {
-				g := &list[gi]
-				g.root = uf.find(g.root)
-				if g.root == uf.find(x) {
-					continue
-				}
-				for _, e := range g.entries {
-					a := seen[e.id]
-					if a < 0 {
-						continue
-					}
-					if a == 0 {
-						touched = append(touched, e.id)
-					}
-					a++
-					// Sets are visited shortest first, so e.len <= lx.
-					// Positional filter: every token x and y share before
-					// this one is counted in a (both sets are in the same
-					// order and y's are indexed up to here), so they share
-					// at most a plus what is left after it in both.
-					if int(e.len) < minLen || a+min(int32(lx-i-1), e.len-e.pos-1) < need[int(e.len)-minLen] {
-						seen[e.id] = -1
-						continue
-					}
-					seen[e.id] = -1
-					if similarAtLeast(xs, ranked[e.id], t) {
-						uf.union(x, e.id)
-						break
+		if !found {
+			byHash[h] = append(byHash[h], int32(i))
+			distinct = append(distinct, int32(i))
+		}
+	}
+	byHash = nil
+	// Shortest first; the rest of the join speaks of places in this order.
+	sort.SliceStable(distinct, func(a, b int) bool { return len(sets[distinct[a]]) < len(sets[distinct[b]]) })
+	m := len(distinct)
+	length := make([]int32, m)
+	maxLen := 0
+	for p, i := range distinct {
+		length[p] = int32(len(sets[i]))
+		maxLen = max(maxLen, len(sets[i]))
+	}
+	// firstOfLen[l] is the first place of a set of l tokens or more.
+	firstOfLen := make([]int32, maxLen+2)
+	for l, p := 0, 0; l <= maxLen+1; l++ {
+		for p < m && int(length[p]) < l {
+			p++
+		}
+		firstOfLen[l] = int32(p)
+	}
+	indexLen := func(l int) (int, int) {
+		o := overlapFloor(t, l, l) // with a set at least as long
+		k := min(2, o)
+		return l - o + k, k
+	}
+	probeLen := func(l int) (int, int) {
+		o := int(math.Ceil(t*float64(l) - 1e-9)) // with a set as short as it may be
+		k := min(2, o)
+		return l - o + k, k
+	}
+	// The index. Sets are found under their first tokens; a frequent token
+	// (in many sets' first tokens) would make long lists to read, so when
+	// two shared tokens are needed, a frequent token is only looked up
+	// paired with another of the set's first tokens: the first two tokens
+	// two sets share are both rare (found under each), or make a pair one
+	// of them is frequent in (found under the pair).
+	maxTok := int32(0)
+	for _, i := range distinct {
+		maxTok = max(maxTok, sets[i][len(sets[i])-1])
+	}
+	pairs := t > 0.5 // then every pair of sets needs two shared tokens
+	count := make([]int32, maxTok+2)
+	for _, i := range distinct {
+		p, _ := indexLen(len(sets[i]))
+		for _, tok := range sets[i][:p] {
+			count[tok+1]++
+		}
+	}
+	isRare := make([]bool, maxTok+1)
+	for tok := range isRare {
+		isRare[tok] = !pairs || int(count[tok+1]) <= rareMax
+	}
+	rare := func(tok int32) bool { return isRare[tok] }
+	start := make([]int32, maxTok+2)
+	for tok := int32(0); tok <= maxTok; tok++ {
+		start[tok+1] = start[tok]
+		if rare(tok) {
+			start[tok+1] += count[tok+1]
+		}
+	}
+	entries := make([]int32, start[len(start)-1])
+	next := append([]int32(nil), start[:len(start)-1]...)
+	// The pairs, by their first token (the rarer); under it, the second
+	// token and the set in one number, sorted.
+	pairFirst := make([]int32, maxTok+2)
+	eachPair := func(fn func(a, b int32, p int32)) {
+		for p, i := range distinct {
+			ip, _ := indexLen(len(sets[i]))
+			pre := sets[i][:ip]
+			for a, tok := range pre {
+				for _, tok2 := range pre[a+1:] {
+					if !rare(tok) || !rare(tok2) {
+						fn(tok, tok2, int32(p))
 					}
 				}
 			}
 		}
-		for _, y := range touched {
-			seen[y] = 0
-		}
-		touched = touched[:0]
-		// Index x under its shorter indexing prefix, in the group of its
-		// cluster, merging groups that now share a root.
-		index := lx - int(math.Ceil(2*t/(1+t)*float64(lx)-eps)) + 1
-		rx := uf.find(x)
-		for pos, tok := range xs[:index] {
-			postings[tok] = addToPosting(postings[tok], uf, rx, posting{id: x, pos: int32(pos), len: int32(lx)})
+	}
+	for p, i := range distinct {
+		ip, _ := indexLen(len(sets[i]))
+		for _, tok := range sets[i][:ip] {
+			if rare(tok) {
+				entries[next[tok]] = int32(p)
+				next[tok]++
+			}
 		}
 	}
+	var pairEntries []uint64
+	if pairs {
+		eachPair(func(a, _ int32, _ int32) { pairFirst[a+1]++ })
+		for tok := 1; tok < len(pairFirst); tok++ {
+			pairFirst[tok] += pairFirst[tok-1]
+		}
+		pairEntries = make([]uint64, pairFirst[len(pairFirst)-1])
+		fill := append([]int32(nil), pairFirst[:len(pairFirst)-1]...)
+		eachPair(func(a, b int32, p int32) {
+			pairEntries[fill[a]] = uint64(uint32(b))<<32 | uint64(uint32(p))
+			fill[a]++
+		})
+		for tok := 0; tok+1 < len(pairFirst); tok++ {
+			slices.Sort(pairEntries[pairFirst[tok]:pairFirst[tok+1]])
+		}
+	}
+	next, count = nil, nil
+
+	if workers <= 0 {
+		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
+	}
+	var (
+		done  atomic.Int64
+		wg    sync.WaitGroup
+		edges = make([][][2]int32, workers)
+		chunk = int64(256)
+		cur   atomic.Int64
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			count := make([]int32, m)
+			var touched []int32
+			hit := func(py int32, n int32) {
+				if count[py] == 0 {
+					touched = append(touched, py)
+				}
+				count[py] += n
+			}
+			for {
+				lo := cur.Add(chunk) - chunk
+				if lo >= int64(m) {
+					return
+				}
+				hi := min(int64(m), lo+chunk)
+				for px := int32(lo); px < int32(hi); px++ {
+					x := sets[distinct[px]]
+					lx := len(x)
+					pp, kx := probeLen(lx)
+					minLen := int(math.Ceil(t*float64(lx) - 1e-9))
+					from := firstOfLen[min(minLen, maxLen+1)]
+					pre := x[:pp]
+					for a, tok := range pre {
+						if rare(tok) {
+							list := entries[start[tok]:start[tok+1]]
+							k, hi := 0, len(list)
+							for k < hi {
+								mid := int(uint(k+hi) >> 1)
+								if list[mid] < from {
+									k = mid + 1
+								} else {
+									hi = mid
+								}
+							}
+							for _, py := range list[k:] {
+								if py >= px {
+									break
+								}
+								hit(py, 1)
+							}
+						}
+						if !pairs {
+							continue
+						}
+						for _, tok2 := range pre[a+1:] {
+							if rare(tok) && rare(tok2) {
+								continue
+							}
+							bucket := pairEntries[pairFirst[tok]:pairFirst[tok+1]]
+							want := uint64(uint32(tok2))<<32 | uint64(uint32(from))
+							lo, hi := 0, len(bucket)
+							for lo < hi {
+								mid := int(uint(lo+hi) >> 1)
+								if bucket[mid] < want {
+									lo = mid + 1
+								} else {
+									hi = mid
+								}
+							}
+							for _, e := range bucket[lo:] {
+								if int32(e>>32) != tok2 || int32(uint32(e)) >= px {
+									break
+								}
+								hit(int32(uint32(e)), 2)
+							}
+						}
+					}
+					for _, py := range touched {
+						c := count[py]
+						count[py] = 0
+						_, ky := indexLen(int(length[py]))
+						if int(c) < min(kx, ky) {
+							continue
+						}
+						if similarAtLeast(x, sets[distinct[py]], t) {
+							edges[w] = append(edges[w], [2]int32{px, py})
+						}
+					}
+					touched = touched[:0]
+				}
+				if progress != nil {
+					done.Add(hi - lo)
+				}
+			}
+		}()
+	}
 	if progress != nil {
-		progress(n, n)
+		stop := make(chan struct{})
+		var pw sync.WaitGroup
+		pw.Add(1)
+		go func() {
+			defer pw.Done()
+			for {
+				progress(int(done.Load()), m)
+				select {
+				case <-stop:
+					return
+				case <-waitTick():
+				}
+			}
+		}()
+		wg.Wait()
+		close(stop)
+		pw.Wait()
+		progress(m, m)
+	} else {
+		wg.Wait()
+	}
+	for _, es := range edges {
+		for _, e := range es {
+			uf.union(distinct[e[0]], distinct[e[1]])
+		}
 	}
 	return uf
 }
 
-// addToPosting puts p into the list's group for root rx, merging every
-// group whose cluster has become rx.
-func addToPosting(list []postingGroup, uf unionFind, rx int32, p posting) []postingGroup {
-	at := -1
-	for i := 0; i < len(list); i++ {
-		list[i].root = uf.find(list[i].root)
-		if list[i].root != rx {
-			continue
-		}
-		if at < 0 {
-			at = i
-			continue
-		}
-		// Merge the smaller into the larger and drop it.
-		a, b := &list[at], &list[i]
-		if len(b.entries) > len(a.entries) {
-			a.entries, b.entries = b.entries, a.entries
-		}
-		a.entries = append(a.entries, b.entries...)
-		list[i] = list[len(list)-1]
-		list = list[:len(list)-1]
-		i--
+// rareList is the most sets a token may index and still be looked up
+// alone; a more frequent one is only looked up paired.
+const rareList = 16
+
+// waitTick paces the progress reports of a long join.
+func waitTick() <-chan time.Time { return time.After(100 * time.Millisecond) }
+
+func hashSet(s []int32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range s {
+		h ^= uint64(uint32(v))
+		h *= 1099511628211
 	}
-	if at < 0 {
-		return append(list, postingGroup{root: rx, entries: []posting{p}})
-	}
-	list[at].entries = append(list[at].entries, p)
-	return list
+	return h
 }
 
 // similarAtLeast reports whether the Jaccard similarity of two sorted sets
 // is at least t, stopping as soon as the answer is known.
 func similarAtLeast(a, b []int32, t float64) bool {
 	// |a∩b| / (|a|+|b|-|a∩b|) >= t  ⇔  |a∩b| >= t(|a|+|b|)/(1+t)
-	need := int(math.Ceil(t*float64(len(a)+len(b))/(1+t) - 1e-9))
+	need := overlapFloor(t, len(a), len(b))
 	i, j, common := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if common+min(len(a)-i, len(b)-j) < need {

@@ -53,11 +53,17 @@ func randomSets(r *rand.Rand, n, vocab int) ([][]int32, []int32) {
 
 func TestClusterSimilarMatchesBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for round := 0; round < 60; round++ {
+	for round := 0; round < 120; round++ {
 		n, vocab := 20+r.IntN(200), 10+r.IntN(60)
 		threshold := []float64{0.3, 0.5, 0.6, 0.75, 0.9, 1}[round%6]
 		sets, freq := randomSets(r, n, vocab)
-		got := clusterSimilar(sets, freq, threshold, nil)
+		var got unionFind
+		if round%2 == 0 {
+			got = clusterSimilar(sets, freq, threshold, nil)
+		} else {
+			// Every token frequent, or nearly: the lookups by pairs.
+			got = clusterRankedList(sets, threshold, 1+r.IntN(3), r.IntN(4), nil)
+		}
 		want := bruteClusters(sets, threshold)
 		for i := range sets {
 			for j := i + 1; j < len(sets); j++ {

@@ -35,7 +35,7 @@ func GenerateHistory(st *store.Store, n int, seed uint64) error {
 		return fmt.Errorf("generate history: %w", err)
 	}
 	g := newSynth(seed)
-	const batch = 10000
+	const batch = 20000
 	step := 180 * 24 * time.Hour / time.Duration(max(n, 1))
 	for done := 0; done < n; {
 		m := min(batch, n-done)
@@ -50,6 +50,18 @@ func GenerateHistory(st *store.Store, n int, seed uint64) error {
 		done += m
 	}
 	return nil
+}
+
+// SyntheticTasks returns n tasks shaped like GenerateHistory's (the same
+// seed gives the same tasks), created a minute apart from start: for
+// benchmarks that feed a running team work like its history's.
+func SyntheticTasks(n int, seed uint64, start time.Time) []store.FinishedTaskRecord {
+	g := newSynth(seed)
+	out := make([]store.FinishedTaskRecord, n)
+	for i := range out {
+		out[i] = g.task(start.Add(time.Duration(i) * time.Minute))
+	}
+	return out
 }
 
 // synth makes the synthetic tasks.

@@ -187,10 +187,10 @@ func fold(w string) string {
 // eachToken calls fn with every folded token of s, in order, as fold
 // would give them. The slice passed to fn is reused: copy it to keep it.
 // ASCII text, the common case, is tokenised without allocating.
-func eachToken(s string, buf []byte, fn func(tok []byte)) []byte {
+func eachToken[T string | []byte](s T, buf []byte, fn func(tok []byte)) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			for _, w := range splitWords(s) {
+			for _, w := range splitWords(string(s)) {
 				if t := fold(w.text); t != "" {
 					buf = append(buf[:0], t...)
 					fn(buf)

@@ -70,7 +70,7 @@ func TestPaths(t *testing.T) {
 }
 
 func TestFragments(t *testing.T) {
-	h := buildHistory(nil, 0)
+	h := newTokDict()
 	text := "Add a login page to the web app: a form with email and password,\n" +
 		"server-side validation, and a test for both.\n\n" +
 		"Steps:\n" +

@@ -330,6 +330,82 @@ CREATE TRIGGER task_search_report_delete AFTER DELETE ON reports BEGIN
     AND NOT EXISTS (SELECT 1 FROM search_backfill b WHERE t.seq BETWEEN b.next_seq AND b.last_seq);
 END;
 `,
+	// Incremental skill mining (package skills). skill_state is the miner's
+	// own data (token counts, per-task token sets, group memberships, the
+	// similarity index, settled groups) as keyed blobs the skills package
+	// encodes, so that a scan after a report reads and writes only what the
+	// new tasks touch. skill_changes lists the tasks already mined whose
+	// status changed since (a report closed them, or a retry reopened one),
+	// filled by a trigger for the tasks up to skill_watch's seq: the later
+	// ones the next scan reads anyway. A candidate's source tasks move from
+	// the JSON list to skill_candidate_sources, in chunks that a scan
+	// extends without rewriting a large group's whole list; source_count
+	// -1 means the candidate still has its old JSON list. And two costs
+	// of a long history at every dispatch and dashboard refresh go: the
+	// tasks per status are counted by triggers (task_counts), and a role's
+	// latest assignment is found through an index.
+	`
+CREATE TABLE skill_state (
+  k BLOB PRIMARY KEY,
+  v BLOB NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE skill_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL
+);
+
+CREATE TABLE skill_watch (
+  one INTEGER PRIMARY KEY CHECK (one = 1),
+  seq INTEGER NOT NULL
+);
+
+CREATE TRIGGER skill_task_status AFTER UPDATE OF status ON tasks
+WHEN old.status != new.status
+  AND (old.status IN ('done','failed','blocked') OR new.status IN ('done','failed','blocked'))
+  AND new.seq <= (SELECT seq FROM skill_watch)
+BEGIN
+  INSERT INTO skill_changes (seq) VALUES (new.seq);
+END;
+
+-- The few reports that propose a skill, found without reading them all.
+CREATE INDEX reports_skill ON reports(task_id) WHERE skill_name != '';
+
+CREATE TABLE skill_candidate_sources (
+  candidate_id TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (candidate_id, start)
+) WITHOUT ROWID;
+ALTER TABLE skill_candidates ADD COLUMN source_count INTEGER NOT NULL DEFAULT -1;
+CREATE INDEX skill_candidates_key ON skill_candidates(group_key);
+
+-- The number of tasks per status, kept by triggers: counting them on a
+-- long history at every dashboard refresh cost more than the rest of the
+-- supervisor's steady work.
+CREATE TABLE task_counts (
+  status TEXT PRIMARY KEY,
+  n INTEGER NOT NULL
+);
+INSERT INTO task_counts (status, n) SELECT status, COUNT(*) FROM tasks GROUP BY status;
+CREATE TRIGGER task_counts_insert AFTER INSERT ON tasks
+BEGIN
+  INSERT INTO task_counts (status, n) VALUES (new.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER task_counts_update AFTER UPDATE OF status ON tasks WHEN old.status != new.status
+BEGIN
+  UPDATE task_counts SET n = n - 1 WHERE status = old.status;
+  INSERT INTO task_counts (status, n) VALUES (new.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER task_counts_delete AFTER DELETE ON tasks
+BEGIN
+  UPDATE task_counts SET n = n - 1 WHERE status = old.status;
+END;
+
+-- LastAssigned, at every dispatch: the role's latest assignment without
+-- reading all its tasks.
+CREATE INDEX tasks_role_assigned ON tasks(role_id, julianday(assigned_at), seq) WHERE assigned_at IS NOT NULL;
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -339,7 +415,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

@@ -206,6 +206,10 @@ type SkillCandidate struct {
 	// re-scan keeps edited text.
 	EditedAt             time.Time
 	CreatedAt, UpdatedAt time.Time
+
+	// sourceCount is the number of sources in skill_candidate_sources, or
+	// -1 when they are still the JSON list source_task_ids.
+	sourceCount int
 }
 
 // SkillDecision is one change of a candidate's status or text, with who
@@ -220,7 +224,7 @@ type SkillDecision struct {
 }
 
 const candidateColumns = `id, name, description, body, source_task_ids, status, kind, group_key, rejected_size,
-edited_at, created_at, updated_at`
+edited_at, created_at, updated_at, source_count`
 
 func scanCandidate(row scanner) (SkillCandidate, error) {
 	var (
@@ -229,12 +233,14 @@ func scanCandidate(row scanner) (SkillCandidate, error) {
 		edited, created, upd sql.NullString
 	)
 	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Body, &sources, &c.Status, &c.Kind, &c.GroupKey,
-		&c.RejectedSize, &edited, &created, &upd); err != nil {
+		&c.RejectedSize, &edited, &created, &upd, &c.sourceCount); err != nil {
 		return SkillCandidate{}, err
 	}
 	var err error
-	if c.SourceTaskIDs, err = decodeList(sources); err != nil {
-		return SkillCandidate{}, fmt.Errorf("candidate %s: source task ids: %w", c.Name, err)
+	if c.sourceCount < 0 {
+		if c.SourceTaskIDs, err = decodeList(sources); err != nil {
+			return SkillCandidate{}, fmt.Errorf("candidate %s: source task ids: %w", c.Name, err)
+		}
 	}
 	for _, f := range []struct {
 		dst *time.Time
@@ -261,7 +267,33 @@ func queryCandidates(q queryer, query string, args ...any) ([]SkillCandidate, er
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close() // before the sources are read: the writer has one connection
+	for i := range out {
+		if err := loadSources(q, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadSources fills in the source task ids of a candidate whose sources
+// are kept in chunks.
+func loadSources(q queryer, c *SkillCandidate) error {
+	if c.sourceCount < 0 {
+		return nil
+	}
+	refs, err := candidateSources(q, c.ID, false, 0)
+	if err != nil {
+		return fmt.Errorf("candidate %s: sources: %w", c.Name, err)
+	}
+	c.SourceTaskIDs = make([]string, len(refs))
+	for i, r := range refs {
+		c.SourceTaskIDs[i] = r.ID
+	}
+	return nil
 }
 
 // SkillCandidates returns the candidates with the given status ("" for
@@ -295,7 +327,10 @@ func loadCandidate(q queryer, column, v string) (SkillCandidate, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return SkillCandidate{}, fmt.Errorf("%w %q", ErrUnknownSkill, v)
 	}
-	return c, err
+	if err != nil {
+		return SkillCandidate{}, err
+	}
+	return c, loadSources(q, &c)
 }
 
 // UpdateSkillCandidates runs fn on every stored candidate inside one write
@@ -371,12 +406,15 @@ func validSkillStatus(s string) bool {
 	return false
 }
 
+// insertCandidate and updateCandidate keep the sources as the JSON list
+// (source_count -1): UpdateSkillCandidates has ids, not the seqs the
+// chunks are ordered by. Scans write chunks through MineTx.
 func insertCandidate(tx *writeTx, c SkillCandidate, at time.Time) error {
 	sources, err := json.Marshal(nonNil(c.SourceTaskIDs))
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(`INSERT INTO skill_candidates (`+candidateColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = tx.Exec(`INSERT INTO skill_candidates (`+candidateColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1)`,
 		c.ID, c.Name, c.Description, c.Body, string(sources), c.Status, c.Kind, c.GroupKey, c.RejectedSize,
 		nullTime(c.EditedAt), formatTime(at), formatTime(at))
 	return nameTaken(err, c.Name)
@@ -387,10 +425,21 @@ func updateCandidate(tx *writeTx, c SkillCandidate, at time.Time) error {
 	if err != nil {
 		return err
 	}
+	if _, err := tx.Exec(`DELETE FROM skill_candidate_sources WHERE candidate_id = ?`, c.ID); err != nil {
+		return err
+	}
 	_, err = tx.Exec(`UPDATE skill_candidates SET name = ?, description = ?, body = ?, source_task_ids = ?, status = ?,
-kind = ?, group_key = ?, rejected_size = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+kind = ?, group_key = ?, rejected_size = ?, edited_at = ?, updated_at = ?, source_count = -1 WHERE id = ?`,
 		c.Name, c.Description, c.Body, string(sources), c.Status, c.Kind, c.GroupKey, c.RejectedSize,
 		nullTime(c.EditedAt), formatTime(at), c.ID)
+	return nameTaken(err, c.Name)
+}
+
+// updateText replaces a candidate's name, description and body as a person
+// edited them, leaving its sources as they are.
+func updateText(tx *writeTx, c SkillCandidate, at time.Time) error {
+	_, err := tx.Exec(`UPDATE skill_candidates SET name = ?, description = ?, body = ?, edited_at = ?, updated_at = ? WHERE id = ?`,
+		c.Name, c.Description, c.Body, nullTime(c.EditedAt), formatTime(at), c.ID)
 	return nameTaken(err, c.Name)
 }
 
@@ -483,7 +532,7 @@ func (s *Store) EditSkillCandidate(id, name, description, body, by string, at ti
 			note = "renamed from " + c.Name
 		}
 		c.Name, c.Description, c.Body, c.EditedAt, c.UpdatedAt = name, description, body, at.UTC(), at.UTC()
-		if err := updateCandidate(tx, c, at); err != nil {
+		if err := updateText(tx, c, at); err != nil {
 			return err
 		}
 		return recordDecision(tx, SkillDecision{CandidateID: c.ID, Name: c.Name, Decision: "edited",
@@ -645,32 +694,28 @@ type FinishedTaskRecord struct {
 // AcceptCommands numbers them.
 func (s *Store) InsertFinishedTasks(runID string, recs []FinishedTaskRecord) ([]string, error) {
 	ids := make([]string, 0, len(recs))
+	// A page cache large enough for a batch's changes: the default spills
+	// them to the WAL while the batch is written, which costs more than
+	// the inserts. Set back after, so a live writer keeps its small cache.
+	if _, err := s.w.Exec(`PRAGMA cache_size = -65536`); err != nil {
+		return nil, fmt.Errorf("insert finished tasks: %w", err)
+	}
+	defer func() { _, _ = s.w.Exec(`PRAGMA cache_size = -2000`) }()
 	err := s.write(func(tx *writeTx) error {
 		var seq int64
 		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&seq); err != nil {
 			return err
 		}
 		last := map[string]int64{}
-		prep := func(q string) (*sql.Stmt, error) { return tx.Tx.Prepare(q) }
-		cmdStmt, err := prep(`INSERT INTO commands (id, claim_name, file, to_role, from_role, title, body, tags, priority, run_id, received_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer cmdStmt.Close()
-		taskStmt, err := prep(`INSERT INTO tasks (id, run_id, role_id, title, body, status, created_at, updated_at, command_id,
-from_role, tags, priority, seq, assigned_at, delivered_at, finished_at, attempts, submits, summary)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?)`)
-		if err != nil {
-			return err
-		}
-		defer taskStmt.Close()
-		repStmt, err := prep(`INSERT INTO reports (claim_name, file, task_id, status, summary, details, files, skill_name, skill_description, received_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer repStmt.Close()
+		// Many rows to a statement: a statement per row spent more on
+		// running statements than on the rows.
+		cmds := newBulkInsert(tx, `INSERT INTO commands (id, claim_name, file, to_role, from_role, title, body, tags, priority, run_id, received_at) VALUES `, 11)
+		tasks := newBulkInsert(tx, `INSERT INTO tasks (id, run_id, role_id, title, body, status, created_at, updated_at, command_id,
+from_role, tags, priority, seq, assigned_at, delivered_at, finished_at, attempts, submits, summary) VALUES `, 19)
+		reports := newBulkInsert(tx, `INSERT INTO reports (claim_name, file, task_id, status, summary, details, files, skill_name, skill_description, received_at) VALUES `, 10)
+		defer cmds.close()
+		defer tasks.close()
+		defer reports.close()
 		bulk, err := beginBulkIndex(tx, seq+1, seq+int64(len(recs)))
 		if err != nil {
 			return err
@@ -705,18 +750,31 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 				return err
 			}
 			created, finished := formatTime(r.CreatedAt), formatTime(r.FinishedAt)
-			if _, err := cmdStmt.Exec(cmdID, "bulk", "bulk", r.Role, r.From, r.Title, r.Body, string(tags), prio, runID, created); err != nil {
+			// Commands before tasks before reports: the foreign keys.
+			if err := cmds.add(cmdID, "bulk", "bulk", r.Role, r.From, r.Title, r.Body, string(tags), prio, runID, created); err != nil {
 				return fmt.Errorf("record %d: command: %w", i, err)
 			}
-			if _, err := taskStmt.Exec(id, runID, r.Role, r.Title, r.Body, r.Status, created, finished, cmdID,
-				r.From, string(tags), prio, seq, created, created, finished, r.Summary); err != nil {
+			if err := tasks.add(id, runID, r.Role, r.Title, r.Body, r.Status, created, finished, cmdID,
+				r.From, string(tags), prio, seq, created, created, finished, 1, 1, r.Summary); err != nil {
 				return fmt.Errorf("record %d: task: %w", i, err)
 			}
-			if _, err := repStmt.Exec("bulk-"+id, id+".yaml", id, r.Status, r.Summary, r.Details, string(files),
+			if err := reports.add("bulk-"+id, id+".yaml", id, r.Status, r.Summary, r.Details, string(files),
 				r.SkillName, r.SkillDescription, finished); err != nil {
 				return fmt.Errorf("record %d: report: %w", i, err)
 			}
+			if cmds.full() {
+				for _, b := range []*bulkInsert{cmds, tasks, reports} {
+					if err := b.flush(); err != nil {
+						return fmt.Errorf("insert finished tasks: %w", err)
+					}
+				}
+			}
 			ids = append(ids, id)
+		}
+		for _, b := range []*bulkInsert{cmds, tasks, reports} {
+			if err := b.flush(); err != nil {
+				return fmt.Errorf("insert finished tasks: %w", err)
+			}
 		}
 		days := make([]string, 0, len(last))
 		for d := range last {
@@ -735,4 +793,54 @@ ON CONFLICT (day) DO UPDATE SET last = excluded.last`, d, last[d]); err != nil {
 		return nil, fmt.Errorf("insert finished tasks: %w", err)
 	}
 	return ids, nil
+}
+
+// bulkInsert gathers rows and inserts them bulkRows to a statement.
+type bulkInsert struct {
+	tx    *writeTx
+	head  string
+	cols  int
+	args  []any
+	stmts map[int]*sql.Stmt // by number of rows
+}
+
+const bulkRows = 64
+
+func newBulkInsert(tx *writeTx, head string, cols int) *bulkInsert {
+	return &bulkInsert{tx: tx, head: head, cols: cols, stmts: map[int]*sql.Stmt{}}
+}
+
+func (b *bulkInsert) add(vals ...any) error {
+	if len(vals) != b.cols {
+		return fmt.Errorf("bulk insert: %d values for %d columns", len(vals), b.cols)
+	}
+	b.args = append(b.args, vals...)
+	return nil
+}
+
+func (b *bulkInsert) full() bool { return len(b.args) >= bulkRows*b.cols }
+
+func (b *bulkInsert) flush() error {
+	rows := len(b.args) / b.cols
+	if rows == 0 {
+		return nil
+	}
+	st := b.stmts[rows]
+	if st == nil {
+		row := "(?" + strings.Repeat(",?", b.cols-1) + ")"
+		var err error
+		if st, err = b.tx.Tx.Prepare(b.head + row + strings.Repeat(","+row, rows-1)); err != nil {
+			return err
+		}
+		b.stmts[rows] = st
+	}
+	_, err := st.Exec(b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+func (b *bulkInsert) close() {
+	for _, st := range b.stmts {
+		st.Close()
+	}
 }

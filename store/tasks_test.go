@@ -488,3 +488,52 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestCountsFollowTheTasks: the counts the dashboard shows stay those of
+// the tasks through every change of status, and a bulk insert.
+func TestCountsFollowTheTasks(t *testing.T) {
+	s, run := workspace(t)
+	check := func(step string) {
+		t.Helper()
+		got, err := s.Counts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := countBy(s.r, `SELECT status, COUNT(*) FROM tasks GROUP BY status`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: counts %v, tasks %v", step, got, want)
+		}
+	}
+	check("empty")
+	res := accept(t, s, command(run, "a.yaml", "a", "ashigaru1"), command(run, "b.yaml", "b", "ashigaru2"),
+		command(run, "c.yaml", "c", "ashigaru1"))
+	check("queued")
+	a, b, c := res[0].Task.ID, res[1].Task.ID, res[2].Task.ID
+	for _, id := range []string{a, b} {
+		if _, err := s.Assign(id, day); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.MarkDelivery(id, true, 1, day); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("delivered")
+	if _, _, err := s.AcceptReport(ReportRecord{ClaimName: "r1", File: "r.yaml", TaskID: a, Status: StatusFailed, Summary: "no", ReceivedAt: day}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Cancel(c, "not needed", day); err != nil {
+		t.Fatal(err)
+	}
+	check("failed and cancelled")
+	if _, err := s.Retry(a, day); err != nil {
+		t.Fatal(err)
+	}
+	check("retried")
+	if _, err := s.InsertFinishedTasks(run.ID, []FinishedTaskRecord{{Role: "ashigaru1", Title: "x", Status: StatusDone, CreatedAt: day, FinishedAt: day}}); err != nil {
+		t.Fatal(err)
+	}
+	check("bulk")
+}

@@ -229,6 +229,7 @@ func (t *Team) open(opts Options) error {
 func (t *Team) setSkills(s config.SkillsSettings) {
 	t.skillsMu.Lock()
 	t.skillsOn, t.skills = s.Enabled, skills.OptionsFrom(s)
+	t.skills.OnlyChanges = true // the log counts new and reopened candidates only
 	t.skillsMu.Unlock()
 }
 
@@ -245,7 +246,9 @@ func (t *Team) scanSkills(ctx context.Context) {
 		opts := t.skills
 		t.skillsMu.Unlock()
 		res, err := skills.Scan(t.st, opts)
-		if err != nil {
+		if errors.Is(err, skills.ErrRebuilding) {
+			t.log.Debug().Err(err).Msg("skills scan")
+		} else if err != nil {
 			t.log.Warn().Err(err).Msg("skills scan")
 		} else if res.New+res.Reopened > 0 {
 			t.log.Info().Int("new", res.New).Int("reopened", res.Reopened).Int("tasks", res.Tasks).Msg("skill candidates found; review them with `shogun skills review`")

@@ -59,12 +59,14 @@ func skillsScanCommand() *cli.Command {
 		Usage: "find repeated work among finished tasks and propose skill candidates",
 		Description: "Groups finished tasks by role and normalised title, by shared tag, and by near-duplicate\n" +
 			"title and body, and takes every skill an agent proposed in a report. Each group becomes or\n" +
-			"updates one candidate; a rejected one stays rejected until its group has grown enough.",
+			"updates one candidate; a rejected one stays rejected until its group has grown enough.\n" +
+			"A scan reads only the tasks that finished or changed since the last one; --full reads them all.",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.IntFlag{Name: "threshold", Usage: "fewest tasks that make a group", DefaultText: "skills.auto_candidate_threshold"},
 			&cli.Float64Flag{Name: "similarity", Usage: "token similarity from which tasks are near-duplicates, in (0, 1]", DefaultText: "skills.similarity"},
 			&cli.Float64Flag{Name: "reopen-growth", Usage: "a rejected candidate comes back when its group has grown this many times", Value: skills.DefaultReopenGrowth},
+			&cli.BoolFlag{Name: "full", Usage: "mine the whole history again instead of what changed since the last scan (a rebuild)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -90,6 +92,7 @@ func skillsScanCommand() *cli.Command {
 			if opts.ReopenGrowth <= 1 {
 				return fmt.Errorf("--reopen-growth %v: want more than 1", opts.ReopenGrowth)
 			}
+			opts.Full = c.Bool("full")
 			bar := newProgressBar(c.App.ErrWriter, !c.Bool("quiet"))
 			opts.Progress = bar.update
 			res, err := skills.Scan(st, opts)
@@ -310,6 +313,7 @@ func skillsExportCommand() *cli.Command {
 			&cli.StringFlag{Name: "layout", Usage: "flat or dir", Value: skills.LayoutFlat},
 			&cli.StringFlag{Name: "out", Usage: "write into `DIR` instead of each target's folder"},
 			&cli.StringSliceFlag{Name: "name", Usage: "export only the skill `NAME` (repeatable)"},
+			&cli.BoolFlag{Name: "full", Usage: "mine the whole history again instead of what changed since the last scan (a rebuild)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 		},
 		Action: func(c *cli.Context) error {

@@ -1,0 +1,885 @@
+package skills
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// orderBase is the order of the rarest token at a full scan: tokens first
+// seen later take the orders below it, so that they come first in the
+// index, as the rarest do.
+const orderBase = 1 << 32
+
+// fullTasks is every task of the history, in seq order, as a full scan
+// keeps it: compact, without its text.
+type fullTasks struct {
+	n         int
+	seq       []int64
+	idOff     []uint32
+	idBuf     []byte
+	role      []uint16
+	roleNames []string
+	status    []uint8
+	finished  []int64
+	title     []uint64
+	tagOff    []uint32
+	tagBuf    []uint64
+	setOff    []uint32
+	setBuf    []int32 // token numbers, first seen first; after mineAll, ranks
+	prop      map[int32]store.Proposal
+	keys      map[uint64]string // group keys of titles, tags and proposals
+	// tokens, by number
+	tokHash  []uint64
+	tokCount []int64
+	cluster  []uint64 // cluster of each finished task with a set of two or more
+}
+
+func (h *fullTasks) id(i int) string { return string(h.idBuf[h.idOff[i]:h.idOff[i+1]]) }
+func (h *fullTasks) tags(i int) []uint64 {
+	return h.tagBuf[h.tagOff[i]:h.tagOff[i+1]]
+}
+func (h *fullTasks) set(i int) []int32 { return h.setBuf[h.setOff[i]:h.setOff[i+1]] }
+
+// pos is the position of the task with seq s.
+func (h *fullTasks) pos(s int64) (int, bool) {
+	return slices.BinarySearch(h.seq, s)
+}
+
+// rawTask is a task read for a full scan, tokenised by a worker.
+type rawTask struct {
+	seq               int64
+	id, role, status  string
+	finished          int64
+	title, body, tags string
+	toks              []uint64
+	titleGID          uint64
+	titleKey          string
+	tagGIDs           []uint64
+	tagKeys           []string
+	err               error
+}
+
+type rawBatch struct {
+	tasks []rawTask
+	done  chan struct{}
+}
+
+// readTasks reads every task up to upto, tokenising on all CPUs while the
+// store is read, and keeps what mining needs.
+func readTasks(v *store.MineView, upto int64, total int, progress func(string, int, int)) (*fullTasks, error) {
+	h := &fullTasks{prop: map[int32]store.Proposal{}, keys: map[uint64]string{}}
+	// Sized for the tasks counted: growing them as they fill would hold
+	// up to twice as much for a while.
+	h.seq = make([]int64, 0, total)
+	h.idOff = make([]uint32, 1, total+1)
+	h.idBuf = make([]byte, 0, total*16)
+	h.role = make([]uint16, 0, total)
+	h.status = make([]uint8, 0, total)
+	h.finished = make([]int64, 0, total)
+	h.title = make([]uint64, 0, total)
+	h.tagOff = make([]uint32, 1, total+1)
+	h.setOff = make([]uint32, 1, total+1)
+	h.setBuf = make([]int32, 0, total*12)
+	roleIdx := map[string]uint16{}
+	tokIdx := map[uint64]int32{}
+
+	workers := max(1, runtime.GOMAXPROCS(0))
+	const batchSize = 1024
+	work := make(chan *rawBatch, workers*2)
+	ordered := make(chan *rawBatch, workers*2)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for b := range work {
+				for i := range b.tasks {
+					t := &b.tasks[i]
+					t.toks, buf = rawTokens(t.title, t.body, nil, buf)
+					if norm := titleNorm(t.title); norm != "" {
+						t.titleKey = titleKey(t.role, norm)
+						t.titleGID = keyGID(gidTitle, t.titleKey)
+					}
+					tags, err := decodeTags(t.tags)
+					if err != nil {
+						t.err = fmt.Errorf("task %s: tags: %w", t.id, err)
+					}
+					for _, tag := range foldTags(tags) {
+						k := tagKey(tag)
+						t.tagKeys = append(t.tagKeys, k)
+						t.tagGIDs = append(t.tagGIDs, keyGID(gidTag, k))
+					}
+					t.title, t.body, t.tags = "", "", ""
+				}
+				close(b.done)
+			}
+		}()
+	}
+
+	// The consumer takes the batches in order: counting tokens is
+	// sequential, since a task's set depends on the tasks before it.
+	consumed := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range ordered {
+			<-b.done
+			if err != nil {
+				continue
+			}
+			for i := range b.tasks {
+				t := &b.tasks[i]
+				if t.err != nil {
+					err = t.err
+					break
+				}
+				k := int64(h.n)
+				h.n++
+				h.seq = append(h.seq, t.seq)
+				h.idBuf = append(h.idBuf, t.id...)
+				h.idOff = append(h.idOff, uint32(len(h.idBuf)))
+				r, ok := roleIdx[t.role]
+				if !ok {
+					r = uint16(len(h.roleNames))
+					roleIdx[t.role] = r
+					h.roleNames = append(h.roleNames, t.role)
+				}
+				h.role = append(h.role, r)
+				h.status = append(h.status, statusCode(t.status))
+				h.finished = append(h.finished, t.finished)
+				h.title = append(h.title, t.titleGID)
+				if t.titleGID != 0 {
+					h.keys[t.titleGID] = t.titleKey
+				}
+				for j, g := range t.tagGIDs {
+					h.tagBuf = append(h.tagBuf, g)
+					h.keys[g] = t.tagKeys[j]
+				}
+				h.tagOff = append(h.tagOff, uint32(len(h.tagBuf)))
+				limit := commonLimit(k)
+				start := len(h.setBuf)
+				for _, tok := range t.toks {
+					id, ok := tokIdx[tok]
+					if !ok {
+						id = int32(len(h.tokHash))
+						tokIdx[tok] = id
+						h.tokHash = append(h.tokHash, tok)
+						h.tokCount = append(h.tokCount, 0)
+					}
+					if h.tokCount[id] <= limit {
+						h.setBuf = append(h.setBuf, id)
+					}
+					h.tokCount[id]++
+				}
+				slices.Sort(h.setBuf[start:])
+				h.setOff = append(h.setOff, uint32(len(h.setBuf)))
+			}
+			if progress != nil {
+				progress("reading", h.n, total)
+			}
+		}
+		consumed <- err
+	}()
+
+	b := &rawBatch{done: make(chan struct{})}
+	send := func() {
+		work <- b
+		ordered <- b
+		b = &rawBatch{done: make(chan struct{})}
+	}
+	err := v.EachTask(0, upto, func(t *store.MineTask) error {
+		b.tasks = append(b.tasks, rawTask{seq: t.Seq, id: t.ID, role: t.Role, status: t.Status,
+			finished: unixNano(t.FinishedAt), title: string(t.Title), body: string(t.Body), tags: string(t.Tags)})
+		if len(b.tasks) == batchSize {
+			send()
+		}
+		return nil
+	})
+	if len(b.tasks) > 0 {
+		send()
+	}
+	close(work)
+	close(ordered)
+	wg.Wait()
+	if cerr := <-consumed; err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = v.AllProposals(upto, func(seq int64, p store.Proposal) error {
+		i, ok := h.pos(seq)
+		if ok && h.status[i] != codeOpen {
+			h.prop[int32(i)] = p
+		}
+		return nil
+	})
+	return h, err
+}
+
+// decodeTags reads a task's tags, a JSON list of strings.
+func decodeTags(s string) ([]string, error) {
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	if strings.IndexByte(s, '\\') < 0 && strings.HasPrefix(s, `["`) && strings.HasSuffix(s, `"]`) {
+		return strings.Split(s[2:len(s)-2], `","`), nil
+	}
+	var out []string
+	err := json.Unmarshal([]byte(s), &out)
+	return out, err
+}
+
+// fgroup is a group as a full scan builds it.
+type fgroup struct {
+	gid     uint64
+	members []int32 // positions, ascending
+	done    int
+	latest  int32 // proposals: the latest member
+	sg      *sgroup
+	out     *output
+}
+
+// fullBuild is a full scan's work: the groups of the whole history.
+type fullBuild struct {
+	o       ScanOptions
+	h       *fullTasks
+	groups  map[uint64]*fgroup
+	outputs []*output
+	members map[*output][]int32
+	rank    []int32 // token number → rank by frequency
+	// nextCluster is the next cluster id.
+	nextCluster uint64
+}
+
+func (f *fullBuild) group(gid uint64) *fgroup {
+	g := f.groups[gid]
+	if g == nil {
+		g = &fgroup{gid: gid}
+		f.groups[gid] = g
+	}
+	return g
+}
+
+func (f *fullBuild) addMember(gid uint64, i int32) {
+	g := f.group(gid)
+	g.members = append(g.members, i)
+	if f.h.status[i] == codeDone {
+		g.done++
+	}
+}
+
+// mineAll finds the groups of the whole history and settles them.
+func (f *fullBuild) mineAll() {
+	h := f.h
+	f.groups = map[uint64]*fgroup{}
+	// Rank tokens by how many tasks held them, rarest first; the index
+	// keeps a set's tokens in this order.
+	order := make([]int32, len(h.tokHash))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool {
+		ca, cb := h.tokCount[order[a]], h.tokCount[order[b]]
+		if ca != cb {
+			return ca < cb
+		}
+		return order[a] < order[b]
+	})
+	f.rank = make([]int32, len(order))
+	for r, t := range order {
+		f.rank[t] = int32(r)
+	}
+	// From here on the sets hold ranks, ascending.
+	for i := range h.setBuf {
+		h.setBuf[i] = f.rank[h.setBuf[i]]
+	}
+	for i := 0; i < h.n; i++ {
+		slices.Sort(h.set(i))
+	}
+
+	// Near-duplicates among the finished tasks.
+	var pos []int32
+	var sets [][]int32
+	for i := 0; i < h.n; i++ {
+		if h.status[i] != codeOpen && len(h.set(i)) >= 2 {
+			pos = append(pos, int32(i))
+			sets = append(sets, h.set(i))
+		}
+	}
+	var progress func(done, total int)
+	if f.o.Progress != nil {
+		progress = func(done, total int) { f.o.Progress("comparing", done, total) }
+	}
+	uf := clusterRanked(sets, f.o.Similarity, f.o.workers, progress)
+	sets = nil
+	// Cluster ids are numbered in the order of their first tasks.
+	h.cluster = make([]uint64, h.n)
+	ids := map[int32]uint64{}
+	size := map[uint64]int{}
+	f.nextCluster = 1
+	for k, i := range pos {
+		r := uf.find(int32(k))
+		id, ok := ids[r]
+		if !ok {
+			id = gidCluster<<60 | f.nextCluster
+			f.nextCluster++
+			ids[r] = id
+		}
+		h.cluster[i] = id
+		size[id]++
+	}
+
+	for i := 0; i < h.n; i++ {
+		if h.status[i] == codeOpen {
+			continue
+		}
+		ii := int32(i)
+		if h.title[i] != 0 {
+			f.addMember(h.title[i], ii)
+		}
+		for _, t := range h.tags(i) {
+			f.addMember(t, ii)
+		}
+		if p, ok := h.prop[ii]; ok {
+			gid := keyGID(gidProposal, proposalKey(p.Name))
+			h.keys[gid] = proposalKey(p.Name)
+			f.addMember(gid, ii)
+			f.groups[gid].latest = ii
+		}
+		if c := h.cluster[i]; c != 0 && size[c] >= 2 {
+			f.addMember(c, ii)
+		}
+	}
+
+	// Settle the proposals and the title and similar groups big enough.
+	var props, specific []*sgroup
+	sgOf := func(g *fgroup) *sgroup {
+		if g.sg != nil {
+			return g.sg
+		}
+		kind := kindOfGID(g.gid)
+		switch {
+		case kind == KindProposed:
+		case len(g.members) < f.o.Threshold || g.done == 0:
+			return nil
+		case kind == KindSimilar && len(g.members) < 2:
+			return nil
+		}
+		g.sg = &sgroup{gid: g.gid, kind: kind, key: f.key(g), size: len(g.members)}
+		if kind == KindProposed {
+			props = append(props, g.sg)
+		} else {
+			specific = append(specific, g.sg)
+		}
+		return g.sg
+	}
+	gids := make([]uint64, 0, len(f.groups))
+	for gid := range f.groups {
+		gids = append(gids, gid)
+	}
+	slices.Sort(gids)
+	for _, gid := range gids {
+		if k := gidKind(gid); k != gidTag {
+			sgOf(f.groups[gid])
+		}
+	}
+	type pair struct{ a, b *sgroup }
+	links := map[pair]int{}
+	for i := 0; i < h.n; i++ {
+		if h.status[i] == codeOpen {
+			continue
+		}
+		var tg, cg, pg *sgroup
+		if h.title[i] != 0 {
+			tg = f.groups[h.title[i]].sg
+		}
+		if c := f.groups[h.cluster[i]]; c != nil {
+			cg = c.sg
+		}
+		if p, ok := h.prop[int32(i)]; ok {
+			pg = f.groups[keyGID(gidProposal, proposalKey(p.Name))].sg
+		}
+		for _, l := range [][2]*sgroup{{tg, cg}, {pg, tg}, {pg, cg}} {
+			if l[0] != nil && l[1] != nil {
+				links[pair{l[0], l[1]}]++
+			}
+		}
+	}
+	for p, n := range links {
+		link(p.a, p.b, n)
+	}
+	kept := settle(props, specific)
+	f.members = map[*output][]int32{}
+	for _, k := range kept {
+		o := &output{kind: k.kind, key: k.key, own: k.size}
+		o.hash = outputHash(o.kind, o.key)
+		var ms []int32
+		for _, p := range k.parts {
+			o.parts = append(o.parts, p.gid)
+			g := f.groups[p.gid]
+			g.out = o
+			ms = append(ms, g.members...)
+		}
+		slices.Sort(ms)
+		f.members[o] = slices.Compact(ms)
+		f.describe(o, f.groups[k.gid])
+		f.outputs = append(f.outputs, o)
+	}
+
+	// Tag groups, largest first: one whose tasks are all in one kept group
+	// says nothing more.
+	var tags []*fgroup
+	for _, gid := range gids {
+		g := f.groups[gid]
+		if gidKind(gid) == gidTag && len(g.members) >= f.o.Threshold && g.done > 0 {
+			tags = append(tags, g)
+		}
+	}
+	sort.Slice(tags, func(i, j int) bool {
+		return tagOrder(len(tags[i].members), f.key(tags[i]), len(tags[j].members), f.key(tags[j]))
+	})
+	for _, g := range tags {
+		if f.tagContained(g) {
+			continue
+		}
+		o := &output{kind: KindTag, key: f.key(g), own: len(g.members), parts: []uint64{g.gid}}
+		o.hash = outputHash(o.kind, o.key)
+		g.out = o
+		f.members[o] = g.members
+		f.describe(o, g)
+		f.outputs = append(f.outputs, o)
+	}
+	sort.SliceStable(f.outputs, func(i, j int) bool { return outputLess(f.outputs[i], f.outputs[j]) })
+	for _, o := range f.outputs {
+		f.stats(o)
+	}
+}
+
+func (f *fullBuild) key(g *fgroup) string {
+	if gidKind(g.gid) == gidCluster {
+		return KindSimilar + ":" + f.h.id(int(g.members[0]))
+	}
+	return f.h.keys[g.gid]
+}
+
+// describe fills in what an output's text says besides its members.
+func (f *fullBuild) describe(o *output, g *fgroup) {
+	switch o.kind {
+	case KindTitle:
+		o.role = roleOfTitleKey(o.key)
+	case KindTag:
+		o.tag = strings.TrimPrefix(o.key, KindTag+":")
+	case KindProposed:
+		p := f.h.prop[g.latest]
+		o.proposed, o.proposedDoc = p.Name, p.Description
+	}
+}
+
+func (f *fullBuild) stats(o *output) {
+	h := f.h
+	ms := f.members[o]
+	s := groupStats{roles: map[string]int{}}
+	var fp, mfp uint64
+	for _, i := range ms {
+		s.n++
+		switch h.status[i] {
+		case codeDone:
+			s.done++
+		case codeFailed:
+			s.failed++
+		case codeBlocked:
+			s.blocked++
+		}
+		s.roles[h.roleNames[h.role[i]]]++
+		fp += memberHash(h.seq[i], h.finished[i])
+		mfp += memberHash(h.seq[i], 0)
+	}
+	s.first, s.firstFinished = h.seq[ms[0]], h.finished[ms[0]]
+	o.stats = s
+	o.fp = fp + o.headerHash()
+	o.mfp = mfp
+}
+
+// tagContained reports whether every task of tag group g is in one kept
+// group: the one the first task's title, cluster or proposal settled in,
+// or a tag kept before it.
+func (f *fullBuild) tagContained(g *fgroup) bool {
+	h := f.h
+	m0 := g.members[0]
+	var cands []*output
+	addCand := func(o *output) {
+		if o != nil && !slices.Contains(cands, o) && len(f.members[o]) >= len(g.members) {
+			cands = append(cands, o)
+		}
+	}
+	outOf := func(gid uint64) *output {
+		if gid == 0 {
+			return nil
+		}
+		if x := f.groups[gid]; x != nil {
+			return x.out
+		}
+		return nil
+	}
+	propOf := func(i int32) uint64 {
+		if p, ok := h.prop[i]; ok {
+			return keyGID(gidProposal, proposalKey(p.Name))
+		}
+		return 0
+	}
+	addCand(outOf(h.title[m0]))
+	addCand(outOf(h.cluster[m0]))
+	addCand(outOf(propOf(m0)))
+	for _, t := range h.tags(int(m0)) {
+		if t != g.gid {
+			addCand(outOf(t))
+		}
+	}
+	for _, o := range cands {
+		all := true
+		for _, m := range g.members {
+			var in bool
+			if o.kind == KindTag {
+				in = slices.Contains(h.tags(int(m)), o.parts[0])
+			} else {
+				in = outOf(h.title[m]) == o || outOf(h.cluster[m]) == o || outOf(propOf(m)) == o
+			}
+			if !in {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// runFull mines the whole history again and replaces the mining state.
+func runFull(st *store.Store, o ScanOptions) (ScanResult, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := fullOnce(st, o)
+		if errors.Is(err, errStateMoved) && attempt < 3 {
+			continue // another scan wrote meanwhile: read again
+		}
+		return res, err
+	}
+}
+
+var errStateMoved = errors.New("skill mining state changed during a full scan")
+
+// contentBatch is how many new texts a full scan keeps before writing
+// them: a large history's texts would not fit in memory at once.
+const contentBatch = 512
+
+// rebuildFor is how long a full scan keeps incremental scans waiting: it
+// clears the mark when it is done, so this only matters for one that died.
+const rebuildFor = 30 * time.Minute
+
+func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
+	// Incremental scans wait while this one reads the history (they would
+	// move the state it is about to replace), and the trigger records every
+	// change meanwhile: the tasks the snapshot holds as open may finish
+	// before the new state is written.
+	err := st.UpdateMine(func(tx *store.MineTx) error {
+		if err := tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, o.Now().Add(rebuildFor).Unix())); err != nil {
+			return err
+		}
+		return tx.Watch(math.MaxInt64)
+	})
+	if err != nil {
+		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+	}
+	res, err := fullRead(st, o)
+	if err != nil && !errors.Is(err, errStateMoved) {
+		// Let incremental scans go on from the state as it was.
+		_ = st.UpdateMine(func(tx *store.MineTx) error { return tx.Delete(metaKey(metaRebuild)) })
+	}
+	return res, err
+}
+
+// fullRead is fullOnce once the incremental scans wait.
+func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
+	var (
+		f        *fullBuild
+		maxSeq   int64
+		lastCh   int64
+		lastDec  int64
+		gen      []byte
+		changes  []candidateChange
+		results  []ScanCandidate
+		finished int
+		orphans  map[string][]store.SourceRef
+	)
+	err := st.ViewMine(func(v *store.MineView) error {
+		all, fin, ms, err := v.TaskCounts()
+		if err != nil {
+			return err
+		}
+		finished, maxSeq = fin, ms
+		if lastCh, err = v.LastChange(); err != nil {
+			return err
+		}
+		if lastDec, err = v.LastDecision(); err != nil {
+			return err
+		}
+		if gen, _, err = v.Get(metaKey(metaCursor)); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress("reading", 0, all)
+		}
+		h, err := readTasks(v, maxSeq, all, o.Progress)
+		if err != nil {
+			return err
+		}
+		f = &fullBuild{o: o, h: h}
+		f.mineAll()
+		oldFP := map[uint64]uint64{}
+		err = v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
+			oldFP[beUint64(k[1:])] = contentFP(val)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		oldOut := map[uint64]*output{}
+		err = v.Range([]byte{keyOutput}, []byte{keyOutput + 1}, false, func(k, val []byte) bool {
+			if old, err := decodeOutput(beUint64(k[1:]), val); err == nil {
+				oldOut[old.hash] = old
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		texts, err := f.contents(st, v, oldFP)
+		if err != nil {
+			return err
+		}
+		cs, err := newFullCandidates(v, f)
+		if err != nil {
+			return err
+		}
+		rgroups := make([]*rgroup, len(f.outputs))
+		for i, out := range f.outputs {
+			out := out
+			rgroups[i] = &rgroup{
+				out: out,
+				ct: func() (content, error) {
+					if ct, ok := texts[out.hash]; ok {
+						return ct, nil
+					}
+					return storedContent(v, out.hash)
+				},
+				members: func() ([]int64, error) { return f.seqs(out), nil },
+				same: func(id string) (bool, error) {
+					if old := oldOut[out.hash]; old != nil && old.cand == id && old.mfp == out.mfp {
+						return true, nil
+					}
+					refs, err := cs.sources(id)
+					if err != nil {
+						return false, err
+					}
+					ms := f.members[out]
+					if len(refs) != len(ms) {
+						return false, nil
+					}
+					for i, r := range refs {
+						if r.Seq != f.h.seq[ms[i]] {
+							return false, nil
+						}
+					}
+					return true, nil
+				},
+			}
+		}
+		changes, results, err = reconcile(rgroups, cs, o, map[string]bool{})
+		if err != nil {
+			return err
+		}
+		orphans, err = cs.orphansAfter(changes)
+		return err
+	})
+	if err != nil {
+		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+	}
+	at := o.Now()
+	err = st.UpdateMine(func(tx *store.MineTx) error {
+		now, _, err := tx.Get(metaKey(metaCursor))
+		if err != nil {
+			return err
+		}
+		if string(now) != string(gen) {
+			return errStateMoved
+		}
+		if err := f.write(tx, maxSeq, lastDec, orphans); err != nil {
+			return err
+		}
+		if err := tx.DeleteChanges(lastCh); err != nil {
+			return err
+		}
+		if err := writeCandidates(tx, changes, f.sourceRefs, at); err != nil {
+			return err
+		}
+		return tx.Watch(maxSeq)
+	})
+	if err != nil {
+		if errors.Is(err, errStateMoved) {
+			return ScanResult{}, err
+		}
+		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+	}
+	if o.Progress != nil {
+		o.Progress("writing", 1, 1)
+	}
+	return ScanResult{Tasks: finished, Candidates: results}, nil
+}
+
+func beUint64(b []byte) uint64 { return binary.BigEndian.Uint64(b[:8]) }
+
+func (f *fullBuild) seqs(o *output) []int64 {
+	ms := f.members[o]
+	seqs := make([]int64, len(ms))
+	for k, m := range ms {
+		seqs[k] = f.h.seq[m]
+	}
+	return seqs
+}
+
+func (f *fullBuild) sourceRefs(o *output) ([]store.SourceRef, error) {
+	ms := f.members[o]
+	refs := make([]store.SourceRef, len(ms))
+	for i, m := range ms {
+		refs[i] = store.SourceRef{Seq: f.h.seq[m], ID: f.h.id(int(m))}
+	}
+	return refs, nil
+}
+
+// storedContent reads the stored text of a settled group, all but its
+// body.
+func storedContent(r kvReader, hash uint64) (content, error) {
+	val, ok, err := r.Get(key1(keyContent, hash))
+	if err != nil {
+		return content{}, err
+	}
+	if !ok {
+		return content{}, fmt.Errorf("settled group %x: %w", hash, errCorrupt)
+	}
+	_, ct, err := decodeContent(val)
+	ct.body = ""
+	return ct, err
+}
+
+// contents distills the text of every output whose inputs changed, on all
+// CPUs, writing the texts as they come (a large history's would not fit in
+// memory at once); it returns them without their bodies. The others keep
+// their stored text.
+func (f *fullBuild) contents(st *store.Store, v *store.MineView, oldFP map[uint64]uint64) (map[uint64]content, error) {
+	texts := map[uint64]content{}
+	type job struct {
+		o  *output
+		in *distillInput
+		ct content
+	}
+	var batch []*job
+	flush := func() error {
+		var wg sync.WaitGroup
+		next := make(chan *job)
+		for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range next {
+					j.ct = distill(j.in)
+					j.in = nil
+				}
+			}()
+		}
+		for _, j := range batch {
+			next <- j
+		}
+		close(next)
+		wg.Wait()
+		err := st.UpdateMine(func(tx *store.MineTx) error {
+			for _, j := range batch {
+				if err := tx.Put(key1(keyContent, j.o.hash), encodeContent(j.o.fp, j.ct)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, j := range batch {
+			j.ct.body = ""
+			texts[j.o.hash] = j.ct
+		}
+		batch = batch[:0]
+		return err
+	}
+	for i, o := range f.outputs {
+		if f.o.Progress != nil && i%64 == 0 {
+			f.o.Progress("writing", i, len(f.outputs))
+		}
+		if fp, ok := oldFP[o.hash]; ok && fp == o.fp {
+			continue
+		}
+		in, err := f.distillInput(v, o)
+		if err != nil {
+			return nil, err
+		}
+		batch = append(batch, &job{o: o, in: in})
+		if len(batch) == contentBatch {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return texts, nil
+}
+
+func (f *fullBuild) distillInput(v *store.MineView, o *output) (*distillInput, error) {
+	ms := f.members[o]
+	if len(ms) > sampleSize {
+		ms = ms[len(ms)-sampleSize:]
+	}
+	seqs := make([]int64, len(ms))
+	for i, m := range ms {
+		seqs[i] = f.h.seq[m]
+	}
+	ts, err := v.SampleTasks(seqs)
+	if err != nil {
+		return nil, err
+	}
+	in := &distillInput{kind: o.kind, key: o.key, role: o.role, tag: o.tag, proposed: o.proposed,
+		proposedDoc: o.proposedDoc, stats: o.stats}
+	for i, t := range ts {
+		in.tasks = append(in.tasks, newSTask(t, f.orders(int(ms[i]))))
+	}
+	return in, nil
+}
+
+// orders is a task's set as token orders, ascending.
+func (f *fullBuild) orders(i int) []uint64 {
+	set := f.h.set(i)
+	out := make([]uint64, len(set))
+	for k, r := range set {
+		out[k] = orderBase + uint64(r)
+	}
+	return out
+}

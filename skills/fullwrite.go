@@ -1,0 +1,551 @@
+package skills
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// prefixLen is how many of a set's first tokens (in index order) the
+// similarity index keeps it under. Two sets at least t alike share at
+// least ceil(t·n) tokens of a set of n, so the first n-ceil(t·n)+k tokens
+// of each hold at least k of the shared ones (k = 2, or 1 when so few are
+// shared): a candidate pair must share k entries of the index.
+func prefixLen(n int, t float64) (p, k int) {
+	o := int(math.Ceil(t*float64(n) - 1e-9))
+	k = min(2, o)
+	return min(n, n-o+k), max(k, 1)
+}
+
+// fullCandidates is the stored candidates as a full scan reads them: all
+// at once, but for their texts and sources.
+type fullCandidates struct {
+	v      *store.MineView
+	byID   map[string]*store.CandidateLite
+	byKeyM map[string]*store.CandidateLite
+	names  map[string]bool
+	pool   map[string]bool // orphans: title and similar candidates no group found stands for
+	refs   map[string][]store.SourceRef
+	bySeq  map[int64][]string
+}
+
+func newFullCandidates(v *store.MineView, f *fullBuild) (*fullCandidates, error) {
+	lites, err := v.CandidatesLite()
+	if err != nil {
+		return nil, err
+	}
+	cs := &fullCandidates{v: v, byID: map[string]*store.CandidateLite{}, byKeyM: map[string]*store.CandidateLite{},
+		names: map[string]bool{}, pool: map[string]bool{}, refs: map[string][]store.SourceRef{}, bySeq: map[int64][]string{}}
+	keys := map[string]bool{}
+	for _, o := range f.outputs {
+		keys[o.key] = true
+	}
+	for i := range lites {
+		c := &lites[i]
+		cs.byID[c.ID] = c
+		cs.names[c.Name] = true
+		if _, ok := cs.byKeyM[c.GroupKey]; !ok && c.GroupKey != "" {
+			cs.byKeyM[c.GroupKey] = c
+		}
+	}
+	for i := range lites {
+		c := &lites[i]
+		if c.Kind != KindTitle && c.Kind != KindSimilar {
+			continue
+		}
+		if keys[c.GroupKey] && cs.byKeyM[c.GroupKey] == c {
+			continue
+		}
+		refs, err := candidateRefs(v, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		cs.pool[c.ID] = true
+		cs.refs[c.ID] = refs
+		for _, r := range refs {
+			cs.bySeq[r.Seq] = append(cs.bySeq[r.Seq], c.ID)
+		}
+	}
+	return cs, nil
+}
+
+// candidateRefs reads a candidate's sources as refs, whether they are kept
+// in chunks or, for a candidate of an older shogun, as a list of ids.
+func candidateRefs(v *store.MineView, id string) ([]store.SourceRef, error) {
+	refs, err := v.CandidateSources(id)
+	if err != nil || len(refs) > 0 {
+		return refs, err
+	}
+	c, _, err := v.Candidate("id", id)
+	if err != nil || len(c.SourceTaskIDs) == 0 {
+		return nil, err
+	}
+	seqs, err := v.SeqsOf(c.SourceTaskIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, tid := range c.SourceTaskIDs {
+		if s, ok := seqs[tid]; ok {
+			refs = append(refs, store.SourceRef{Seq: s, ID: tid})
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Seq < refs[j].Seq })
+	return refs, nil
+}
+
+func (cs *fullCandidates) sources(id string) ([]store.SourceRef, error) {
+	if refs, ok := cs.refs[id]; ok {
+		return refs, nil
+	}
+	return candidateRefs(cs.v, id)
+}
+
+func (cs *fullCandidates) byKey(key string) (*store.CandidateLite, error) { return cs.byKeyM[key], nil }
+
+func (cs *fullCandidates) load(id string) (store.SkillCandidate, error) {
+	return cs.v.CandidateText(id)
+}
+
+func (cs *fullCandidates) taken(column, value string) (bool, error) {
+	if column == "name" {
+		return cs.names[value], nil
+	}
+	_, ok := cs.byID[value]
+	return ok, nil
+}
+
+func (cs *fullCandidates) orphansOf(seqs []int64) (map[string]int, error) {
+	out := map[string]int{}
+	for _, s := range seqs {
+		for _, id := range cs.bySeq[s] {
+			out[id]++
+		}
+	}
+	return out, nil
+}
+
+func (cs *fullCandidates) lite(id string) (*store.CandidateLite, error) { return cs.byID[id], nil }
+
+func (cs *fullCandidates) created(id string) (time.Time, error) { return cs.byID[id].CreatedAt, nil }
+
+// orphansAfter is the orphans once changes are made: the pool, but for
+// those a group took over.
+func (cs *fullCandidates) orphansAfter(changes []candidateChange) (map[string][]store.SourceRef, error) {
+	out := map[string][]store.SourceRef{}
+	for id := range cs.pool {
+		out[id] = cs.refs[id]
+	}
+	for _, ch := range changes {
+		if ch.orphan {
+			delete(out, ch.c.ID)
+		}
+	}
+	return out, nil
+}
+
+// writeCandidates writes what reconcile decided: texts, statuses and
+// sources.
+func writeCandidates(tx *store.MineTx, changes []candidateChange, refs func(*output) ([]store.SourceRef, error), at time.Time) error {
+	for _, ch := range changes {
+		c := ch.c
+		if ch.body {
+			val, ok, err := tx.Get(key1(keyContent, ch.g.out.hash))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errCorrupt
+			}
+			_, ct, err := decodeContent(val)
+			if err != nil {
+				return err
+			}
+			c.Body = ct.body
+		}
+		if err := tx.PutCandidate(c, ch.prev, ch.prev != nil && !ch.body, "scan", at); err != nil {
+			return err
+		}
+		if ch.sources {
+			rs, err := refs(ch.g.out)
+			if err != nil {
+				return err
+			}
+			if err := tx.SetSources(c.ID, rs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// write replaces the mining state with the full scan's, but for the
+// distilled texts, written already, of which it drops those of groups
+// gone.
+func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans map[string][]store.SourceRef) error {
+	h := f.h
+	if err := tx.DeleteRange([]byte{keyContent + 1}, nil); err != nil {
+		return err
+	}
+	live := map[uint64]bool{}
+	for _, o := range f.outputs {
+		live[o.hash] = true
+	}
+	var stale [][]byte
+	err := tx.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, _ []byte) bool {
+		if !live[beUint64(k[1:])] {
+			stale = append(stale, append([]byte(nil), k...))
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	links := f.links()
+	return tx.PutSorted(func(put func(k, v []byte) error) error {
+		// g: groups, by page.
+		byPage := map[uint16][]uint64{}
+		for gid := range f.groups {
+			byPage[groupPage(gid)] = append(byPage[groupPage(gid)], gid)
+		}
+		pages := make([]uint16, 0, len(byPage))
+		for p := range byPage {
+			pages = append(pages, p)
+		}
+		slices.Sort(pages)
+		for _, p := range pages {
+			ids := byPage[p]
+			slices.Sort(ids)
+			val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, links[gid])) })
+			if err := put(groupPageKey(p), val); err != nil {
+				return err
+			}
+		}
+		// l: member lists of the groups too large to keep them in their
+		// entry.
+		gids := make([]uint64, 0, len(f.groups))
+		for gid := range f.groups {
+			gids = append(gids, gid)
+		}
+		slices.Sort(gids)
+		for _, gid := range gids {
+			g := f.groups[gid]
+			if len(g.members) <= inlineMembers {
+				continue
+			}
+			seqs := make([]int64, len(g.members))
+			for i, m := range g.members {
+				seqs[i] = h.seq[m]
+			}
+			for at := 0; at < len(seqs); at += listChunk {
+				part := seqs[at:min(len(seqs), at+listChunk)]
+				if err := put(key2(keyList, gid, uint64(part[0])), encodeSeqs(part)); err != nil {
+					return err
+				}
+			}
+		}
+		// m: meta.
+		for _, m := range f.meta(maxSeq, lastDecision) {
+			if err := put(metaKey(m.name), m.val); err != nil {
+				return err
+			}
+		}
+		// o: settled groups.
+		outs := append([]*output(nil), f.outputs...)
+		sort.Slice(outs, func(i, j int) bool { return outs[i].hash < outs[j].hash })
+		for _, o := range outs {
+			if err := put(key1(keyOutput, o.hash), encodeOutput(o)); err != nil {
+				return err
+			}
+		}
+		// p: the similarity index.
+		if err := f.writePostings(put); err != nil {
+			return err
+		}
+		// q: what the orphans hold.
+		var qkeys [][]byte
+		for id, refs := range orphans {
+			for _, r := range refs {
+				qkeys = append(qkeys, orphanKey(r.Seq, id))
+			}
+		}
+		slices.SortFunc(qkeys, bytes.Compare)
+		for _, k := range qkeys {
+			if err := put(k, []byte{}); err != nil {
+				return err
+			}
+		}
+		// r: task records.
+		if err := f.writeRecords(put); err != nil {
+			return err
+		}
+		// t: tokens, by page.
+		toks := make([]int32, len(h.tokHash))
+		for i := range toks {
+			toks[i] = int32(i)
+		}
+		sort.Slice(toks, func(a, b int) bool { return h.tokHash[toks[a]] < h.tokHash[toks[b]] })
+		for start := 0; start < len(toks); {
+			page := byte(h.tokHash[toks[start]] >> 56)
+			end := start
+			for end < len(toks) && byte(h.tokHash[toks[end]]>>56) == page {
+				end++
+			}
+			ids := make([]uint64, 0, end-start)
+			byHash := map[uint64]int32{}
+			for _, t := range toks[start:end] {
+				ids = append(ids, h.tokHash[t])
+				byHash[h.tokHash[t]] = t
+			}
+			val := encodePage[token](ids, func(hash uint64) []byte {
+				t := byHash[hash]
+				return encodeToken(token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
+			})
+			if err := put([]byte{keyToken, page}, val); err != nil {
+				return err
+			}
+			start = end
+		}
+		// u: the orphans.
+		ids := make([]string, 0, len(orphans))
+		for id := range orphans {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			if err := put(orphanMark(id), []byte{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// row is the stored form of a group of the full scan.
+func (f *fullBuild) row(gid uint64, links map[uint64]int) *group {
+	h := f.h
+	g := f.groups[gid]
+	row := &group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]], links: links}
+	if gidKind(gid) != gidCluster {
+		row.key = h.keys[gid]
+	}
+	if gidKind(gid) == gidProposal {
+		p := h.prop[g.latest]
+		row.latest, row.name, row.doc = h.seq[g.latest], p.Name, p.Description
+	}
+	if g.out != nil {
+		row.out = g.out.hash
+	}
+	if gidKind(gid) == gidCluster {
+		for n := range links {
+			if gidKind(n) == gidTitle {
+				row.maxLinked = max(row.maxLinked, len(f.groups[n].members))
+			}
+		}
+	}
+	if len(g.members) <= inlineMembers {
+		row.inline = make([]int64, len(g.members))
+		for i, m := range g.members {
+			row.inline[i] = h.seq[m]
+		}
+	}
+	return row
+}
+
+func orphanKey(seq int64, id string) []byte {
+	k := make([]byte, 9, 9+len(id))
+	k[0] = keyOrphan
+	binary.BigEndian.PutUint64(k[1:], uint64(seq))
+	return append(k, id...)
+}
+
+func orphanMark(id string) []byte { return append([]byte{keyOrphans}, id...) }
+
+type metaValue struct {
+	name string
+	val  []byte
+}
+
+// cursor is the meta value saying how far the state has read: the last
+// seq, the number of tasks up to it, and a generation every scan that
+// writes moves on.
+type cursor struct {
+	seq   int64
+	count int64
+	gen   uint64
+}
+
+func encodeCursor(c cursor) []byte {
+	e := enc{}
+	e.u(uint64(c.seq))
+	e.u(uint64(c.count))
+	e.u(c.gen)
+	return e.b
+}
+
+func decodeCursor(b []byte) (cursor, error) {
+	d := dec{b: b}
+	c := cursor{seq: int64(d.u()), count: int64(d.u()), gen: d.u()}
+	return c, d.check("cursor")
+}
+
+// options is the part of the scan options the state depends on.
+func encodeOptions(o ScanOptions) []byte {
+	e := enc{}
+	e.u(uint64(o.Threshold))
+	e.u(math.Float64bits(o.Similarity))
+	return e.b
+}
+
+func (f *fullBuild) meta(maxSeq, lastDecision int64) []metaValue {
+	finished := 0
+	for _, s := range f.h.status {
+		if s != codeOpen {
+			finished++
+		}
+	}
+	u := func(v uint64) []byte { return binary.AppendUvarint(nil, v) }
+	// A new generation, unlike any before it: the time is as good as any.
+	gen := uint64(time.Now().UnixNano())
+	return []metaValue{ // sorted by name
+		{metaClusters, u(f.nextCluster)},
+		{metaCursor, encodeCursor(cursor{seq: maxSeq, count: int64(f.h.n), gen: gen})},
+		{metaDecided, u(uint64(lastDecision))},
+		{metaFormat, u(formatVersion)},
+		{metaGrowth, u(math.Float64bits(f.o.ReopenGrowth))},
+		{metaOptions, encodeOptions(f.o)},
+		{metaOrders, u(orderBase - 1)},
+		{metaTasks, u(uint64(finished))},
+	}
+}
+
+func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
+	h := f.h
+	var (
+		chunk = int64(-1)
+		buf   []byte
+	)
+	flush := func() error {
+		if chunk < 0 || len(buf) == 0 {
+			return nil
+		}
+		err := put(key1(keyRecords, uint64(chunk)), buf)
+		buf = nil
+		return err
+	}
+	for i := 0; i < h.n; i++ {
+		c := h.seq[i] >> recordShift
+		if c != chunk {
+			if err := flush(); err != nil {
+				return err
+			}
+			chunk = c
+		}
+		r := &record{seq: h.seq[i], id: h.id(i), role: h.roleNames[h.role[i]], status: h.status[i],
+			finished: h.finished[i], title: h.title[i], tags: h.tags(i), set: f.orders(i)}
+		if p, ok := h.prop[int32(i)]; ok {
+			r.prop, r.propName, r.propDoc = keyGID(gidProposal, proposalKey(p.Name)), p.Name, p.Description
+		}
+		if h.cluster != nil {
+			r.cluster = h.cluster[i]
+		}
+		buf = appendRecord(buf, chunk<<recordShift, r)
+	}
+	return flush()
+}
+
+// writePostings writes the similarity index: every finished task with a
+// set of two tokens or more, under the first tokens of its set.
+func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
+	h := f.h
+	t := f.o.Similarity
+	// Count, then place, the entries by token rank (a counting sort), so
+	// that the whole index is never held as structs.
+	count := make([]int32, len(h.tokHash)+1)
+	each := func(fn func(i int, ranks []int32)) {
+		for i := 0; i < h.n; i++ {
+			if h.status[i] == codeOpen || len(h.set(i)) < 2 {
+				continue
+			}
+			ranks := h.set(i)
+			p, _ := prefixLen(len(ranks), t)
+			fn(i, ranks[:p])
+		}
+	}
+	each(func(_ int, ranks []int32) {
+		for _, r := range ranks {
+			count[r+1]++
+		}
+	})
+	for r := 1; r < len(count); r++ {
+		count[r] += count[r-1]
+	}
+	entries := make([]int32, count[len(count)-1])
+	next := append([]int32(nil), count[:len(count)-1]...)
+	each(func(i int, ranks []int32) {
+		for _, r := range ranks {
+			entries[next[r]] = int32(i)
+			next[r]++
+		}
+	})
+	for r := 0; r < len(count)-1; r++ {
+		list := entries[count[r]:count[r+1]]
+		for at := 0; at < len(list); at += listChunk {
+			part := list[at:min(len(list), at+listChunk)]
+			ps := make([]posting, len(part))
+			for k, i := range part {
+				ps[k] = posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketchOf(f.orders(int(i)))}
+			}
+			if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// links counts how many finished tasks each title group shares with each
+// cluster of two or more, and each proposal with each title group and
+// cluster, both ways.
+func (f *fullBuild) links() map[uint64]map[uint64]int {
+	h := f.h
+	out := map[uint64]map[uint64]int{}
+	add := func(a, b uint64) {
+		if a == 0 || b == 0 {
+			return
+		}
+		for _, p := range [][2]uint64{{a, b}, {b, a}} {
+			m := out[p[0]]
+			if m == nil {
+				m = map[uint64]int{}
+				out[p[0]] = m
+			}
+			m[p[1]]++
+		}
+	}
+	for i := 0; i < h.n; i++ {
+		if h.status[i] == codeOpen {
+			continue
+		}
+		title, cl, prop := h.title[i], uint64(0), uint64(0)
+		if c := h.cluster[i]; c != 0 && f.groups[c] != nil {
+			cl = c
+		}
+		if p, ok := h.prop[int32(i)]; ok {
+			prop = keyGID(gidProposal, proposalKey(p.Name))
+		}
+		add(title, cl)
+		add(prop, title)
+		add(prop, cl)
+	}
+	return out
+}

@@ -1,0 +1,264 @@
+package skills
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// The mining state is a sorted key-value map in the store (skill_state).
+// Keys start with one byte saying what they hold:
+const (
+	keyMeta    = 'm' // m NAME → a value (see the meta* names)
+	keyToken   = 't' // t PAGE → tokens: their order, the tasks that held them
+	keyRecords = 'r' // r CHUNK → the records of 256 tasks (seq>>recordShift = CHUNK)
+	keyGroup   = 'g' // g PAGE → groups (title, tag, proposal or cluster)
+	keyList    = 'l' // l GID START → a chunk of a large group's finished members (seqs)
+	keyPosting = 'p' // p ORDER START → a chunk of the similarity index
+	keyOutput  = 'o' // o HASH → a settled group (one candidate each)
+	keyContent = 'c' // c HASH → the text distilled for a settled group
+	keyOrphan  = 'q' // q SEQ CANDIDATE → a title or similar candidate whose group is gone holds the task
+	keyOrphans = 'u' // u CANDIDATE → that candidate is such an orphan
+)
+
+// errCorrupt means the mining state cannot be decoded; a full scan
+// rebuilds it.
+var errCorrupt = errors.New("skill mining state is damaged; run `shogun skills scan --full`")
+
+func key1(kind byte, a uint64) []byte {
+	b := make([]byte, 9)
+	b[0] = kind
+	binary.BigEndian.PutUint64(b[1:], a)
+	return b
+}
+
+func key2(kind byte, a, c uint64) []byte {
+	b := make([]byte, 17)
+	b[0] = kind
+	binary.BigEndian.PutUint64(b[1:], a)
+	binary.BigEndian.PutUint64(b[9:], c)
+	return b
+}
+
+func metaKey(name string) []byte { return append([]byte{keyMeta}, name...) }
+
+// kvReader is what the cache reads through: a snapshot or a write
+// transaction of the store.
+type kvReader interface {
+	Get(key []byte) ([]byte, bool, error)
+	GetMany(keys [][]byte, fn func(key, val []byte)) error
+	Range(from, to []byte, reverse bool, fn func(key, val []byte) bool) error
+}
+
+// kv is a write-back cache over the mining state: reads go to the store
+// once per key, writes stay here until flush.
+type kv struct {
+	r     kvReader
+	vals  map[string][]byte // nil value: known to be absent or deleted
+	dirty map[string]bool
+}
+
+func newKV(r kvReader) *kv {
+	return &kv{r: r, vals: map[string][]byte{}, dirty: map[string]bool{}}
+}
+
+func (c *kv) get(key []byte) ([]byte, error) {
+	if v, ok := c.vals[string(key)]; ok {
+		return v, nil
+	}
+	v, ok, err := c.r.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		v = nil
+	}
+	c.vals[string(key)] = v
+	return v, nil
+}
+
+// prefetch reads the keys not cached yet in as few queries as it can.
+func (c *kv) prefetch(keys [][]byte) error {
+	var need [][]byte
+	for _, k := range keys {
+		if _, ok := c.vals[string(k)]; !ok {
+			need = append(need, k)
+			c.vals[string(k)] = nil
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	return c.r.GetMany(need, func(k, v []byte) { c.vals[string(k)] = v })
+}
+
+func (c *kv) put(key, val []byte) {
+	c.vals[string(key)] = val
+	c.dirty[string(key)] = true
+}
+
+func (c *kv) del(key []byte) {
+	c.vals[string(key)] = nil
+	c.dirty[string(key)] = true
+}
+
+// scan calls fn with the keys in [from, to) and their values, ascending
+// (descending if reverse), the cache's writes included, until fn returns
+// false.
+func (c *kv) scan(from, to []byte, reverse bool, fn func(key, val []byte) bool) error {
+	type pair struct{ k, v []byte }
+	var stored []pair
+	err := c.r.Range(from, to, reverse, func(k, v []byte) bool {
+		if _, cached := c.vals[string(k)]; cached {
+			return true // the cache's own value is merged below
+		}
+		stored = append(stored, pair{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for k, v := range c.vals {
+		if v == nil || bytes.Compare([]byte(k), from) < 0 || (to != nil && bytes.Compare([]byte(k), to) >= 0) {
+			continue
+		}
+		stored = append(stored, pair{[]byte(k), v})
+	}
+	sort.Slice(stored, func(i, j int) bool {
+		if reverse {
+			return bytes.Compare(stored[i].k, stored[j].k) > 0
+		}
+		return bytes.Compare(stored[i].k, stored[j].k) < 0
+	})
+	for _, p := range stored {
+		if !fn(p.k, p.v) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// floor returns the greatest key in [from, key] with a value, and it.
+func (c *kv) floor(from, key []byte) ([]byte, []byte, error) {
+	var fk, fv []byte
+	err := c.scan(from, append(append([]byte(nil), key...), 0), true, func(k, v []byte) bool {
+		fk, fv = k, v
+		return false
+	})
+	return fk, fv, err
+}
+
+// flush writes the cached changes.
+func (c *kv) flush(tx *store.MineTx) error {
+	keys := make([]string, 0, len(c.dirty))
+	for k := range c.dirty {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := c.vals[k]
+		var err error
+		if v == nil {
+			err = tx.Delete([]byte(k))
+		} else {
+			err = tx.Put([]byte(k), v)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	c.dirty = map[string]bool{}
+	return nil
+}
+
+// The meta values.
+const (
+	metaFormat   = "format"   // formatVersion
+	metaOptions  = "options"  // the threshold and similarity the state was mined with
+	metaCursor   = "cursor"   // the last seq read, and how many tasks up to it
+	metaTasks    = "tasks"    // finished tasks mined
+	metaOrders   = "orders"   // the next order for a token first seen
+	metaDecided  = "decided"  // the last skill decision seen
+	metaGrowth   = "growth"   // the reopen growth of the last scan
+	metaClusters = "clusters" // the next cluster id
+	metaRebuild  = "rebuild"  // a full scan is running, until this unix time
+)
+
+// formatVersion changes whenever the state's encoding or the mining
+// algorithm does: a state of another version is rebuilt.
+const formatVersion = 4
+
+// enc and dec write and read the varint-encoded values.
+type enc struct{ b []byte }
+
+func (e *enc) u(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) i(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) s(v string)  { e.u(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *enc) f(v float64) { e.u(uint64(int64(v * 1e9))) }
+func (e *enc) bool(v bool) {
+	if v {
+		e.u(1)
+	} else {
+		e.u(0)
+	}
+}
+
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) u() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) i() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) s() string {
+	n := d.u()
+	if d.err != nil {
+		return ""
+	}
+	if uint64(len(d.b)) < n {
+		d.err = errCorrupt
+		return ""
+	}
+	v := string(d.b[:n])
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) f() float64 { return float64(int64(d.u())) / 1e9 }
+func (d *dec) bool() bool { return d.u() != 0 }
+func (d *dec) more() bool { return d.err == nil && len(d.b) > 0 }
+
+func (d *dec) check(what string) error {
+	if d.err != nil {
+		return fmt.Errorf("%s: %w", what, d.err)
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package skills
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// A token is known by a 64-bit hash of its folded text (FNV-1a): the state
+// keeps no token text. Two tokens with the same hash would count as one;
+// among a million distinct tokens that happens with odds of about one in
+// forty million.
+func hashToken(tok []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range tok {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// rawTokens returns the hashes of the tokens of a task's title and body,
+// without repeats, in no particular order, appended to out[:0].
+func rawTokens[T string | []byte](title, body T, out []uint64, buf []byte) ([]uint64, []byte) {
+	var seen tokenSet
+	out = out[:0]
+	add := func(h uint64) {
+		if seen.add(h) {
+			out = append(out, h)
+		}
+	}
+	buf = hashTokens(title, buf, add)
+	buf = hashTokens(body, buf, add)
+	return out, buf
+}
+
+// tokenSet is a small open-addressing set of token hashes, for a task's
+// tokens; it grows past a table of 256.
+type tokenSet struct {
+	table [256]uint64
+	n     int
+	more  map[uint64]bool
+}
+
+// add reports whether h was not in the set yet. The hash 0 stands for
+// an empty slot, so it is kept in more.
+func (s *tokenSet) add(h uint64) bool {
+	if h == 0 || s.n >= len(s.table)/2 {
+		if s.more == nil {
+			s.more = map[uint64]bool{}
+			for _, v := range s.table {
+				if v != 0 {
+					s.more[v] = true
+				}
+			}
+		}
+		if s.more[h] {
+			return false
+		}
+		s.more[h] = true
+		return true
+	}
+	for i := h & (uint64(len(s.table)) - 1); ; i = (i + 1) & (uint64(len(s.table)) - 1) {
+		switch s.table[i] {
+		case h:
+			return false
+		case 0:
+			s.table[i] = h
+			s.n++
+			return true
+		}
+	}
+}
+
+// hashTokens calls fn with the hash of every token of s, as eachToken
+// and hashToken would give them, hashing ASCII words as it reads them.
+func hashTokens[T string | []byte](s T, buf []byte, fn func(h uint64)) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return eachToken(s, buf, func(tok []byte) { fn(hashToken(tok)) })
+		}
+	}
+	const offset, prime = 14695981039346656037, 1099511628211
+	for i := 0; i < len(s); {
+		c := s[i]
+		if !wordByte[c] {
+			i++
+			continue
+		}
+		j := i
+		h, prev := uint64(offset), uint64(0)
+		digits := true
+		var last, last2 byte
+		for j < len(s) && wordByte[s[j]] {
+			c := s[j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c < '0' || c > '9' {
+				digits = false
+			}
+			prev = h
+			h = (h ^ uint64(c)) * prime
+			last2, last = last, c
+			j++
+		}
+		n := j - i
+		w := s[i:j]
+		i = j
+		if n <= 1 || digits {
+			continue
+		}
+		if n <= maxStopWord && stopHash[h] {
+			buf = buf[:0]
+			for k := 0; k < n; k++ {
+				c := w[k]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf = append(buf, c)
+			}
+			if stopWords[string(buf)] {
+				continue
+			}
+		}
+		if n > 3 && last == 's' && !(last2 == 's' || last2 == 'u' || last2 == 'i') {
+			h = prev
+		}
+		fn(h)
+	}
+	return buf
+}
+
+// wordByte marks the ASCII letters and digits.
+var wordByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = asciiWordByte(byte(c))
+	}
+	return t
+}()
+
+// stopHash holds the hashes of the stop words.
+var stopHash = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for w := range stopWords {
+		m[hashToken([]byte(w))] = true
+	}
+	return m
+}()
+
+// commonTokenShare and commonTokenMin decide which tokens are too common to
+// tell kinds of work apart: those found in more than a tenth of the tasks
+// that came before (in more than a hundred, at least). A checklist line
+// that every command carries ("run the tests, update the changelog") would
+// otherwise make unrelated tasks near-duplicates and chain them into one
+// cluster.
+const (
+	commonTokenShare = 10
+	commonTokenMin   = 100
+)
+
+// commonLimit is the number of earlier tasks a token may be in and still
+// count for the task that comes after k tasks.
+func commonLimit(k int64) int64 { return max(commonTokenMin, k/commonTokenShare) }
+
+// titleNorm is a task's normalised title and its tokens.
+func titleNorm(title string) string { return strings.Join(tokens(title), " ") }

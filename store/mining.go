@@ -1,0 +1,561 @@
+package store
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The skill-mining state (package skills) is kept in skill_state as keyed
+// blobs whose encoding the skills package owns; this file gives it the
+// reads and writes it needs, in one snapshot (MineView) or one write
+// transaction (MineTx), and the reads of the history a scan makes.
+
+// MineView reads the history and the mining state in one snapshot.
+type MineView struct {
+	q     queryer
+	stmts map[string]*sql.Stmt // prepared on a read transaction, by text
+	tx    *sql.Tx              // the read transaction, when there is one
+}
+
+// MineTx is a write transaction on the mining state and the skill
+// candidates. It reads what it wrote.
+type MineTx struct {
+	MineView
+	w *writeTx
+}
+
+// ViewMine runs fn on one read snapshot of the database (a read-only
+// transaction): a long scan sees the history as it was when it began while
+// the supervisor goes on writing.
+func (s *Store) ViewMine(fn func(*MineView) error) error {
+	tx, err := s.r.Begin()
+	if err != nil {
+		return fmt.Errorf("read mining state: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // read-only: nothing to keep
+	v := &MineView{q: tx, tx: tx, stmts: map[string]*sql.Stmt{}}
+	defer v.closeStmts()
+	return fn(v)
+}
+
+// UpdateMine runs fn in one write transaction, committing if it succeeds.
+func (s *Store) UpdateMine(fn func(*MineTx) error) error {
+	return s.write(func(tx *writeTx) error {
+		return fn(&MineTx{MineView: MineView{q: tx}, w: tx})
+	})
+}
+
+func (v *MineView) closeStmts() {
+	for _, st := range v.stmts {
+		st.Close()
+	}
+}
+
+// query runs a query, prepared once per read transaction.
+func (v *MineView) query(q string, args ...any) (*sql.Rows, error) {
+	if v.tx != nil {
+		st, ok := v.stmts[q]
+		if !ok {
+			var err error
+			if st, err = v.tx.Prepare(q); err != nil {
+				return nil, err
+			}
+			v.stmts[q] = st
+		}
+		return st.Query(args...)
+	}
+	return v.q.Query(q, args...)
+}
+
+func (v *MineView) queryRow(q string, args ...any) *sql.Row {
+	if v.tx != nil {
+		st, ok := v.stmts[q]
+		if !ok {
+			st, err := v.tx.Prepare(q)
+			if err != nil {
+				return v.tx.QueryRow(q, args...) // reports the same error on Scan
+			}
+			v.stmts[q] = st
+			return st.QueryRow(args...)
+		}
+		return st.QueryRow(args...)
+	}
+	return v.q.QueryRow(q, args...)
+}
+
+// Get returns the value of key in the mining state.
+func (v *MineView) Get(key []byte) ([]byte, bool, error) {
+	var val []byte
+	err := v.queryRow(`SELECT v FROM skill_state WHERE k = ?`, key).Scan(&val)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("mining state: %w", err)
+	}
+	return val, true, nil
+}
+
+// getBatch is how many keys GetMany asks for in one query.
+const getBatch = 200
+
+// GetMany calls fn with every key of keys that has a value, in no
+// particular order. The slices passed to fn are its own.
+func (v *MineView) GetMany(keys [][]byte, fn func(key, val []byte)) error {
+	for start := 0; start < len(keys); start += getBatch {
+		part := keys[start:min(len(keys), start+getBatch)]
+		q := `SELECT k, v FROM skill_state WHERE k IN (?` + strings.Repeat(",?", len(part)-1) + `)`
+		args := make([]any, len(part))
+		for i, k := range part {
+			args[i] = k
+		}
+		rows, err := v.query(q, args...)
+		if err != nil {
+			return fmt.Errorf("mining state: %w", err)
+		}
+		for rows.Next() {
+			var k, val []byte
+			if err := rows.Scan(&k, &val); err != nil {
+				rows.Close()
+				return fmt.Errorf("mining state: %w", err)
+			}
+			fn(k, val)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("mining state: %w", err)
+		}
+	}
+	return nil
+}
+
+// Range calls fn with the keys in [from, to) and their values, ascending,
+// or descending when reverse is set, until fn returns false. A nil to
+// means no upper bound. The slices passed to fn are reused: copy to keep.
+func (v *MineView) Range(from, to []byte, reverse bool, fn func(key, val []byte) bool) error {
+	q := `SELECT k, v FROM skill_state WHERE k >= ?`
+	args := []any{from}
+	if to != nil {
+		q += ` AND k < ?`
+		args = append(args, to)
+	}
+	if reverse {
+		q += ` ORDER BY k DESC`
+	} else {
+		q += ` ORDER BY k`
+	}
+	rows, err := v.query(q, args...)
+	if err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, val sql.RawBytes
+		if err := rows.Scan(&k, &val); err != nil {
+			return fmt.Errorf("mining state: %w", err)
+		}
+		if !fn(k, val) {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	return nil
+}
+
+// Floor returns the greatest key in [from, key] and its value, if any.
+func (v *MineView) Floor(from, key []byte) ([]byte, []byte, bool, error) {
+	var k, val []byte
+	err := v.queryRow(`SELECT k, v FROM skill_state WHERE k >= ? AND k <= ? ORDER BY k DESC LIMIT 1`, from, key).Scan(&k, &val)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("mining state: %w", err)
+	}
+	return k, val, true, nil
+}
+
+// Put sets key to val.
+func (t *MineTx) Put(key, val []byte) error {
+	if _, err := t.w.Exec(`INSERT INTO skill_state (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, key, val); err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	return nil
+}
+
+// Delete removes key.
+func (t *MineTx) Delete(key []byte) error {
+	if _, err := t.w.Exec(`DELETE FROM skill_state WHERE k = ?`, key); err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	return nil
+}
+
+// DeleteRange removes the keys in [from, to); a nil to means no upper
+// bound.
+func (t *MineTx) DeleteRange(from, to []byte) error {
+	q, args := `DELETE FROM skill_state WHERE k >= ?`, []any{from}
+	if to != nil {
+		q, args = q+` AND k < ?`, append(args, to)
+	}
+	if _, err := t.w.Exec(q, args...); err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	return nil
+}
+
+// PutSorted writes many keys, which must be new and ascending: the bulk
+// load of a rebuilt state.
+func (t *MineTx) PutSorted(kv func(yield func(key, val []byte) error) error) error {
+	st, err := t.w.Tx.Prepare(`INSERT INTO skill_state (k, v) VALUES (?, ?)`)
+	if err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	defer st.Close()
+	var last []byte
+	return kv(func(key, val []byte) error {
+		if last != nil && bytes.Compare(key, last) <= 0 {
+			return fmt.Errorf("mining state: keys out of order: %x after %x", key, last)
+		}
+		last = append(last[:0], key...)
+		if _, err := st.Exec(key, val); err != nil {
+			return fmt.Errorf("mining state: %w", err)
+		}
+		return nil
+	})
+}
+
+// Watch makes the trigger on tasks record status changes of the tasks up
+// to seq in skill_changes: the ones the mining state now covers.
+func (t *MineTx) Watch(seq int64) error {
+	if _, err := t.w.Exec(`INSERT INTO skill_watch (one, seq) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET seq = excluded.seq`, seq); err != nil {
+		return fmt.Errorf("watch tasks: %w", err)
+	}
+	return nil
+}
+
+// Changes returns the tasks (by seq, without repeats, ascending) whose
+// status changed since the mining state covered them, and the id of the
+// last change, for DeleteChanges.
+func (v *MineView) Changes() (seqs []int64, last int64, err error) {
+	rows, err := v.query(`SELECT id, seq FROM skill_changes ORDER BY seq, id`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("changed tasks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			return nil, 0, fmt.Errorf("changed tasks: %w", err)
+		}
+		last = max(last, id)
+		if n := len(seqs); n == 0 || seqs[n-1] != seq {
+			seqs = append(seqs, seq)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("changed tasks: %w", err)
+	}
+	return seqs, last, nil
+}
+
+// LastChange is the id of the latest recorded change, 0 if none.
+func (v *MineView) LastChange() (int64, error) {
+	var id int64
+	if err := v.queryRow(`SELECT COALESCE(MAX(id), 0) FROM skill_changes`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("changed tasks: %w", err)
+	}
+	return id, nil
+}
+
+// DeleteChanges forgets the changes up to id upto, once mined.
+func (t *MineTx) DeleteChanges(upto int64) error {
+	if _, err := t.w.Exec(`DELETE FROM skill_changes WHERE id <= ?`, upto); err != nil {
+		return fmt.Errorf("changed tasks: %w", err)
+	}
+	return nil
+}
+
+// MaxSeq returns the highest seq of the tasks, 0 if there are none.
+func (v *MineView) MaxSeq() (int64, error) {
+	var seq int64
+	if err := v.queryRow(`SELECT COALESCE(MAX(seq), 0) FROM tasks`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("count tasks: %w", err)
+	}
+	return seq, nil
+}
+
+// TaskCounts returns the number of tasks, of finished ones, and the
+// highest seq.
+func (v *MineView) TaskCounts() (all, finished int, maxSeq int64, err error) {
+	err = v.queryRow(`SELECT COUNT(*), COALESCE(SUM(status IN (?, ?, ?)), 0), COALESCE(MAX(seq), 0) FROM tasks`,
+		StatusDone, StatusFailed, StatusBlocked).Scan(&all, &finished, &maxSeq)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("count tasks: %w", err)
+	}
+	return all, finished, maxSeq, nil
+}
+
+// MineTask is a task as mining first reads it: whatever its status, with
+// the text its tokens come from. Title, Body and Tags (the JSON list) are
+// only valid during the callback of EachTask.
+type MineTask struct {
+	Seq        int64
+	ID, Role   string
+	Status     string
+	FinishedAt time.Time
+	Title      []byte
+	Body       []byte
+	Tags       []byte
+}
+
+// EachTask calls fn with every task whose seq is in (after, upto], in seq
+// order.
+func (v *MineView) EachTask(after, upto int64, fn func(*MineTask) error) error {
+	rows, err := v.query(`SELECT seq, id, role_id, status, finished_at, title, body, tags FROM tasks
+WHERE seq > ? AND seq <= ? ORDER BY seq`, after, upto)
+	if err != nil {
+		return fmt.Errorf("read tasks: %w", err)
+	}
+	defer rows.Close()
+	var (
+		t        MineTask
+		finished sql.NullString
+		title    sql.RawBytes
+		body     sql.RawBytes
+		tags     sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Status, &finished, &title, &body, &tags); err != nil {
+			return fmt.Errorf("read tasks: %w", err)
+		}
+		if t.FinishedAt, err = parseTime(finished); err != nil {
+			return fmt.Errorf("read tasks: task %s: %w", t.ID, err)
+		}
+		t.Title, t.Body, t.Tags = title, body, tags
+		if err := fn(&t); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read tasks: %w", err)
+	}
+	return nil
+}
+
+// TaskStatuses returns the tasks with the given seqs, by seq; their Title,
+// Body and Tags are their own.
+func (v *MineView) TaskStatuses(seqs []int64) (map[int64]MineTask, error) {
+	out := make(map[int64]MineTask, len(seqs))
+	for start := 0; start < len(seqs); start += getBatch {
+		part := seqs[start:min(len(seqs), start+getBatch)]
+		rows, err := v.query(`SELECT seq, id, role_id, status, finished_at, title, tags FROM tasks WHERE seq IN (?`+
+			strings.Repeat(",?", len(part)-1)+`)`, int64Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("read tasks: %w", err)
+		}
+		for rows.Next() {
+			var (
+				t        MineTask
+				finished sql.NullString
+			)
+			if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Status, &finished, &t.Title, &t.Tags); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read tasks: %w", err)
+			}
+			if t.FinishedAt, err = parseTime(finished); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read tasks: task %s: %w", t.ID, err)
+			}
+			out[t.Seq] = t
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read tasks: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func int64Args(s []int64) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// Proposal is the skill an agent proposed in a task's last report.
+type Proposal struct {
+	Name, Description string
+}
+
+// Proposals returns the skills proposed by the last reports of the tasks
+// with the given seqs (those whose last report proposed none are left
+// out).
+func (v *MineView) Proposals(seqs []int64) (map[int64]Proposal, error) {
+	out := map[int64]Proposal{}
+	last := map[int64]int64{}
+	for start := 0; start < len(seqs); start += getBatch {
+		part := seqs[start:min(len(seqs), start+getBatch)]
+		rows, err := v.query(`SELECT t.seq, r.id, r.skill_name, r.skill_description FROM tasks t
+JOIN reports r ON r.task_id = t.id WHERE t.seq IN (?`+strings.Repeat(",?", len(part)-1)+`)`, int64Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("read proposals: %w", err)
+		}
+		for rows.Next() {
+			var (
+				seq, id int64
+				p       Proposal
+			)
+			if err := rows.Scan(&seq, &id, &p.Name, &p.Description); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read proposals: %w", err)
+			}
+			if prev, ok := last[seq]; ok && prev > id {
+				continue
+			}
+			last[seq] = id
+			if p.Name == "" {
+				delete(out, seq)
+			} else {
+				out[seq] = p
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read proposals: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// AllProposals calls fn with every task (up to seq upto) whose last report
+// proposed a skill, through the index of the few reports that do.
+func (v *MineView) AllProposals(upto int64, fn func(seq int64, p Proposal) error) error {
+	rows, err := v.query(`SELECT t.seq, r.id, r.skill_name, r.skill_description,
+(SELECT MAX(r2.id) FROM reports r2 WHERE r2.task_id = r.task_id)
+FROM reports r INDEXED BY reports_skill JOIN tasks t ON t.id = r.task_id
+WHERE r.skill_name != '' AND t.seq <= ?`, upto)
+	if err != nil {
+		return fmt.Errorf("read proposals: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			seq, id, last int64
+			p             Proposal
+		)
+		if err := rows.Scan(&seq, &id, &p.Name, &p.Description, &last); err != nil {
+			return fmt.Errorf("read proposals: %w", err)
+		}
+		if id != last {
+			continue
+		}
+		if err := fn(seq, p); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read proposals: %w", err)
+	}
+	return nil
+}
+
+// SampleTasks returns the finished tasks with the given seqs, with their
+// last reports, in the order of seqs: the texts a candidate is distilled
+// from.
+func (v *MineView) SampleTasks(seqs []int64) ([]FinishedTask, error) {
+	bySeq := make(map[int64]*FinishedTask, len(seqs))
+	byID := make(map[string]*FinishedTask, len(seqs))
+	lastReport := map[string]int64{}
+	for start := 0; start < len(seqs); start += getBatch {
+		part := seqs[start:min(len(seqs), start+getBatch)]
+		in := `(?` + strings.Repeat(",?", len(part)-1) + `)`
+		rows, err := v.query(`SELECT seq, id, role_id, title, body, tags, status, created_at, finished_at, summary
+FROM tasks WHERE seq IN `+in, int64Args(part)...)
+		if err != nil {
+			return nil, fmt.Errorf("read sample tasks: %w", err)
+		}
+		for rows.Next() {
+			var (
+				t                 FinishedTask
+				tags              string
+				created, finished sql.NullString
+			)
+			if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Title, &t.Body, &tags, &t.Status, &created, &finished, &t.Summary); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read sample tasks: %w", err)
+			}
+			if t.Tags, err = decodeList(tags); err == nil {
+				if t.CreatedAt, err = parseTime(created); err == nil {
+					t.FinishedAt, err = parseTime(finished)
+				}
+			}
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read sample tasks: task %s: %w", t.ID, err)
+			}
+			t.Files = []string{}
+			bySeq[t.Seq] = &t
+			byID[t.ID] = &t
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read sample tasks: %w", err)
+		}
+		ids := make([]any, 0, len(part))
+		for _, s := range part {
+			if t, ok := bySeq[s]; ok {
+				ids = append(ids, t.ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		rows, err = v.query(`SELECT task_id, id, summary, details, files, skill_name, skill_description FROM reports
+WHERE task_id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, ids...)
+		if err != nil {
+			return nil, fmt.Errorf("read sample reports: %w", err)
+		}
+		for rows.Next() {
+			var (
+				taskID, summary, details, files, skill, doc string
+				id                                          int64
+			)
+			if err := rows.Scan(&taskID, &id, &summary, &details, &files, &skill, &doc); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read sample reports: %w", err)
+			}
+			t := byID[taskID]
+			if prev, ok := lastReport[taskID]; t == nil || (ok && prev > id) {
+				continue
+			}
+			lastReport[taskID] = id
+			t.Summary, t.Details, t.SkillName, t.SkillDescription = summary, details, skill, doc
+			if t.Files, err = decodeList(files); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read sample reports: task %s: files: %w", taskID, err)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read sample reports: %w", err)
+		}
+	}
+	out := make([]FinishedTask, 0, len(seqs))
+	for _, s := range seqs {
+		t, ok := bySeq[s]
+		if !ok {
+			return nil, fmt.Errorf("read sample tasks: no task with seq %d", s)
+		}
+		out = append(out, *t)
+	}
+	return out, nil
+}
