@@ -1,10 +1,10 @@
 package skills
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/shogun-dev/shogun/store"
@@ -60,10 +60,32 @@ type kv struct {
 	r     kvReader
 	vals  map[string][]byte // nil value: known to be absent or deleted
 	dirty map[string]bool
+	// byKind lists the cached keys by their first byte, sorted when a scan
+	// needs them, so that a scan merges the cache in order.
+	byKind map[byte]*cachedKeys
+}
+
+type cachedKeys struct {
+	keys   []string
+	sorted bool
 }
 
 func newKV(r kvReader) *kv {
-	return &kv{r: r, vals: map[string][]byte{}, dirty: map[string]bool{}}
+	return &kv{r: r, vals: map[string][]byte{}, dirty: map[string]bool{}, byKind: map[byte]*cachedKeys{}}
+}
+
+// remember caches v for key, noting a key not cached before.
+func (c *kv) remember(key string, v []byte) {
+	if _, ok := c.vals[key]; !ok && len(key) > 0 {
+		ck := c.byKind[key[0]]
+		if ck == nil {
+			ck = &cachedKeys{}
+			c.byKind[key[0]] = ck
+		}
+		ck.keys = append(ck.keys, key)
+		ck.sorted = false
+	}
+	c.vals[key] = v
 }
 
 func (c *kv) get(key []byte) ([]byte, error) {
@@ -77,7 +99,7 @@ func (c *kv) get(key []byte) ([]byte, error) {
 	if !ok {
 		v = nil
 	}
-	c.vals[string(key)] = v
+	c.remember(string(key), v)
 	return v, nil
 }
 
@@ -87,7 +109,7 @@ func (c *kv) prefetch(keys [][]byte) error {
 	for _, k := range keys {
 		if _, ok := c.vals[string(k)]; !ok {
 			need = append(need, k)
-			c.vals[string(k)] = nil
+			c.remember(string(k), nil)
 		}
 	}
 	if len(need) == 0 {
@@ -97,48 +119,89 @@ func (c *kv) prefetch(keys [][]byte) error {
 }
 
 func (c *kv) put(key, val []byte) {
-	c.vals[string(key)] = val
+	c.remember(string(key), val)
 	c.dirty[string(key)] = true
 }
 
 func (c *kv) del(key []byte) {
-	c.vals[string(key)] = nil
+	c.remember(string(key), nil)
 	c.dirty[string(key)] = true
+}
+
+// cached returns the cached keys in [from, to), ascending.
+func (c *kv) cached(from, to []byte) []string {
+	if len(from) == 0 {
+		return nil
+	}
+	var out []string
+	for kind := from[0]; ; kind++ {
+		if ck := c.byKind[kind]; ck != nil {
+			if !ck.sorted {
+				sort.Strings(ck.keys)
+				ck.keys = slices.Compact(ck.keys)
+				ck.sorted = true
+			}
+			i := sort.SearchStrings(ck.keys, string(from))
+			for ; i < len(ck.keys); i++ {
+				if to != nil && ck.keys[i] >= string(to) {
+					break
+				}
+				out = append(out, ck.keys[i])
+			}
+		}
+		if kind == 255 || (to != nil && (len(to) == 0 || kind >= to[0])) {
+			break
+		}
+	}
+	return out
 }
 
 // scan calls fn with the keys in [from, to) and their values, ascending
 // (descending if reverse), the cache's writes included, until fn returns
-// false.
+// false. The slices passed to fn are only valid during the call.
 func (c *kv) scan(from, to []byte, reverse bool, fn func(key, val []byte) bool) error {
-	type pair struct{ k, v []byte }
-	var stored []pair
-	err := c.r.Range(from, to, reverse, func(k, v []byte) bool {
-		if _, cached := c.vals[string(k)]; cached {
-			return true // the cache's own value is merged below
+	cached := c.cached(from, to)
+	if reverse {
+		slices.Reverse(cached)
+	}
+	before := func(a, b string) bool {
+		if reverse {
+			return a > b
 		}
-		stored = append(stored, pair{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return a < b
+	}
+	i := 0
+	stopped := false
+	// emit gives the cached keys that come before key (all of them if
+	// key is nil), and says whether to go on.
+	emit := func(key []byte, all bool) bool {
+		for i < len(cached) && (all || before(cached[i], string(key))) {
+			k := cached[i]
+			i++
+			if v := c.vals[k]; v != nil && !fn([]byte(k), v) {
+				stopped = true
+				return false
+			}
+		}
+		return true
+	}
+	err := c.r.Range(from, to, reverse, func(k, v []byte) bool {
+		if !emit(k, false) {
+			return false
+		}
+		if i < len(cached) && cached[i] == string(k) {
+			return true // the cache's value, given in turn
+		}
+		if !fn(k, v) {
+			stopped = true
+			return false
+		}
 		return true
 	})
-	if err != nil {
+	if err != nil || stopped {
 		return err
 	}
-	for k, v := range c.vals {
-		if v == nil || bytes.Compare([]byte(k), from) < 0 || (to != nil && bytes.Compare([]byte(k), to) >= 0) {
-			continue
-		}
-		stored = append(stored, pair{[]byte(k), v})
-	}
-	sort.Slice(stored, func(i, j int) bool {
-		if reverse {
-			return bytes.Compare(stored[i].k, stored[j].k) > 0
-		}
-		return bytes.Compare(stored[i].k, stored[j].k) < 0
-	})
-	for _, p := range stored {
-		if !fn(p.k, p.v) {
-			return nil
-		}
-	}
+	emit(nil, true)
 	return nil
 }
 

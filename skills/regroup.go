@@ -720,22 +720,39 @@ func (m *miner) place(x *record) error {
 	x.cluster = id
 	p, kx := prefixLen(len(x.set), t)
 	xs := sketchOf(x.set)
+	// The index is read a chunk at a time, and only the sets that may be
+	// alike (length, sketch) are kept: on a long history the lists of
+	// frequent tokens are long.
 	count := map[int64]int{}
 	hint := map[int64]posting{}
 	for _, o := range x.set[:p] {
-		ps, err := m.s.postingList(o).all()
+		var derr error
+		err := m.kv.scan(key2(keyPosting, o, 0), key2(keyPosting, o+1, 0), false, func(k, v []byte) bool {
+			ps, err := decodePostings(int64(beUint64(k[9:])), v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			for _, e := range ps {
+				if e.seq == x.seq {
+					continue
+				}
+				if float64(e.n) < t*float64(len(x.set))-1e-9 || t*float64(e.n) > float64(len(x.set))+1e-9 {
+					continue
+				}
+				if _, ok := count[e.seq]; !ok && !xs.mayShare(e.sketch, overlapFloor(t, len(x.set), e.n)) {
+					continue
+				}
+				count[e.seq]++
+				hint[e.seq] = e
+			}
+			return true
+		})
+		if err == nil {
+			err = derr
+		}
 		if err != nil {
 			return err
-		}
-		for _, e := range ps {
-			if e.seq == x.seq {
-				continue
-			}
-			if float64(e.n) < t*float64(len(x.set))-1e-9 || t*float64(e.n) > float64(len(x.set))+1e-9 {
-				continue
-			}
-			count[e.seq]++
-			hint[e.seq] = e
 		}
 	}
 	var cands []int64
@@ -761,10 +778,6 @@ func (m *miner) place(x *record) error {
 			return err
 		}
 		if mine == theirs {
-			continue
-		}
-		h := hint[q]
-		if !xs.mayShare(h.sketch, overlapFloor(t, len(x.set), h.n)) {
 			continue
 		}
 		y, err := m.rec(q)
