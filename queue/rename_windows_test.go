@@ -144,7 +144,7 @@ func TestNextTaskWaitsForTheAgentToCloseItsTaskFile(t *testing.T) {
 	if got := readFile(t, path); !strings.Contains(got, "task_id: "+second.ID) || !strings.Contains(got, "second task") {
 		t.Errorf("task file after the wait:\n%s", got)
 	}
-	if got := readFile(t, filepath.Join(w.q.layout.ArchiveFor("tasks", time.Now()), "ashigaru1-"+first.ID+".yaml")); !strings.Contains(got, "task_id: "+first.ID) {
+	if got := readFile(t, filepath.Join(w.q.layout.ArchiveFor("tasks", second.CreatedAt), "ashigaru1-"+first.ID+".yaml")); !strings.Contains(got, "task_id: "+first.ID) {
 		t.Errorf("archived task file:\n%s", got)
 	}
 	assertNoTempFiles(t, w.q.dirs.tasks)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -33,7 +34,9 @@ func TestWriteReport(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, rep) {
 		t.Fatalf("the queue reads back %+v, %v\nwant %+v\n%s", got, err, rep, data)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != runtimeFileMode {
+	// Windows has no mode bits beyond read-only; the file is private by
+	// its folder's access list there.
+	if fi, _ := os.Stat(path); runtime.GOOS != "windows" && fi.Mode().Perm() != runtimeFileMode {
 		t.Errorf("report mode %v, want %v", fi.Mode().Perm(), os.FileMode(runtimeFileMode))
 	}
 
@@ -81,6 +84,9 @@ func TestReadFileRefusesLinks(t *testing.T) {
 	link := filepath.Join(dir, "karo.yaml")
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
+	}
+	if _, err := os.Lstat(link); err != nil {
+		t.Skipf("symbolic links are made but not found here (Wine): %v", err)
 	}
 	var fe *FormatError
 	if _, err := ReadFile(link, Limits{}); !errors.As(err, &fe) || !strings.Contains(err.Error(), "not a regular file") {
