@@ -311,35 +311,37 @@ func (f *fullBuild) mineAll() {
 
 	// Near-duplicates among the finished tasks.
 	var pos []int32
-	var sets [][]int32
 	for i := 0; i < h.n; i++ {
 		if h.status[i] != codeOpen && len(h.set(i)) >= 2 {
 			pos = append(pos, int32(i))
-			sets = append(sets, h.set(i))
 		}
 	}
 	var progress func(done, total int)
 	if f.o.Progress != nil {
 		progress = func(done, total int) { f.o.Progress("comparing", done, total) }
 	}
-	uf := clusterRanked(sets, f.o.Similarity, f.o.workers, progress)
-	sets = nil
+	uf := clusterRanked(func(k int) []int32 { return h.set(int(pos[k])) }, len(pos), f.o.Similarity, f.o.workers, progress)
 	// Cluster ids are numbered in the order of their first tasks.
 	h.cluster = make([]uint64, h.n)
-	ids := map[int32]uint64{}
-	size := map[uint64]int{}
+	ids := make([]uint64, len(pos)) // by root
+	count := make([]int32, len(pos))
 	f.nextCluster = 1
-	for k, i := range pos {
+	for k := range pos {
 		r := uf.find(int32(k))
-		id, ok := ids[r]
-		if !ok {
-			id = gidCluster<<60 | f.nextCluster
+		if ids[r] == 0 {
+			ids[r] = gidCluster<<60 | f.nextCluster
 			f.nextCluster++
-			ids[r] = id
 		}
-		h.cluster[i] = id
-		size[id]++
+		h.cluster[pos[k]] = ids[r]
+		count[r]++
 	}
+	isGroup := map[uint64]bool{} // the clusters of two or more
+	for k := range pos {
+		if r := uf.find(int32(k)); count[r] >= 2 {
+			isGroup[ids[r]] = true
+		}
+	}
+	ids, count, uf = nil, nil, nil
 
 	for i := 0; i < h.n; i++ {
 		if h.status[i] == codeOpen {
@@ -358,7 +360,7 @@ func (f *fullBuild) mineAll() {
 			f.addMember(gid, ii)
 			f.groups[gid].latest = ii
 		}
-		if c := h.cluster[i]; c != 0 && size[c] >= 2 {
+		if c := h.cluster[i]; c != 0 && isGroup[c] {
 			f.addMember(c, ii)
 		}
 	}

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -497,13 +498,24 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			next[r]++
 		}
 	})
+	// Each task is in several lists: its sketch is made once.
+	sketches := make([]sketch, h.n)
+	var orders []uint64
+	each(func(i int, _ []int32) {
+		orders = orders[:0]
+		for _, r := range h.set(i) {
+			orders = append(orders, orderBase+uint64(r))
+		}
+		sketches[i] = sketchOf(orders)
+	})
+	ps := make([]posting, 0, listChunk)
 	for r := 0; r < len(count)-1; r++ {
 		list := entries[count[r]:count[r+1]]
 		for at := 0; at < len(list); at += listChunk {
 			part := list[at:min(len(list), at+listChunk)]
-			ps := make([]posting, len(part))
-			for k, i := range part {
-				ps[k] = posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketchOf(f.orders(int(i)))}
+			ps = ps[:0]
+			for _, i := range part {
+				ps = append(ps, posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketches[i]})
 			}
 			if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
 				return err
@@ -518,20 +530,8 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 // cluster, both ways.
 func (f *fullBuild) links() map[uint64]map[uint64]int {
 	h := f.h
-	out := map[uint64]map[uint64]int{}
-	add := func(a, b uint64) {
-		if a == 0 || b == 0 {
-			return
-		}
-		for _, p := range [][2]uint64{{a, b}, {b, a}} {
-			m := out[p[0]]
-			if m == nil {
-				m = map[uint64]int{}
-				out[p[0]] = m
-			}
-			m[p[1]]++
-		}
-	}
+	type pair struct{ a, b uint64 }
+	var ps []pair
 	for i := 0; i < h.n; i++ {
 		if h.status[i] == codeOpen {
 			continue
@@ -543,9 +543,31 @@ func (f *fullBuild) links() map[uint64]map[uint64]int {
 		if p, ok := h.prop[int32(i)]; ok {
 			prop = keyGID(gidProposal, proposalKey(p.Name))
 		}
-		add(title, cl)
-		add(prop, title)
-		add(prop, cl)
+		for _, l := range [][2]uint64{{title, cl}, {prop, title}, {prop, cl}} {
+			if l[0] != 0 && l[1] != 0 {
+				ps = append(ps, pair{l[0], l[1]}, pair{l[1], l[0]})
+			}
+		}
+	}
+	slices.SortFunc(ps, func(x, y pair) int {
+		if x.a != y.a {
+			return cmp.Compare(x.a, y.a)
+		}
+		return cmp.Compare(x.b, y.b)
+	})
+	out := map[uint64]map[uint64]int{}
+	for i := 0; i < len(ps); {
+		j := i
+		for j < len(ps) && ps[j] == ps[i] {
+			j++
+		}
+		m := out[ps[i].a]
+		if m == nil {
+			m = map[uint64]int{}
+			out[ps[i].a] = m
+		}
+		m[ps[i].b] = j - i
+		i = j
 	}
 	return out
 }

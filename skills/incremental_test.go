@@ -208,7 +208,7 @@ func allCandidates(t *testing.T, st *store.Store) []store.SkillCandidate {
 func TestIncrementalScanEqualsFullScan(t *testing.T) {
 	n, seeds := 260, []uint64{1, 2, 3}
 	if testing.Short() || raceEnabled {
-		n, seeds = 150, []uint64{1, 2}
+		n, seeds = 120, []uint64{2}
 	}
 	if extra, _ := strconv.Atoi(os.Getenv("SKILLS_MORE_SEEDS")); extra > 0 {
 		// A longer search for a history where the scans disagree.

@@ -258,17 +258,9 @@ const formatVersion = 4
 // enc and dec write and read the varint-encoded values.
 type enc struct{ b []byte }
 
-func (e *enc) u(v uint64)  { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) i(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *enc) s(v string)  { e.u(uint64(len(v))); e.b = append(e.b, v...) }
-func (e *enc) f(v float64) { e.u(uint64(int64(v * 1e9))) }
-func (e *enc) bool(v bool) {
-	if v {
-		e.u(1)
-	} else {
-		e.u(0)
-	}
-}
+func (e *enc) u(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) i(v int64)  { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) s(v string) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
 
 type dec struct {
 	b   []byte
@@ -315,8 +307,6 @@ func (d *dec) s() string {
 	return v
 }
 
-func (d *dec) f() float64 { return float64(int64(d.u())) / 1e9 }
-func (d *dec) bool() bool { return d.u() != 0 }
 func (d *dec) more() bool { return d.err == nil && len(d.b) > 0 }
 
 func (d *dec) check(what string) error {

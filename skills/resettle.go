@@ -121,14 +121,6 @@ func (m *miner) orderKey(g *group) (okey, error) {
 	return okey{class: 1, size: g.size, rank: kindRank(kindOfGID(g.gid)), key: key}, nil
 }
 
-// outputKey is the order of a settled group, from its row.
-func outputKey(o *output) okey {
-	if o.kind == KindProposed {
-		return okey{class: 0, key: o.key}
-	}
-	return okey{class: 1, size: o.own, rank: kindRank(o.kind), key: o.key}
-}
-
 // decide settles one group as settle would, given the groups settled
 // before it: the settled group it belongs to, 0 for none.
 func (m *miner) decide(g *group) (uint64, error) {

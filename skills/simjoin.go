@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -77,7 +78,7 @@ func clusterSimilar(sets [][]int32, freq []int32, t float64, progress func(done,
 		}
 		sets = ranked
 	}
-	return clusterRanked(sets, t, 0, progress)
+	return clusterRanked(func(i int) []int32 { return sets[i] }, len(sets), t, 0, progress)
 }
 
 // overlapFloor is the fewest tokens two sets of n and at least m tokens
@@ -101,48 +102,66 @@ func overlapFloor(t float64, n, m int) int {
 // two, so few pairs are compared that are not alike. The lookups of the
 // sets are independent, so they run on all CPUs. workers > 0 forces how
 // many goroutines share them.
-func clusterRanked(sets [][]int32, t float64, workers int, progress func(done, total int)) unionFind {
-	return clusterRankedList(sets, t, workers, rareList, progress)
+func clusterRanked(set func(i int) []int32, n int, t float64, workers int, progress func(done, total int)) unionFind {
+	return clusterRankedList(set, n, t, workers, rareList, progress)
 }
 
 // clusterRankedList is clusterRanked with the most sets a rare token may
 // index given (tests).
-func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress func(done, total int)) unionFind {
-	n := len(sets)
+func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareMax int, progress func(done, total int)) unionFind {
 	uf := newUnionFind(n)
 	if n == 0 || t <= 0 || t > 1 {
 		return uf
 	}
-	// Identical sets, by a hash of their tokens.
-	byHash := map[uint64][]int32{}
-	var distinct []int32
-	for i, s := range sets {
-		if len(s) < 2 {
-			continue
-		}
-		h := hashSet(s)
-		found := false
-		for _, d := range byHash[h] {
-			if slices.Equal(sets[d], s) {
-				uf.union(d, int32(i))
-				found = true
-				break
-			}
-		}
-		if !found {
-			byHash[h] = append(byHash[h], int32(i))
-			distinct = append(distinct, int32(i))
+	// Identical sets: sorted by a hash of their tokens, then compared.
+	type hashed struct {
+		h uint64
+		i int32
+	}
+	var hs []hashed
+	for i := 0; i < n; i++ {
+		if s := set(i); len(s) >= 2 {
+			hs = append(hs, hashed{hashSet(s), int32(i)})
 		}
 	}
-	byHash = nil
+	slices.SortFunc(hs, func(a, b hashed) int {
+		if a.h != b.h {
+			return cmp.Compare(a.h, b.h)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	var distinct []int32
+	for a := 0; a < len(hs); {
+		b := a
+		for b < len(hs) && hs[b].h == hs[a].h {
+			b++
+		}
+		first := len(distinct)
+		for _, e := range hs[a:b] {
+			found := false
+			for _, d := range distinct[first:] {
+				if slices.Equal(set(int(d)), set(int(e.i))) {
+					uf.union(d, e.i)
+					found = true
+					break
+				}
+			}
+			if !found {
+				distinct = append(distinct, e.i)
+			}
+		}
+		a = b
+	}
+	hs = nil
+	slices.Sort(distinct)
 	// Shortest first; the rest of the join speaks of places in this order.
-	sort.SliceStable(distinct, func(a, b int) bool { return len(sets[distinct[a]]) < len(sets[distinct[b]]) })
+	sort.SliceStable(distinct, func(a, b int) bool { return len(set(int(distinct[a]))) < len(set(int(distinct[b]))) })
 	m := len(distinct)
 	length := make([]int32, m)
 	maxLen := 0
 	for p, i := range distinct {
-		length[p] = int32(len(sets[i]))
-		maxLen = max(maxLen, len(sets[i]))
+		length[p] = int32(len(set(int(i))))
+		maxLen = max(maxLen, len(set(int(i))))
 	}
 	// firstOfLen[l] is the first place of a set of l tokens or more.
 	firstOfLen := make([]int32, maxLen+2)
@@ -170,13 +189,13 @@ func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress
 	// of them is frequent in (found under the pair).
 	maxTok := int32(0)
 	for _, i := range distinct {
-		maxTok = max(maxTok, sets[i][len(sets[i])-1])
+		maxTok = max(maxTok, set(int(i))[len(set(int(i)))-1])
 	}
 	pairs := t > 0.5 // then every pair of sets needs two shared tokens
 	count := make([]int32, maxTok+2)
 	for _, i := range distinct {
-		p, _ := indexLen(len(sets[i]))
-		for _, tok := range sets[i][:p] {
+		p, _ := indexLen(len(set(int(i))))
+		for _, tok := range set(int(i))[:p] {
 			count[tok+1]++
 		}
 	}
@@ -199,8 +218,8 @@ func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress
 	pairFirst := make([]int32, maxTok+2)
 	eachPair := func(fn func(a, b int32, p int32)) {
 		for p, i := range distinct {
-			ip, _ := indexLen(len(sets[i]))
-			pre := sets[i][:ip]
+			ip, _ := indexLen(len(set(int(i))))
+			pre := set(int(i))[:ip]
 			for a, tok := range pre {
 				for _, tok2 := range pre[a+1:] {
 					if !rare(tok) || !rare(tok2) {
@@ -211,8 +230,8 @@ func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress
 		}
 	}
 	for p, i := range distinct {
-		ip, _ := indexLen(len(sets[i]))
-		for _, tok := range sets[i][:ip] {
+		ip, _ := indexLen(len(set(int(i))))
+		for _, tok := range set(int(i))[:ip] {
 			if rare(tok) {
 				entries[next[tok]] = int32(p)
 				next[tok]++
@@ -266,7 +285,7 @@ func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress
 				}
 				hi := min(int64(m), lo+chunk)
 				for px := int32(lo); px < int32(hi); px++ {
-					x := sets[distinct[px]]
+					x := set(int(distinct[px]))
 					lx := len(x)
 					pp, kx := probeLen(lx)
 					minLen := int(math.Ceil(t*float64(lx) - 1e-9))
@@ -324,7 +343,7 @@ func clusterRankedList(sets [][]int32, t float64, workers, rareMax int, progress
 						if int(c) < min(kx, ky) {
 							continue
 						}
-						if similarAtLeast(x, sets[distinct[py]], t) {
+						if similarAtLeast(x, set(int(distinct[py])), t) {
 							edges[w] = append(edges[w], [2]int32{px, py})
 						}
 					}

@@ -124,16 +124,6 @@ func (s *state) group(gid uint64) (*group, error) {
 	return pg[gid], nil
 }
 
-func (s *state) prefetchGroups(gids []uint64) error {
-	var keys [][]byte
-	for _, g := range gids {
-		if _, ok := s.pages[groupPage(g)]; !ok {
-			keys = append(keys, groupPageKey(groupPage(g)))
-		}
-	}
-	return s.kv.prefetch(keys)
-}
-
 func (s *state) putGroup(g *group) {
 	p := groupPage(g.gid)
 	if _, err := s.page(p); err != nil {

@@ -168,19 +168,6 @@ func (v *MineView) Range(from, to []byte, reverse bool, fn func(key, val []byte)
 	return nil
 }
 
-// Floor returns the greatest key in [from, key] and its value, if any.
-func (v *MineView) Floor(from, key []byte) ([]byte, []byte, bool, error) {
-	var k, val []byte
-	err := v.queryRow(`SELECT k, v FROM skill_state WHERE k >= ? AND k <= ? ORDER BY k DESC LIMIT 1`, from, key).Scan(&k, &val)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, false, nil
-	}
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("mining state: %w", err)
-	}
-	return k, val, true, nil
-}
-
 // Put sets key to val.
 func (t *MineTx) Put(key, val []byte) error {
 	if _, err := t.w.Exec(`INSERT INTO skill_state (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`, key, val); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -93,6 +94,10 @@ func skillsScanCommand() *cli.Command {
 				return fmt.Errorf("--reopen-growth %v: want more than 1", opts.ReopenGrowth)
 			}
 			opts.Full = c.Bool("full")
+			// A full scan of a long history holds a compact copy of it; the
+			// collector is asked to keep the process near that rather than at
+			// twice it, the default.
+			debug.SetMemoryLimit(scanMemory)
 			bar := newProgressBar(c.App.ErrWriter, !c.Bool("quiet"))
 			opts.Progress = bar.update
 			res, err := skills.Scan(st, opts)
@@ -111,6 +116,9 @@ func skillsScanCommand() *cli.Command {
 		},
 	}
 }
+
+// scanMemory is the soft memory limit of `shogun skills scan`.
+const scanMemory = 200 << 20
 
 // printScanResult prints what a scan found and what to do next. hint is
 // put after the commands it suggests (a --workspace flag, or ""; see
