@@ -114,11 +114,33 @@ func TestRolesPageCreatesDisablesAndRefusesAnInvalidEdit(t *testing.T) {
 		t.Errorf("roles.yaml after the edit:\n%s", now)
 	}
 
-	// Deleted (two clicks), the role leaves the table and the file.
+	// Deleted (two clicks), the role leaves the table and the file. The
+	// armed Delete is the same button after other roles' state changes
+	// reach the page: a row built anew under the pointer would swallow
+	// the second click.
+	const del = `#roles tr[data-role="b"] button[data-action="delete"]`
+	ws.WaitState(t, "a", "ready")
 	if err := chromedp.Run(ctx,
-		chromedp.Click(`#roles tr[data-role="b"] button[data-action="delete"]`, chromedp.ByQuery),
-		chromedp.Click(`#roles tr[data-role="b"] button[data-action="delete"]`, chromedp.ByQuery),
+		chromedp.Click(del, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('`+del+`').dataset.kept = '1'`, nil),
 	); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cli(ws, "send", "--to", "a", "--title", "Count the arrows", "--body", "All quivers."); err != nil {
+		t.Fatalf("send: %v\n%s", err, out)
+	}
+	waitJS(t, ctx, "a working in the table", rowState("a")+` !== 'ready'`)
+	var kept bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(document.querySelector('`+del+`') || {dataset: {}}).dataset.kept === '1'`, &kept)); err != nil {
+		t.Fatal(err)
+	}
+	if !kept {
+		t.Fatal("b's row was built anew when a's state changed: the armed Delete was lost")
+	}
+	// The second click deletes; if the page was slow enough for the armed
+	// Delete to time out (5 s), it is armed again first, in the same turn
+	// of the page's event loop so that no timer falls between.
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const b = document.querySelector('`+del+`'); if (!b.dataset.armed) b.click(); b.click(); })()`, nil)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "b gone from the table", `document.querySelector('#roles tr[data-role="b"]') === null`)

@@ -93,32 +93,77 @@ export function mount(el) {
     return s ? s.state : 'not running';
   }
 
+  // Rows are kept by role id and changed in place: a status event arrives
+  // whenever any role changes state, and a row built anew under the
+  // pointer would swallow a click and forget an armed Delete. A row is
+  // built again only when what it shows of the configuration changed.
+  const rows = new Map();       // role id → { tr, key, state, pid }
+  const armed = new Map();      // role id → the timer that disarms its Delete
+
+  function current(id) { return roles.find(x => x.id === id); }
+
+  function buildRow(r, key) {
+    const s = states.get(r.id);
+    const enc = encodeURIComponent(r.id);
+    const del1 = h('button', { class: 'danger', dataset: { action: 'delete' } }, 'Delete');
+    const showArmed = on => {
+      if (on) { del1.dataset.armed = '1'; del1.textContent = 'Delete ' + r.id + '?'; }
+      else { delete del1.dataset.armed; del1.textContent = 'Delete'; }
+    };
+    showArmed(armed.has(r.id));
+    del1.addEventListener('click', () => {
+      if (armed.has(r.id)) { clearTimeout(armed.get(r.id)); armed.delete(r.id); remove(r.id); return; }
+      armed.set(r.id, setTimeout(() => { armed.delete(r.id); showArmed(false); }, 5000));
+      showArmed(true);
+    });
+    const state = h('span', { class: 'state' });
+    const pid = h('span', { class: 'muted' });
+    const tr = h('tr', { dataset: { role: r.id } },
+      h('td', {}, r.enabled && s ? h('a', { href: '#/terminal/' + enc, class: 'mono' }, r.id) : h('span', { class: 'mono' }, r.id)),
+      h('td', {}, r.name !== r.id ? r.name : ''),
+      h('td', {}, state, pid),
+      h('td', {}, r.cli),
+      h('td', { class: 'mono cmd', title: [r.command.exec, ...r.command.args].join(' ') }, [r.command.exec, ...r.command.args].join(' ')),
+      h('td', { class: 'actions' },
+        h('button', { dataset: { action: 'edit' }, onclick: () => { const c = current(r.id); if (c) openForm(c); } }, 'Edit'),
+        r.enabled
+          ? h('button', { class: 'danger', dataset: { action: 'disable' }, onclick: () => edit('POST', `/v1/config/roles/${enc}/disable`, `${r.id} disabled`) }, 'Disable')
+          : h('button', { dataset: { action: 'enable' }, onclick: () => edit('POST', `/v1/config/roles/${enc}/enable`, `${r.id} enabled`) }, 'Enable'),
+        del1));
+    return { tr, key, state, pid };
+  }
+
   function render() {
-    body.replaceChildren(...roles.map(r => {
-      const state = stateOf(r);
+    const want = [];
+    for (const r of roles) {
       const s = states.get(r.id);
-      const enc = encodeURIComponent(r.id);
-      const del1 = h('button', { class: 'danger', dataset: { action: 'delete' } }, 'Delete');
-      del1.addEventListener('click', () => {
-        if (del1.dataset.armed) { remove(r.id); return; }
-        del1.dataset.armed = '1';
-        del1.textContent = 'Delete ' + r.id + '?';
-        setTimeout(() => { delete del1.dataset.armed; del1.textContent = 'Delete'; }, 5000);
-      });
-      return h('tr', { dataset: { role: r.id, state } },
-        h('td', {}, r.enabled && s ? h('a', { href: '#/terminal/' + enc, class: 'mono' }, r.id) : h('span', { class: 'mono' }, r.id)),
-        h('td', {}, r.name !== r.id ? r.name : ''),
-        h('td', {}, h('span', { class: 'state ' + state.replace(/\s/g, '-') }, state),
-          s && s.pid ? h('span', { class: 'muted' }, ` pid ${s.pid}`) : ''),
-        h('td', {}, r.cli),
-        h('td', { class: 'mono cmd', title: [r.command.exec, ...r.command.args].join(' ') }, [r.command.exec, ...r.command.args].join(' ')),
-        h('td', { class: 'actions' },
-          h('button', { dataset: { action: 'edit' }, onclick: () => openForm(r) }, 'Edit'),
-          r.enabled
-            ? h('button', { class: 'danger', dataset: { action: 'disable' }, onclick: () => edit('POST', `/v1/config/roles/${enc}/disable`, `${r.id} disabled`) }, 'Disable')
-            : h('button', { dataset: { action: 'enable' }, onclick: () => edit('POST', `/v1/config/roles/${enc}/enable`, `${r.id} enabled`) }, 'Enable'),
-          del1));
-    }));
+      const key = JSON.stringify([r.name, r.cli, r.enabled, r.command.exec, r.command.args, !!s]);
+      let row = rows.get(r.id);
+      if (!row || row.key !== key) {
+        const next = buildRow(r, key);
+        if (row) row.tr.replaceWith(next.tr);
+        row = next;
+        rows.set(r.id, row);
+      }
+      const st = stateOf(r);
+      if (row.tr.dataset.state !== st) {
+        row.tr.dataset.state = st;
+        row.state.className = 'state ' + st.replace(/\s/g, '-');
+        row.state.textContent = st;
+      }
+      const pid = s && s.pid ? ` pid ${s.pid}` : '';
+      if (row.pid.textContent !== pid) row.pid.textContent = pid;
+      want.push(row.tr);
+    }
+    const ids = new Set(roles.map(r => r.id));
+    for (const [id, row] of rows) {
+      if (ids.has(id)) continue;
+      row.tr.remove();
+      rows.delete(id);
+      clearTimeout(armed.get(id));
+      armed.delete(id);
+    }
+    want.forEach((tr, i) => { if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null); });
   }
 
   // openForm shows the form for role r, or for a new role (null).
