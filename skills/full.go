@@ -103,11 +103,20 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			var (
+				buf     []byte
+				scratch []uint64
+			)
 			for b := range work {
+				// A batch's token lists share one array: one allocation
+				// a batch rather than a few a task.
+				pool := make([]uint64, 0, 16*len(b.tasks))
 				for i := range b.tasks {
 					t := &b.tasks[i]
-					t.toks, buf = rawTokens(t.title, t.body, nil, buf)
+					scratch, buf = rawTokens(t.title, t.body, scratch, buf)
+					at := len(pool)
+					pool = append(pool, scratch...)
+					t.toks = pool[at:len(pool):len(pool)]
 					if norm := titleNorm(t.title); norm != "" {
 						t.titleKey = titleKey(t.role, norm)
 						t.titleGID = keyGID(gidTitle, t.titleKey)
@@ -200,7 +209,7 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 	}
 	err := v.EachTask(0, upto, func(t *store.MineTask) error {
 		b.tasks = append(b.tasks, rawTask{seq: t.Seq, id: t.ID, role: t.Role, status: t.Status,
-			finished: unixNano(t.FinishedAt), title: string(t.Title), body: string(t.Body), tags: string(t.Tags)})
+			finished: unixNano(t.FinishedAt), title: t.Title, body: t.Body, tags: t.Tags})
 		if len(b.tasks) == batchSize {
 			send()
 		}

@@ -44,6 +44,45 @@ func (u unionFind) union(a, b int32) int32 {
 	return ra
 }
 
+// sharedUnionFind is a disjoint-set forest that goroutines join and read
+// at once, without a lock (path halving and linking by compare-and-swap,
+// as in Anderson and Woll). As in unionFind, the smaller index becomes
+// the root, so the forest's sets, and their roots, do not depend on the
+// order the goroutines came in.
+type sharedUnionFind []int32
+
+func newSharedUnionFind(n int) sharedUnionFind { return sharedUnionFind(newUnionFind(n)) }
+
+func (u sharedUnionFind) find(x int32) int32 {
+	for {
+		p := atomic.LoadInt32(&u[x])
+		if p == x {
+			return x
+		}
+		gp := atomic.LoadInt32(&u[p])
+		if gp != p {
+			atomic.CompareAndSwapInt32(&u[x], p, gp) // halving: lost races are harmless
+		}
+		x = gp
+	}
+}
+
+func (u sharedUnionFind) union(a, b int32) {
+	for {
+		ra, rb := u.find(a), u.find(b)
+		if ra == rb {
+			return
+		}
+		if rb < ra {
+			ra, rb = rb, ra
+		}
+		// rb stays a root only if nobody linked it meanwhile; else again.
+		if atomic.CompareAndSwapInt32(&u[rb], rb, ra) {
+			return
+		}
+	}
+}
+
 // clusterSimilar connects every two sets whose Jaccard similarity is at
 // least t and returns the union-find of the result: single-link clusters,
 // exactly (no sampling). Each set must be sorted, without repeats; sets of
@@ -259,14 +298,28 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	if workers <= 0 {
 		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
 	}
+	// A sketch of each set tells most candidates that cannot be alike
+	// apart without reading their sets.
+	sketches := make([]sketch, m)
+	var orders []uint64
+	for p, i := range distinct {
+		orders = orders[:0]
+		for _, tok := range set(int(i)) {
+			orders = append(orders, uint64(tok))
+		}
+		sketches[p] = sketchOf(orders)
+	}
+	// The places are joined as pairs are found, so that a pair already in
+	// one cluster is not compared: in a family of recurring work most
+	// candidates are, and only the clusters are wanted, not every pair.
 	var (
-		done  atomic.Int64
-		wg    sync.WaitGroup
-		edges = make([][][2]int32, workers)
-		chunk = int64(256)
-		cur   atomic.Int64
+		done   atomic.Int64
+		wg     sync.WaitGroup
+		joined = newSharedUnionFind(m)
+		chunk  = int64(256)
+		cur    atomic.Int64
 	)
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -313,11 +366,11 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 						if !pairs {
 							continue
 						}
+						bucket := pairEntries[pairFirst[tok]:pairFirst[tok+1]]
 						for _, tok2 := range pre[a+1:] {
 							if rare(tok) && rare(tok2) {
 								continue
 							}
-							bucket := pairEntries[pairFirst[tok]:pairFirst[tok+1]]
 							want := uint64(uint32(tok2))<<32 | uint64(uint32(from))
 							lo, hi := 0, len(bucket)
 							for lo < hi {
@@ -340,11 +393,12 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 						c := count[py]
 						count[py] = 0
 						_, ky := indexLen(int(length[py]))
-						if int(c) < min(kx, ky) {
+						if int(c) < min(kx, ky) || !sketches[px].mayShare(sketches[py], overlapFloor(t, lx, int(length[py]))) ||
+							joined.find(px) == joined.find(py) {
 							continue
 						}
 						if similarAtLeast(x, set(int(distinct[py])), t) {
-							edges[w] = append(edges[w], [2]int32{px, py})
+							joined.union(px, py)
 						}
 					}
 					touched = touched[:0]
@@ -377,9 +431,9 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	} else {
 		wg.Wait()
 	}
-	for _, es := range edges {
-		for _, e := range es {
-			uf.union(distinct[e[0]], distinct[e[1]])
+	for p := range int32(m) {
+		if r := joined.find(p); r != p {
+			uf.union(distinct[r], distinct[p])
 		}
 	}
 	return uf

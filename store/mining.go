@@ -291,15 +291,17 @@ func (v *MineView) TaskCounts() (all, finished int, maxSeq int64, err error) {
 
 // MineTask is a task as mining first reads it: whatever its status, with
 // the text its tokens come from. Title, Body and Tags (the JSON list) are
-// only valid during the callback of EachTask.
+// strings of its own, straight from the driver: a full scan reads a
+// million of them and keeps them while they are tokenised, and a copy of
+// each would double what it allocates.
 type MineTask struct {
 	Seq        int64
 	ID, Role   string
 	Status     string
 	FinishedAt time.Time
-	Title      []byte
-	Body       []byte
-	Tags       []byte
+	Title      string
+	Body       string
+	Tags       string
 }
 
 // EachTask calls fn with every task whose seq is in (after, upto], in seq
@@ -314,18 +316,14 @@ WHERE seq > ? AND seq <= ? ORDER BY seq`, after, upto)
 	var (
 		t        MineTask
 		finished sql.NullString
-		title    sql.RawBytes
-		body     sql.RawBytes
-		tags     sql.RawBytes
 	)
 	for rows.Next() {
-		if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Status, &finished, &title, &body, &tags); err != nil {
+		if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Status, &finished, &t.Title, &t.Body, &t.Tags); err != nil {
 			return fmt.Errorf("read tasks: %w", err)
 		}
 		if t.FinishedAt, err = parseTime(finished); err != nil {
 			return fmt.Errorf("read tasks: task %s: %w", t.ID, err)
 		}
-		t.Title, t.Body, t.Tags = title, body, tags
 		if err := fn(&t); err != nil {
 			return err
 		}
