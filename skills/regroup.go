@@ -2,7 +2,6 @@ package skills
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"sort"
 )
@@ -784,7 +783,7 @@ func (m *miner) place(x *record) error {
 		if err != nil || y == nil {
 			return errorsOr(err, errCorrupt)
 		}
-		if !similarAtLeast64(x.set, y.set, t) {
+		if !similarAtLeast(x.set, y.set, t) {
 			continue
 		}
 
@@ -799,27 +798,3 @@ func (m *miner) place(x *record) error {
 	x.cluster = root
 	return m.index(x, root)
 }
-
-// similarAtLeast64 is similarAtLeast over token orders.
-func similarAtLeast64(a, b []uint64, t float64) bool {
-	need := int(ceilEps(t * float64(len(a)+len(b)) / (1 + t)))
-	i, j, common := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if common+min(len(a)-i, len(b)-j) < need {
-			return false
-		}
-		switch {
-		case a[i] == b[j]:
-			common++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return common >= need
-}
-
-func ceilEps(x float64) float64 { return math.Ceil(x - 1e-9) }

@@ -456,8 +456,9 @@ func hashSet(s []int32) uint64 {
 }
 
 // similarAtLeast reports whether the Jaccard similarity of two sorted sets
-// is at least t, stopping as soon as the answer is known.
-func similarAtLeast(a, b []int32, t float64) bool {
+// is at least t, stopping as soon as the answer is known: token numbers of
+// a full scan's join or token orders of the kept state alike.
+func similarAtLeast[T int32 | uint64](a, b []T, t float64) bool {
 	// |a∩b| / (|a|+|b|-|a∩b|) >= t  ⇔  |a∩b| >= t(|a|+|b|)/(1+t)
 	need := overlapFloor(t, len(a), len(b))
 	i, j, common := 0, 0, 0
