@@ -92,14 +92,25 @@ func (c *kv) get(key []byte) ([]byte, error) {
 	if v, ok := c.vals[string(key)]; ok {
 		return v, nil
 	}
-	v, ok, err := c.r.Get(key)
+	v, err := c.peek(key)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		v = nil
-	}
 	c.remember(string(key), v)
+	return v, nil
+}
+
+// peek is get without caching a value read from the store: for values
+// read once and dropped, which would otherwise stay in memory until the
+// scan ends.
+func (c *kv) peek(key []byte) ([]byte, error) {
+	if v, ok := c.vals[string(key)]; ok {
+		return v, nil
+	}
+	v, ok, err := c.r.Get(key)
+	if err != nil || !ok {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -265,6 +276,8 @@ func (e *enc) s(v string) { e.u(uint64(len(v))); e.b = append(e.b, v...) }
 type dec struct {
 	b   []byte
 	err error
+	// skip reads strings past without making them.
+	skip bool
 }
 
 func (d *dec) u() uint64 {
@@ -302,7 +315,10 @@ func (d *dec) s() string {
 		d.err = errCorrupt
 		return ""
 	}
-	v := string(d.b[:n])
+	var v string
+	if !d.skip {
+		v = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return v
 }

@@ -87,28 +87,59 @@ func appendRecord(b []byte, base int64, r *record) []byte {
 }
 
 func decodeRecords(base int64, b []byte) ([]*record, error) {
+	return decodeRecordsOf(base, b, -1)
+}
+
+// decodeRecordsOf decodes the records of a chunk; if only is a seq (not
+// negative), it decodes that one record and reads past the others without
+// allocating: a near-duplicate check reads single records spread over the
+// whole history.
+func decodeRecordsOf(base int64, b []byte, only int64) ([]*record, error) {
 	d := dec{b: b}
 	var out []*record
+	var skipped record
+	// count reads a length, refusing one that the bytes left cannot hold
+	// (each entry takes at least a byte).
+	count := func() uint64 {
+		n := d.u()
+		if n > uint64(len(d.b)) {
+			d.err = errCorrupt
+			return 0
+		}
+		return n
+	}
 	for d.more() {
-		r := &record{}
-		r.seq = base + int64(d.u())
+		seq := base + int64(d.u())
+		d.skip = only >= 0 && seq != only
+		r := &skipped
+		if !d.skip {
+			r = &record{}
+		}
+		r.seq = seq
 		r.id = d.s()
 		r.role = d.s()
 		r.status = uint8(d.u())
 		r.finished = d.i()
 		r.title = d.u()
-		if n := d.u(); n > 0 && d.err == nil {
-			r.tags = make([]uint64, n)
-			for i := range r.tags {
-				r.tags[i] = d.u()
+		if n := count(); n > 0 {
+			if !d.skip {
+				r.tags = make([]uint64, n)
+			}
+			for i := range n {
+				if t := d.u(); !d.skip {
+					r.tags[i] = t
+				}
 			}
 		}
-		if n := d.u(); n > 0 && d.err == nil {
-			r.set = make([]uint64, n)
+		if n := count(); n > 0 {
+			if !d.skip {
+				r.set = make([]uint64, n)
+			}
 			prev := uint64(0)
-			for i := range r.set {
-				prev += d.u()
-				r.set[i] = prev
+			for i := range n {
+				if prev += d.u(); !d.skip {
+					r.set[i] = prev
+				}
 			}
 		}
 		r.prop = d.u()
@@ -117,7 +148,13 @@ func decodeRecords(base int64, b []byte) ([]*record, error) {
 			r.propDoc = d.s()
 		}
 		r.cluster = d.u()
+		if d.skip {
+			continue
+		}
 		out = append(out, r)
+		if only >= 0 {
+			break
+		}
 	}
 	return out, d.check("task records")
 }
@@ -416,21 +453,34 @@ func encodePostings(ps []posting) []byte {
 }
 
 func decodePostings(start int64, b []byte) ([]posting, error) {
-	d := dec{b: b}
 	var out []posting
+	err := eachPosting(start, b, func(p posting) bool {
+		out = append(out, p)
+		return true
+	})
+	return out, err
+}
+
+// eachPosting calls fn with the postings of a chunk of the similarity
+// index, in order, until fn returns false; it allocates nothing, for the
+// long lists of frequent tokens.
+func eachPosting(start int64, b []byte, fn func(posting) bool) error {
+	d := dec{b: b}
 	prev := start
 	for d.more() {
 		prev += int64(d.u())
 		p := posting{seq: prev, n: int(d.u())}
 		p.cluster = gidCluster<<60 | d.u()
 		if d.err != nil || len(d.b) < len(p.sketch) {
-			return nil, fmt.Errorf("similarity index: %w", errCorrupt)
+			return fmt.Errorf("similarity index: %w", errCorrupt)
 		}
 		copy(p.sketch[:], d.b)
 		d.b = d.b[len(p.sketch):]
-		out = append(out, p)
+		if !fn(p) {
+			return nil
+		}
 	}
-	return out, d.check("similarity index")
+	return d.check("similarity index")
 }
 
 // output is a settled group: a group of the kinds mine finds, with the

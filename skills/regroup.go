@@ -727,25 +727,21 @@ func (m *miner) place(x *record) error {
 	for _, o := range x.set[:p] {
 		var derr error
 		err := m.kv.scan(key2(keyPosting, o, 0), key2(keyPosting, o+1, 0), false, func(k, v []byte) bool {
-			ps, err := decodePostings(int64(beUint64(k[9:])), v)
-			if err != nil {
-				derr = err
-				return false
-			}
-			for _, e := range ps {
+			derr = eachPosting(int64(beUint64(k[9:])), v, func(e posting) bool {
 				if e.seq == x.seq {
-					continue
+					return true
 				}
 				if float64(e.n) < t*float64(len(x.set))-1e-9 || t*float64(e.n) > float64(len(x.set))+1e-9 {
-					continue
+					return true
 				}
 				if _, ok := count[e.seq]; !ok && !xs.mayShare(e.sketch, overlapFloor(t, len(x.set), e.n)) {
-					continue
+					return true
 				}
 				count[e.seq]++
 				hint[e.seq] = e
-			}
-			return true
+				return true
+			})
+			return derr == nil
 		})
 		if err == nil {
 			err = derr
@@ -779,12 +775,23 @@ func (m *miner) place(x *record) error {
 		if mine == theirs {
 			continue
 		}
-		y, err := m.rec(q)
-		if err != nil || y == nil {
-			return errorsOr(err, errCorrupt)
+		// Most candidates are not alike: their records are read without
+		// keeping their chunks, which lie all over a long history.
+		y, ok := m.after[q]
+		if !ok {
+			var err error
+			if y, err = m.s.peekRecord(q); err != nil {
+				return err
+			}
+		}
+		if y == nil {
+			return errCorrupt
 		}
 		if !similarAtLeast(x.set, y.set, t) {
 			continue
+		}
+		if y, err = m.rec(q); err != nil || y == nil {
+			return errorsOr(err, errCorrupt)
 		}
 
 		if err := m.union(mine, x, theirs, y); err != nil {

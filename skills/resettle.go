@@ -527,7 +527,6 @@ func (m *miner) tagContained(g *group, keptTags map[uint64]bool, size func(uint6
 			cands = append(cands, cand{tag: t})
 		}
 	}
-	var members []int64
 	for _, c := range cands {
 		var n int
 		if c.tag != 0 {
@@ -542,31 +541,27 @@ func (m *miner) tagContained(g *group, keptTags map[uint64]bool, size func(uint6
 		if n < g.size {
 			continue
 		}
-		if members == nil {
-			if members, err = m.s.members(g); err != nil {
-				return false, err
-			}
-		}
+		// The first task outside c ends the walk: on a long history a tag
+		// group's members are many, and most tag groups are not contained.
 		all := true
-		for _, q := range members {
+		err := m.s.eachMember(g, func(q int64) (bool, error) {
 			r, err := m.rec(q)
 			if err != nil || r == nil {
 				return false, errorsOr(err, errCorrupt)
 			}
-			var in bool
 			if c.tag != 0 {
-				in = slices.Contains(r.tags, c.tag)
+				all = slices.Contains(r.tags, c.tag)
 			} else {
 				o, err := outsOf(r)
 				if err != nil {
 					return false, err
 				}
-				in = o[0] == c.hash || o[1] == c.hash || o[2] == c.hash
+				all = o[0] == c.hash || o[1] == c.hash || o[2] == c.hash
 			}
-			if !in {
-				all = false
-				break
-			}
+			return all, nil
+		})
+		if err != nil {
+			return false, err
 		}
 		if all {
 			return true, nil

@@ -42,6 +42,23 @@ func (s *state) chunk(c int64) ([]*record, error) {
 	return rs, nil
 }
 
+// peekRecord returns the record of seq like record, but reads a chunk not
+// cached yet without keeping it.
+func (s *state) peekRecord(seq int64) (*record, error) {
+	if _, ok := s.records[seq>>recordShift]; ok {
+		return s.record(seq)
+	}
+	val, err := s.kv.peek(key1(keyRecords, uint64(seq>>recordShift)))
+	if err != nil || val == nil {
+		return nil, err
+	}
+	rs, err := decodeRecordsOf(seq>>recordShift<<recordShift, val, seq)
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
 // prefetchRecords reads the chunks of the given seqs at once.
 func (s *state) prefetchRecords(seqs []int64) error {
 	var keys [][]byte
@@ -221,6 +238,39 @@ func (s *state) members(g *group) ([]int64, error) {
 		return g.inline, nil
 	}
 	return s.memberList(g.gid).all()
+}
+
+// eachMember calls fn with the finished members of a group, ascending,
+// until fn returns false; a large group's list is read a chunk at a time.
+func (s *state) eachMember(g *group, fn func(seq int64) (bool, error)) error {
+	if g == nil || g.size == 0 {
+		return nil
+	}
+	if g.size <= inlineMembers {
+		for _, q := range g.inline {
+			if more, err := fn(q); err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	}
+	var ferr error
+	err := s.kv.scan(key2(keyList, g.gid, 0), key2(keyList, g.gid+1, 0), false, func(k, v []byte) bool {
+		seqs, err := decodeSeqs(int64(binary.BigEndian.Uint64(k[9:])), v)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		for _, q := range seqs {
+			more, err := fn(q)
+			if err != nil || !more {
+				ferr = err
+				return false
+			}
+		}
+		return true
+	})
+	return errorsOr(err, ferr)
 }
 
 // latestMembers returns up to n of a group's latest members, ascending.

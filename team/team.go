@@ -245,6 +245,7 @@ func (t *Team) scanSkills(ctx context.Context) {
 		t.skillsMu.Lock()
 		opts := t.skills
 		t.skillsMu.Unlock()
+		began := time.Now()
 		res, err := skills.Scan(t.st, opts)
 		if errors.Is(err, skills.ErrRebuilding) {
 			t.log.Debug().Err(err).Msg("skills scan")
@@ -256,13 +257,19 @@ func (t *Team) scanSkills(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(scanEvery):
+		case <-time.After(max(scanEvery, scanDuty*time.Since(began))):
 		}
 	}
 }
 
 // scanEvery spaces automatic skills scans: a burst of reports costs one scan.
 const scanEvery = 5 * time.Second
+
+// scanDuty: the pause after an automatic scan is at least this many times
+// as long as the scan took, so that mining a long history never takes
+// more than about a twentieth of a core from the team; candidates are
+// reviewed hours later, so a later scan loses nothing.
+const scanDuty = 20
 
 // onEvent records a supervisor event in the history and refreshes the
 // dashboard. It may run before the queue exists (events at start-up).
