@@ -98,7 +98,7 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.streams.give()
-	a, err := role.Attach(!control, cols, rows)
+	a, err := role.View(!control, cols, rows, termBacklog)
 	if err != nil {
 		endStream(ctx, conn, err.Error())
 		return
@@ -140,96 +140,70 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 		return write(websocket.MessageText, p)
 	}
 	lastC, lastR := a.Size()
-	if !send(termMsg{Type: "hello", Cols: lastC, Rows: lastR, Control: control}) ||
-		!send(termMsg{Type: "paint"}) || !write(websocket.MessageBinary, a.Paint) {
+	if !send(termMsg{Type: "hello", Cols: lastC, Rows: lastR, Control: control}) {
 		return
 	}
-	// The output is gathered here, not by a goroutine of its own: woken by
-	// the first chunk after a quiet spell, the loop then takes what the
-	// subscription holds once a frame, so a flood costs a wake-up per frame
-	// rather than one per chunk read from the PTY.
-	var b backlog
 	sizeTick := time.NewTicker(termSizeCheck)
 	defer sizeTick.Stop()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	sleep := func(d time.Duration) bool {
-		timer.Reset(d)
-		select {
-		case <-ctx.Done():
-			return false
-		case <-timer.C:
-			return true
-		}
-	}
-	ended := false
-	gather := func() { // takes what the subscription holds, without waiting
-		for !ended {
-			select {
-			case p, ok := <-a.Output:
-				if !ok {
-					ended = true
-					return
-				}
-				b.add(p)
-			default:
-				return
-			}
-		}
-	}
 	frame := termFrame
 	lastSend := time.Time{}
+	// again: the last paint stood before what the feed dropped (the screen
+	// model lags under a flood); paint again a frame later, output or not.
+	again := false
 	for {
+		var retry <-chan time.Time
+		if again {
+			retry = time.After(frame)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case p, ok := <-a.Output:
-			if !ok {
-				ended = true
-			} else {
-				b.add(p)
-			}
+		case <-a.Feed.Ready:
 		case <-sizeTick.C:
+		case <-retry:
 		}
-		// Send at most once a frame; in between, keep taking the output so
-		// the subscription never overflows.
-		for due := lastSend.Add(frame); !ended && time.Now().Before(due); {
-			if !sleep(min(termFrame, time.Until(due))) {
+		// Send at most once a frame: what arrives meanwhile waits in the
+		// feed, or is dropped there and painted over.
+		if wait := time.Until(lastSend.Add(frame)); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
 				return
+			case <-timer.C:
 			}
-			gather()
 		}
-		gather()
 		if c, r := a.Size(); c != lastC || r != lastR {
 			lastC, lastR = c, r
 			if !send(termMsg{Type: "size", Cols: c, Rows: r}) {
 				return
 			}
 		}
-		data, skipped := b.take()
+		chunks, paint, ended := a.Feed.Take()
 		switch {
-		case skipped:
-			if !send(termMsg{Type: "paint"}) || !write(websocket.MessageBinary, a.Repaint()) {
+		case paint:
+			p, at := a.Repaint()
+			if !send(termMsg{Type: "paint"}) || !write(websocket.MessageBinary, p) {
 				return
 			}
-		case len(data) > 0:
-			if !write(websocket.MessageBinary, data) {
+			again = a.Feed.Painted(at)
+		case len(chunks) > 0:
+			if !write(websocket.MessageBinary, bytes.Join(chunks, nil)) {
 				return
 			}
 		}
-		if skipped || len(data) > 0 {
+		if paint || len(chunks) > 0 {
+			// The first paint is the page's first screen, not a flood.
+			flood := paint && !lastSend.IsZero()
 			lastSend = time.Now()
 			frame = termFrame
-			if skipped {
+			if flood {
 				frame = termFloodFrame
 			}
 		}
-		if ended {
-			if a.Dropped() {
-				endStream(ctx, conn, "this view fell behind the role's output")
-			} else {
-				endStream(ctx, conn, "the role's program exited")
-			}
+		if ended && !again {
+			endStream(ctx, conn, "the role's program exited")
 			return
 		}
 	}
@@ -242,38 +216,6 @@ func endStream(ctx context.Context, conn *websocket.Conn, reason string) {
 	defer cancel()
 	_ = conn.Write(wctx, websocket.MessageText, p)
 	_ = conn.Close(websocket.StatusNormalClosure, "")
-}
-
-// backlog holds a role's output for one browser, up to termBacklog bytes;
-// past that it drops what it holds and remembers to repaint. It keeps the
-// chunks the session published (each a copy of its own, never written to
-// again) rather than copying them: under a flood most are dropped unread.
-type backlog struct {
-	chunks  [][]byte
-	size    int
-	skipped bool
-}
-
-func (b *backlog) add(p []byte) {
-	if b.size+len(p) > termBacklog {
-		b.chunks, b.size = nil, 0
-		b.skipped = true
-	} else if !b.skipped {
-		b.chunks = append(b.chunks, p)
-		b.size += len(p)
-	}
-}
-
-// take returns what is held, or skipped when it was dropped: the caller
-// repaints instead.
-func (b *backlog) take() (data []byte, skipped bool) {
-	chunks := b.chunks
-	skipped = b.skipped
-	b.chunks, b.size, b.skipped = nil, 0, false
-	if skipped {
-		return nil, true
-	}
-	return bytes.Join(chunks, nil), false
 }
 
 // maxStreams bounds the terminal streams one console serves at once.

@@ -121,6 +121,10 @@ type screenModel struct {
 	bracketedPaste atomic.Bool
 	answer         atomic.Bool // whether replies go to the child
 
+	// seen is how many bytes of the output the model has taken in or
+	// skipped (under mu): where in the output a paint stands.
+	seen int64
+
 	replies sync.WaitGroup
 }
 
@@ -187,9 +191,14 @@ func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
 	return s
 }
 
-func (s *screenModel) write(p []byte) {
+func (s *screenModel) write(p []byte) { s.writeAfter(0, p) }
+
+// writeAfter takes in p, which follows skipped bytes of output the model
+// never saw (dropped while it lagged).
+func (s *screenModel) writeAfter(skipped int64, p []byte) {
 	s.mu.Lock()
 	s.filter.write(s.emu, p)
+	s.seen += skipped + int64(len(p))
 	s.mu.Unlock()
 }
 
@@ -221,6 +230,13 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 // the terminal leaves it, and gets its own screen back, when the program
 // or the person does.
 func (s *screenModel) paint() []byte {
+	p, _ := s.paintAt()
+	return p
+}
+
+// paintAt is paint, and how many bytes of output the painted screen has
+// taken in.
+func (s *screenModel) paintAt() ([]byte, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows := strings.Split(s.emu.Render(), "\n")
@@ -237,7 +253,7 @@ func (s *screenModel) paint() []byte {
 	}
 	pos := s.emu.CursorPosition()
 	fmt.Fprintf(&b, "\x1b[0m\x1b[%d;%dH", pos.Y+1, pos.X+1)
-	return []byte(b.String())
+	return []byte(b.String()), s.seen
 }
 
 // close stops the reply goroutine and waits for it. It closes the reply pipe

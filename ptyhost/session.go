@@ -54,6 +54,7 @@ type Session struct {
 
 	subMu      sync.Mutex
 	subs       map[*Subscription]bool
+	feeds      map[*Feed]bool
 	subsClosed bool
 }
 
@@ -112,10 +113,10 @@ func (s *Session) read() {
 			chunk := buf[:n]
 			_, _ = s.scroll.Write(chunk)
 			s.lastOutput.Store(time.Now().UnixNano())
-			s.outBytes.Add(int64(n))
+			end := s.outBytes.Add(int64(n))
 			s.logQ.push(chunk)
 			s.screenQ.push(chunk)
-			s.publish(chunk)
+			s.publish(chunk, end)
 		}
 		if err != nil {
 			return
@@ -157,7 +158,8 @@ func (s *Session) drainScreen() {
 	var pending []byte
 	for {
 		var ok bool
-		pending, _, ok = s.screenQ.take(pending)
+		var dropped int64
+		pending, dropped, ok = s.screenQ.take(pending)
 		if !ok {
 			return
 		}
@@ -165,7 +167,7 @@ func (s *Session) drainScreen() {
 			s.screenHook()
 		}
 		began := time.Now()
-		s.screen.write(pending)
+		s.screen.writeAfter(dropped, pending)
 		s.screenGen.Add(1)
 		select {
 		case s.screenSig <- struct{}{}:
@@ -232,6 +234,11 @@ func (s *Session) Resize(cols, rows int) error {
 // the cursor, on a terminal of the same size: what a person attaching sees
 // first.
 func (s *Session) Paint() []byte { return s.screen.paint() }
+
+// PaintAt is Paint, and the offset in the output the painted screen stands
+// at: under a flood the screen model lags behind the output (see
+// drainScreen), and a Feed needs to know what a paint showed.
+func (s *Session) PaintAt() ([]byte, int64) { return s.screen.paintAt() }
 
 // Size is the terminal's size in columns and rows.
 func (s *Session) Size() (cols, rows int) { return s.screen.size() }

@@ -24,8 +24,11 @@ type Attachment struct {
 	readOnly bool
 	once     sync.Once
 	// Output delivers the role's output; it is closed when the program
-	// exits or the attachment is dropped for not keeping up.
+	// exits or the attachment is dropped for not keeping up. Nil for a
+	// View, which has Feed instead.
 	Output <-chan []byte
+	// Feed holds the role's output for a View.
+	Feed *ptyhost.Feed
 	// Paint draws the screen as it was when the attachment began.
 	Paint []byte
 }
@@ -35,6 +38,18 @@ type Attachment struct {
 // terminal the person's size and lets the person's terminal answer the
 // program's queries, until it ends.
 func (r *Role) Attach(readOnly bool, cols, rows int) (*Attachment, error) {
+	return r.attach(readOnly, cols, rows, 0)
+}
+
+// View attaches like Attach, for a viewer that repaints the screen rather
+// than keep up with a flood (the web console): the output waits in Feed,
+// up to backlog bytes between two takes, and the attachment is never
+// dropped.
+func (r *Role) View(readOnly bool, cols, rows, backlog int) (*Attachment, error) {
+	return r.attach(readOnly, cols, rows, max(backlog, 1))
+}
+
+func (r *Role) attach(readOnly bool, cols, rows, backlog int) (*Attachment, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sess := r.session
@@ -53,8 +68,12 @@ func (r *Role) Attach(readOnly bool, cols, rows int) (*Attachment, error) {
 		sess.AnswerQueries(false)
 	}
 	a := &Attachment{r: r, sess: sess, readOnly: readOnly}
-	a.sub = sess.Subscribe(1024)
-	a.Output = a.sub.C
+	if backlog > 0 {
+		a.Feed = sess.Feed(backlog)
+	} else {
+		a.sub = sess.Subscribe(1024)
+		a.Output = a.sub.C
+	}
 	a.Paint = sess.Paint()
 	if !readOnly {
 		r.writer = a
@@ -83,8 +102,9 @@ func (a *Attachment) Resize(cols, rows int) error {
 }
 
 // Repaint draws the screen as it is now, for a viewer that skipped output
-// it could not keep up with.
-func (a *Attachment) Repaint() []byte { return a.sess.Paint() }
+// it could not keep up with, and says where in the output that screen
+// stands (for Feed.Painted).
+func (a *Attachment) Repaint() ([]byte, int64) { return a.sess.PaintAt() }
 
 // Size is the role's terminal size now: the typing person's while one is
 // attached, else the configured one.
@@ -92,14 +112,19 @@ func (a *Attachment) Size() (cols, rows int) { return a.sess.Size() }
 
 // Dropped reports whether the attachment ended because the person's
 // terminal did not keep up with the output.
-func (a *Attachment) Dropped() bool { return a.sub.Dropped() }
+func (a *Attachment) Dropped() bool { return a.sub != nil && a.sub.Dropped() }
 
 // Close detaches. A typing attachment gives the role its configured size
 // back and lets the screen model answer queries again.
 func (a *Attachment) Close() { a.once.Do(a.close) }
 
 func (a *Attachment) close() {
-	a.sub.Close()
+	if a.sub != nil {
+		a.sub.Close()
+	}
+	if a.Feed != nil {
+		a.Feed.Close()
+	}
 	if a.readOnly {
 		return
 	}

@@ -1,0 +1,82 @@
+//go:build !windows
+
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/shogun-dev/shogun/console/consoletest"
+)
+
+// A terminal view follows a role that floods its terminal to the end: it
+// gets paints of the screen instead of every byte, is never cut off, and
+// shows the last screen; the role's log keeps every byte.
+func TestTerminalFollowsAFloodToItsEnd(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	const lines = 200000
+	script := fmt.Sprintf(`echo waiting; while [ ! -e %s ]; do sleep 0.02; done; seq 1 %d; echo FLOOD-DONE; exec sleep 100000`, gate, lines)
+	ws := consoletest.Start(t, bin, fmt.Sprintf(`  - id: flood
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", %q]}
+    stop: {keys: "", timeout: 2s}
+`, script))
+	ws.WaitState(t, "flood", "ready")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, strings.Replace(ws.Base, "http", "ws", 1)+"/v1/roles/flood/terminal", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + ws.Token}, "Origin": {ws.Base}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(16 << 20)
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var raw, paints int
+	var last string
+	for !strings.Contains(last, "FLOOD-DONE") {
+		typ, p, err := conn.Read(ctx)
+		if err != nil {
+			b, _ := os.ReadFile(filepath.Join(ws.Dir, "runtime", "logs", "flood.log"))
+			t.Logf("log: %d bytes, tail %q; view's last %q", len(b), b[max(0, len(b)-200):], last)
+			t.Fatalf("the view ended before the flood did (%d paints, %d bytes of output): %v", paints, raw, err)
+		}
+		if typ == websocket.MessageText {
+			var m struct{ Type, Reason string }
+			if json.Unmarshal(p, &m) == nil && m.Type == "end" {
+				t.Fatalf("the view was cut off during the flood: %s", m.Reason)
+			}
+			if m.Type == "paint" {
+				paints++
+			}
+			continue
+		}
+		raw += len(p)
+		last = string(p)
+	}
+	if paints < 2 { // the first screen, and at least one instead of the flood
+		t.Errorf("the view got %d paints and %d bytes of a flood of %d lines; want the flood painted over", paints, raw, lines)
+	}
+	logged, err := os.ReadFile(filepath.Join(ws.Dir, "runtime", "logs", "flood.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\r\n1\r\n", fmt.Sprintf("\r\n%d\r\n", lines/2), "\r\nFLOOD-DONE"} {
+		if !strings.Contains(string(logged), want) {
+			t.Errorf("the role's log lacks %q: bytes were lost", want)
+		}
+	}
+}
