@@ -146,7 +146,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				// but cannot carry headers: the CSRF value comes in the
 				// query, and the Origin must have been sent.
 				if r.Header.Get("Origin") == "" || !equal(r.URL.Query().Get("csrf"), g.csrf) {
-					refuse(w, r, http.StatusForbidden, "refused: a terminal stream without the page's origin and CSRF value")
+					refuse(w, r, http.StatusForbidden, "refused: a WebSocket without the page's origin and CSRF value")
 					return
 				}
 			}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/shogun-dev/shogun/console/consoletest"
@@ -209,4 +211,43 @@ func TestBrowserWithoutTheTokenIsRefused(t *testing.T) {
 func cli(ws *consoletest.Workspace, args ...string) (string, error) {
 	out, err := osexec.Command(ws.Bin, append(args, "-w", ws.Dir)...).CombinedOutput()
 	return string(out), err
+}
+
+// A person keeps many console pages open in one browser. Each team page
+// follows two streams; as server-sent events they held one of the six
+// connections a browser opens to a host each, and the fourth page never
+// loaded. Eight team pages and a tasks page all load and follow live.
+func TestManyPagesInOneBrowserAllFollowLive(t *testing.T) {
+	ws := consoletest.Start(t, bin, consoletest.SimRole("ashigaru1", "--work-time", "3s"))
+	ws.WaitState(t, "ashigaru1", "ready")
+	first := ws.Browser(t)
+	pages := []context.Context{first}
+	for len(pages) < 9 {
+		// A window of its own: a background tab would not draw.
+		id, err := target.CreateTarget("about:blank").WithNewWindow(true).
+			Do(cdp.WithExecutor(first, chromedp.FromContext(first).Browser))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := chromedp.NewContext(first, chromedp.WithTargetID(id))
+		t.Cleanup(cancel)
+		route := "#/team"
+		if len(pages) == 8 {
+			route = "#/tasks"
+		}
+		if err := chromedp.Run(ctx, chromedp.Navigate(ws.Base+"/"+route)); err != nil {
+			t.Fatalf("page %d: %v", len(pages)+1, err)
+		}
+		pages = append(pages, ctx)
+	}
+	for i, ctx := range pages[:8] {
+		waitJS(t, ctx, fmt.Sprintf("team page %d showing ashigaru1 ready", i+1), cardState("ashigaru1")+` === 'ready'`)
+	}
+	if out, err := cli(ws, "send", "--to", "ashigaru1", "--title", "Count the arrows", "--body", "all of them"); err != nil {
+		t.Fatalf("send: %v %s", err, out)
+	}
+	for i, ctx := range pages[:8] {
+		waitJS(t, ctx, fmt.Sprintf("team page %d showing ashigaru1 busy", i+1), cardState("ashigaru1")+` === 'busy'`)
+	}
+	waitJS(t, pages[8], "the task on the ninth page, the tasks list", `document.body.innerText.includes('Count the arrows')`)
 }

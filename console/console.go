@@ -170,9 +170,12 @@ func (c *Console) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := control.NewHandler(c.opts.Team, c.opts.Stop, c.opts.Log)
 	mux.Handle("/v1/", api)
+	// The event streams, also over a WebSocket (eventsOverWebSocket).
+	mux.Handle("GET /v1/events/stream", eventsOverWebSocket(api))
+	mux.Handle("GET /v1/roles/{id}/log", eventsOverWebSocket(api))
+	mux.Handle("GET /v1/console/previews", eventsOverWebSocket(http.HandlerFunc(c.previews)))
 	mux.HandleFunc("GET /v1/console/session", c.session)
 	mux.HandleFunc("GET /v1/roles/{id}/terminal", c.terminal)
-	mux.HandleFunc("GET /v1/console/previews", c.previews)
 	mux.Handle("/", assetHandler())
 	return c.guard.wrap(mux)
 }

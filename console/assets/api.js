@@ -45,24 +45,60 @@ export const put = (path, body) => request('PUT', path, body);
 export const del = (path, body) => request('DELETE', path, body);
 
 /**
- * events(path, handlers) opens a server-sent event stream and calls
- * handlers[eventName](parsedData) for each event; handlers.open / .error
- * see the connection come and go (the browser reconnects by itself).
+ * events(path, handlers) follows a server-sent event stream of the API
+ * and calls handlers[eventName](parsedData) for each event; handlers.open
+ * / .error see the connection come and go, and it reconnects by itself.
+ * The stream comes over a WebSocket (console/eventsws.go): an EventSource
+ * would hold one of the six connections a browser opens to a host, and a
+ * few open pages would leave the console's other requests waiting.
  * Returns a function that closes the stream.
  */
 export function events(path, handlers) {
-  const es = new EventSource(path, { withCredentials: true });
-  for (const [name, fn] of Object.entries(handlers)) {
-    if (name === 'open' || name === 'error') continue;
-    es.addEventListener(name, ev => {
-      let data = ev.data;
-      try { data = JSON.parse(ev.data); } catch (_) { /* plain text */ }
-      fn(data);
-    });
+  let ws = null;
+  let closed = false;
+  let retry = null;
+  let delay = 500;
+  const schedule = () => {
+    retry = setTimeout(connect, delay);
+    delay = Math.min(delay * 2, 5000);
+  };
+  async function connect() {
+    let url;
+    try {
+      url = await wsURL(path);
+    } catch (_) {
+      if (!closed) schedule();
+      return;
+    }
+    if (closed) return;
+    const sock = new WebSocket(url);
+    ws = sock;
+    sock.onopen = () => {
+      delay = 500;
+      setConn(true);
+      handlers.open && handlers.open();
+    };
+    sock.onmessage = ev => {
+      let m;
+      try { m = JSON.parse(ev.data); } catch (_) { return; }
+      if (!m || m.event === 'open' || m.event === 'error') return;
+      const fn = handlers[m.event];
+      if (fn) fn(m.data);
+    };
+    sock.onclose = () => {
+      if (ws !== sock || closed) return;
+      ws = null;
+      setConn(false);
+      handlers.error && handlers.error();
+      schedule();
+    };
   }
-  es.onopen = () => { setConn(true); handlers.open && handlers.open(); };
-  es.onerror = () => { setConn(false); handlers.error && handlers.error(); };
-  return () => es.close();
+  connect();
+  return () => {
+    closed = true;
+    clearTimeout(retry);
+    if (ws) { ws.onclose = null; ws.close(); ws = null; }
+  };
 }
 
 /** wsURL(path) is a WebSocket address on the console for path (with query). */
