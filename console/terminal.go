@@ -32,8 +32,8 @@ import (
 // The role never waits for a browser: its output is held per stream up to
 // termBacklog and sent at most every termFrame; more output than that within
 // a frame is dropped and the browser gets the current screen painted instead,
-// and the next frame waits termFloodFrame (frames are dropped; the role's log
-// loses nothing).
+// and the next frame waits floodFrame (frames are dropped; the role's log
+// loses nothing). After a flood the view ends on the role's last screen.
 const (
 	// termBacklog bounds the output held for one browser between two
 	// messages. A flood passes it within a frame; the browser then gets a
@@ -49,13 +49,22 @@ const (
 	termSizeCheck = time.Second
 	// termFrame is the least time between two messages of output: what
 	// arrives meanwhile goes out as one, at most 40 a second. After a
-	// paint that replaced a flood, termFloodFrame: a flood is watched at
-	// two frames a second. Each frame costs a browser a redraw of the
-	// whole screen; ten tabs on a 2-core machine at more frames than that
-	// take CPU the role needs (make bench).
-	termFrame      = 25 * time.Millisecond
-	termFloodFrame = 500 * time.Millisecond
+	// paint that replaced a flood, the next waits floodFrame: the views of
+	// a flooding role share termFloodPaints paints a second, one view at
+	// most two. Each paint costs a browser a redraw of the whole screen;
+	// ten tabs each painting twice a second took a 2-core machine's CPU
+	// from the role (make bench).
+	termFrame         = 25 * time.Millisecond
+	termFloodPaints   = 4
+	termFloodFrameMin = 500 * time.Millisecond
+	termFloodFrameMax = 3 * time.Second
 )
+
+// floodFrame is how long a view waits after a flood's paint while views
+// streams follow the role.
+func floodFrame(views int) time.Duration {
+	return min(max(time.Duration(views)*time.Second/termFloodPaints, termFloodFrameMin), termFloodFrameMax)
+}
 
 // termMsg is a text message either way.
 type termMsg struct {
@@ -93,11 +102,11 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(1 << 20)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	if !c.streams.take() {
+	if !c.streams.take(id) {
 		endStream(ctx, conn, fmt.Sprintf("%d terminal views are open already, the most this console serves; close some tabs", maxStreams))
 		return
 	}
-	defer c.streams.give()
+	defer c.streams.give(id)
 	a, err := role.View(!control, cols, rows, termBacklog)
 	if err != nil {
 		endStream(ctx, conn, err.Error())
@@ -152,6 +161,8 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 	// again: the last paint stood before what the feed dropped (the screen
 	// model lags under a flood); paint again a frame later, output or not.
 	again := false
+	// flooding: the last message was a flood's paint, or one is due.
+	flooding := false
 	for {
 		var retry <-chan time.Time
 		if again {
@@ -181,6 +192,16 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		chunks, paint, ended := a.Feed.Take()
+		// The first paint is the page's first screen; any later one stands
+		// for a flood.
+		flood := paint && !lastSend.IsZero()
+		if flood && !flooding && !ended {
+			// A flood began: its first paint waits a flood frame too, so a
+			// burst shorter than that costs each view one paint, after it.
+			flooding, again = true, true
+			lastSend, frame = time.Now(), floodFrame(c.streams.views(id))
+			continue
+		}
 		switch {
 		case paint:
 			p, at := a.Repaint()
@@ -194,12 +215,10 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if paint || len(chunks) > 0 {
-			// The first paint is the page's first screen, not a flood.
-			flood := paint && !lastSend.IsZero()
 			lastSend = time.Now()
-			frame = termFrame
+			frame, flooding = termFrame, flood
 			if flood {
-				frame = termFloodFrame
+				frame = floodFrame(c.streams.views(id))
 			}
 		}
 		if ended && !again {
@@ -221,24 +240,39 @@ func endStream(ctx context.Context, conn *websocket.Conn, reason string) {
 // maxStreams bounds the terminal streams one console serves at once.
 const maxStreams = 64
 
-// streamSlots counts open streams against maxStreams.
+// streamSlots counts open streams against maxStreams, and each role's.
 type streamSlots struct {
-	mu sync.Mutex
-	n  int
+	mu     sync.Mutex
+	n      int
+	byRole map[string]int
 }
 
-func (s *streamSlots) take() bool {
+func (s *streamSlots) take(role string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.n >= maxStreams {
 		return false
 	}
 	s.n++
+	if s.byRole == nil {
+		s.byRole = map[string]int{}
+	}
+	s.byRole[role]++
 	return true
 }
 
-func (s *streamSlots) give() {
+func (s *streamSlots) give(role string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.n--
-	s.mu.Unlock()
+	if s.byRole[role]--; s.byRole[role] <= 0 {
+		delete(s.byRole, role)
+	}
+}
+
+// views is how many streams follow role.
+func (s *streamSlots) views(role string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byRole[role]
 }
