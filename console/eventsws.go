@@ -36,7 +36,12 @@ func eventsOverWebSocket(next http.Handler) http.Handler {
 		// The page sends nothing; a close or a broken connection ends the
 		// request's context, and with it the stream.
 		ctx := conn.CloseRead(r.Context())
-		ew := &eventWriter{ctx: ctx, conn: conn, header: http.Header{}, code: http.StatusOK}
+		ew := &eventWriter{ctx: ctx, header: http.Header{}, code: http.StatusOK}
+		ew.sendFn = func(msg []byte) error {
+			wctx, cancel := context.WithTimeout(ctx, termWriteTimeout)
+			defer cancel()
+			return conn.Write(wctx, websocket.MessageText, msg)
+		}
 		next.ServeHTTP(ew, r.WithContext(ctx))
 		if ew.code != http.StatusOK {
 			reason := strings.TrimSpace(ew.body.String())
@@ -72,7 +77,7 @@ func truncateReason(s string) string {
 // message.
 type eventWriter struct {
 	ctx    context.Context
-	conn   *websocket.Conn
+	sendFn func(msg []byte) error // sends one message
 	header http.Header
 	code   int
 	body   bytes.Buffer // an answer other than 200
@@ -91,7 +96,7 @@ func (w *eventWriter) WriteHeader(code int) { w.code = code }
 // of a stream: each message here has its own time limit, and is sent
 // when its event ends.
 func (w *eventWriter) SetWriteDeadline(time.Time) error { return nil }
-func (w *eventWriter) FlushError() error                { return w.ctx.Err() }
+func (w *eventWriter) FlushError() error                { return context.Cause(w.ctx) }
 func (w *eventWriter) Flush()                           {}
 
 func (w *eventWriter) Write(p []byte) (int, error) {
@@ -162,7 +167,5 @@ func (w *eventWriter) send() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(w.ctx, termWriteTimeout)
-	defer cancel()
-	return w.conn.Write(ctx, websocket.MessageText, msg)
+	return w.sendFn(msg)
 }
