@@ -29,7 +29,8 @@ type Attachment struct {
 	Output <-chan []byte
 	// Feed holds the role's output for a View.
 	Feed *ptyhost.Feed
-	// Paint draws the screen as it was when the attachment began.
+	// Paint draws the screen as it was when the attachment began; nil for
+	// a View, whose Feed asks for its first paint.
 	Paint []byte
 }
 
@@ -73,8 +74,8 @@ func (r *Role) attach(readOnly bool, cols, rows, backlog int) (*Attachment, erro
 	} else {
 		a.sub = sess.Subscribe(1024)
 		a.Output = a.sub.C
+		a.Paint = sess.Paint()
 	}
-	a.Paint = sess.Paint()
 	if !readOnly {
 		r.writer = a
 	}
