@@ -80,3 +80,65 @@ func TestTerminalFollowsAFloodToItsEnd(t *testing.T) {
 		}
 	}
 }
+
+// A large write that no flood follows waits a frame (to see whether one
+// does) and then reaches the view whole, as output: nothing else need
+// arrive to send it.
+func TestTerminalSendsALargeWriteThatNoFloodFollows(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	// 24 KiB in one write, between termBurst and termBacklog; then quiet.
+	script := fmt.Sprintf(`echo waiting; while [ ! -e %s ]; do sleep 0.02; done; `+
+		`awk 'BEGIN { s = ""; for (i = 0; i < 300; i++) s = s sprintf("block line %%04d %%s\n", i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"); printf "%%sBLOCK-END\n", s }'; exec sleep 100000`, gate)
+	ws := consoletest.Start(t, bin, fmt.Sprintf(`  - id: burst
+    prompt_path: roles/ashigaru.md
+    command: {exec: /bin/sh, args: ["-c", %q]}
+    stop: {keys: "", timeout: 2s}
+`, script))
+	ws.WaitState(t, "burst", "ready")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, strings.Replace(ws.Base, "http", "ws", 1)+"/v1/roles/burst/terminal", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + ws.Token}, "Origin": {ws.Base}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(16 << 20)
+	// The first screen is painted before the block is written.
+	painted := false
+	for !painted {
+		typ, _, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("no first screen: %v", err)
+		}
+		painted = typ == websocket.MessageBinary
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	paintNext := false
+	for !strings.Contains(out.String(), "BLOCK-END") {
+		typ, p, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("the block never reached the view whole (%d bytes of output did): %v", out.Len(), err)
+		}
+		if typ == websocket.MessageText {
+			var m struct{ Type string }
+			_ = json.Unmarshal(p, &m)
+			paintNext = m.Type == "paint"
+			continue
+		}
+		if paintNext {
+			t.Fatalf("the block was painted over instead of sent (%d bytes of output before)", out.Len())
+		}
+		out.Write(p)
+	}
+	for i := 0; i < 300; i++ {
+		if want := fmt.Sprintf("block line %04d ", i); !strings.Contains(out.String(), want) {
+			t.Fatalf("the view lacks %q: output was lost", want)
+		}
+	}
+}

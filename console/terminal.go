@@ -54,7 +54,14 @@ const (
 	// most two. Each paint costs a browser a redraw of the whole screen;
 	// ten tabs each painting twice a second took a 2-core machine's CPU
 	// from the role (make bench).
-	termFrame         = 25 * time.Millisecond
+	termFrame = 25 * time.Millisecond
+	// termBurst: output of this much or more that arrives after a quiet
+	// frame waits one frame before it is sent, to see whether a flood
+	// follows; if one does, the view gets a paint instead. A flood's first
+	// tens of KiB, parsed by a browser whose terminal code is not yet warm,
+	// cost each tab up to 0.2 s of CPU (make bench); a typed key's echo is
+	// far smaller and goes at once.
+	termBurst         = 8 << 10
 	termFloodPaints   = 4
 	termFloodFrameMin = 500 * time.Millisecond
 	termFloodFrameMax = 3 * time.Second
@@ -177,7 +184,11 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 		}
 		// Send at most once a frame: what arrives meanwhile waits in the
 		// feed, or is dropped there and painted over.
-		if wait := time.Until(lastSend.Add(frame)); wait > 0 {
+		wait := time.Until(lastSend.Add(frame))
+		if wait <= 0 && a.Feed.Held() >= termBurst {
+			wait = termFrame
+		}
+		if wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-ctx.Done():

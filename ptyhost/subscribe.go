@@ -128,6 +128,13 @@ func (f *Feed) Take() (chunks [][]byte, paint, ended bool) {
 	return chunks, false, f.ended
 }
 
+// Held is how many bytes of output the feed holds.
+func (f *Feed) Held() int {
+	f.s.subMu.Lock()
+	defer f.s.subMu.Unlock()
+	return f.size
+}
+
 // Painted tells the feed the viewer painted a screen standing at output
 // offset at (Session.PaintAt): the output up to there is shown and not
 // held any more. It reports whether a later paint is still needed: the
