@@ -448,6 +448,11 @@ func (f *fullBuild) mineAll() {
 		f.describe(o, f.groups[k.gid])
 		f.outputs = append(f.outputs, o)
 	}
+	// Settled: the settling's groups and links go.
+	props, specific, kept, links = nil, nil, nil, nil
+	for _, g := range f.groups {
+		g.sg = nil
+	}
 
 	// Tag groups, largest first: one whose tasks are all in one kept group
 	// says nothing more.
@@ -606,7 +611,7 @@ func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
 	// change meanwhile: the tasks the snapshot holds as open may finish
 	// before the new state is written.
 	err := st.UpdateMine(func(tx *store.MineTx) error {
-		if err := tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, o.Now().Add(rebuildFor).Unix())); err != nil {
+		if err := markRebuild(tx, o); err != nil {
 			return err
 		}
 		return tx.Watch(math.MaxInt64)
@@ -615,14 +620,34 @@ func fullOnce(st *store.Store, o ScanOptions) (ScanResult, error) {
 		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
 	}
 	res, err := fullRead(st, o)
-	if err != nil && !errors.Is(err, errStateMoved) {
+	var half stateWritten
+	switch {
+	case errors.As(err, &half):
+		// The new state is written but its candidates are not: the next
+		// scan must be a full one, which a mark already out of date asks.
+		_ = st.UpdateMine(func(tx *store.MineTx) error {
+			return tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, 0))
+		})
+	case err != nil && !errors.Is(err, errStateMoved):
 		// Let incremental scans go on from the state as it was.
 		_ = st.UpdateMine(func(tx *store.MineTx) error { return tx.Delete(metaKey(metaRebuild)) })
 	}
 	return res, err
 }
 
-// fullRead is fullOnce once the incremental scans wait.
+// stateWritten is an error of a full scan after it wrote the new state.
+type stateWritten struct{ err error }
+
+func (e stateWritten) Error() string { return e.err.Error() }
+func (e stateWritten) Unwrap() error { return e.err }
+
+// fullRead is fullOnce once the incremental scans wait. It mines one
+// snapshot of the history and writes the new state in one transaction,
+// then distils the texts and reconciles the candidates, written in
+// another. Between the two, the rebuild mark stays: incremental scans go
+// on waiting, and if the scan dies there, the next one is a full scan.
+// What only the state needs is let go before the texts are distilled: a
+// long history's groups and records took most of the memory.
 func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 	var (
 		f        *fullBuild
@@ -630,10 +655,9 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		lastCh   int64
 		lastDec  int64
 		gen      []byte
-		changes  []candidateChange
-		results  []ScanCandidate
 		finished int
-		orphans  map[string][]store.SourceRef
+		oldFP    = map[uint64]uint64{}
+		oldOut   = map[uint64]*output{}
 	)
 	err := st.ViewMine(func(v *store.MineView) error {
 		all, fin, ms, err := v.TaskCounts()
@@ -659,7 +683,6 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		}
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()
-		oldFP := map[uint64]uint64{}
 		err = v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
 			oldFP[beUint64(k[1:])] = contentFP(val)
 			return true
@@ -667,16 +690,53 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
-		oldOut := map[uint64]*output{}
-		err = v.Range([]byte{keyOutput}, []byte{keyOutput + 1}, false, func(k, val []byte) bool {
+		return v.Range([]byte{keyOutput}, []byte{keyOutput + 1}, false, func(k, val []byte) bool {
 			if old, err := decodeOutput(beUint64(k[1:]), val); err == nil {
 				oldOut[old.hash] = old
 			}
 			return true
 		})
+	})
+	if err != nil {
+		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+	}
+	var wrote []byte // the cursor this scan wrote
+	err = st.UpdateMine(func(tx *store.MineTx) error {
+		now, _, err := tx.Get(metaKey(metaCursor))
 		if err != nil {
 			return err
 		}
+		if string(now) != string(gen) {
+			return errStateMoved
+		}
+		if err := f.write(tx, maxSeq, lastDec); err != nil {
+			return err
+		}
+		if err := markRebuild(tx, o); err != nil {
+			return err
+		}
+		if err := tx.DeleteChanges(lastCh); err != nil {
+			return err
+		}
+		if wrote, _, err = tx.Get(metaKey(metaCursor)); err != nil {
+			return err
+		}
+		return tx.Watch(maxSeq)
+	})
+	if err != nil {
+		if errors.Is(err, errStateMoved) {
+			return ScanResult{}, err
+		}
+		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+	}
+	f.forgetState()
+
+	var (
+		changes []candidateChange
+		results []ScanCandidate
+		orphans map[string][]store.SourceRef
+	)
+	err = st.ViewMine(func(v *store.MineView) error {
 		texts, err := f.contents(st, v, oldFP)
 		if err != nil {
 			return err
@@ -726,7 +786,7 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		return err
 	})
 	if err != nil {
-		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+		return ScanResult{}, stateWritten{fmt.Errorf("skills scan: %w", err)}
 	}
 	at := o.Now()
 	err = st.UpdateMine(func(tx *store.MineTx) error {
@@ -734,30 +794,47 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
-		if string(now) != string(gen) {
+		if string(now) != string(wrote) {
 			return errStateMoved
 		}
-		if err := f.write(tx, maxSeq, lastDec, orphans); err != nil {
+		if err := f.writeOutputs(tx); err != nil {
 			return err
 		}
-		if err := tx.DeleteChanges(lastCh); err != nil {
+		if err := writeOrphans(tx, orphans); err != nil {
 			return err
 		}
 		if err := writeCandidates(tx, changes, f.sourceRefs, at); err != nil {
 			return err
 		}
-		return tx.Watch(maxSeq)
+		return tx.Delete(metaKey(metaRebuild))
 	})
 	if err != nil {
 		if errors.Is(err, errStateMoved) {
 			return ScanResult{}, err
 		}
-		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
+		return ScanResult{}, stateWritten{fmt.Errorf("skills scan: %w", err)}
 	}
 	if o.Progress != nil {
 		o.Progress("writing", 1, 1)
 	}
 	return ScanResult{Tasks: finished, Candidates: results}, nil
+}
+
+// markRebuild says a full scan is running, until rebuildFor from now:
+// incremental scans wait for it.
+func markRebuild(tx *store.MineTx, o ScanOptions) error {
+	return tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, o.Now().Add(rebuildFor).Unix()))
+}
+
+// forgetState lets go of what only the state needed, once it is written:
+// the texts and the candidates need the tasks' seqs, ids and sets, and
+// the settled groups' members.
+func (f *fullBuild) forgetState() {
+	h := f.h
+	h.role, h.status, h.finished, h.title = nil, nil, nil, nil
+	h.tagOff, h.tagBuf, h.keys, h.cluster = nil, nil, nil, nil
+	h.tokHash, h.tokCount = nil, nil
+	f.groups, f.rank = nil, nil
 }
 
 func beUint64(b []byte) uint64 { return binary.BigEndian.Uint64(b[:8]) }

@@ -185,9 +185,11 @@ func writeCandidates(tx *store.MineTx, changes []candidateChange, refs func(*out
 }
 
 // write replaces the mining state with the full scan's, but for the
-// distilled texts, written already, of which it drops those of groups
-// gone.
-func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans map[string][]store.SourceRef) error {
+// distilled texts, of which it drops those of groups gone (contents
+// distils the changed ones after), and for the settled groups and the
+// orphans, written once the candidates are reconciled (writeOutputs,
+// writeOrphans).
+func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 	h := f.h
 	if err := tx.DeleteRange([]byte{keyContent + 1}, nil); err != nil {
 		return err
@@ -226,7 +228,7 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 		for _, p := range pages {
 			ids := byPage[p]
 			slices.Sort(ids)
-			val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, links[gid])) })
+			val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, linksOf(links, gid))) })
 			if err := put(groupPageKey(p), val); err != nil {
 				return err
 			}
@@ -254,36 +256,17 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 				}
 			}
 		}
+		// The rest needs the tasks, not the groups: let them go.
+		f.groups, links = nil, nil
 		// m: meta.
 		for _, m := range f.meta(maxSeq, lastDecision) {
 			if err := put(metaKey(m.name), m.val); err != nil {
 				return err
 			}
 		}
-		// o: settled groups.
-		outs := append([]*output(nil), f.outputs...)
-		sort.Slice(outs, func(i, j int) bool { return outs[i].hash < outs[j].hash })
-		for _, o := range outs {
-			if err := put(key1(keyOutput, o.hash), encodeOutput(o)); err != nil {
-				return err
-			}
-		}
 		// p: the similarity index.
 		if err := f.writePostings(put); err != nil {
 			return err
-		}
-		// q: what the orphans hold.
-		var qkeys [][]byte
-		for id, refs := range orphans {
-			for _, r := range refs {
-				qkeys = append(qkeys, orphanKey(r.Seq, id))
-			}
-		}
-		slices.SortFunc(qkeys, bytes.Compare)
-		for _, k := range qkeys {
-			if err := put(k, []byte{}); err != nil {
-				return err
-			}
 		}
 		// r: task records.
 		if err := f.writeRecords(put); err != nil {
@@ -316,19 +299,40 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64, orphans 
 			}
 			start = end
 		}
-		// u: the orphans.
-		ids := make([]string, 0, len(orphans))
-		for id := range orphans {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			if err := put(orphanMark(id), []byte{}); err != nil {
-				return err
-			}
-		}
 		return nil
 	})
+}
+
+// writeOutputs writes the settled groups, once reconcile has given each
+// its candidate, after the rest of the state.
+func (f *fullBuild) writeOutputs(tx *store.MineTx) error {
+	outs := append([]*output(nil), f.outputs...)
+	sort.Slice(outs, func(i, j int) bool { return outs[i].hash < outs[j].hash })
+	for _, o := range outs {
+		if err := tx.Put(key1(keyOutput, o.hash), encodeOutput(o)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeOrphans records the orphans, written after the rest of the state:
+// what each holds, and each.
+func writeOrphans(tx *store.MineTx, orphans map[string][]store.SourceRef) error {
+	var keys [][]byte
+	for id, refs := range orphans {
+		keys = append(keys, orphanMark(id))
+		for _, r := range refs {
+			keys = append(keys, orphanKey(r.Seq, id))
+		}
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	for _, k := range keys {
+		if err := tx.Put(k, []byte{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // row is the stored form of a group of the full scan.
@@ -469,8 +473,9 @@ func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 	h := f.h
 	t := f.o.Similarity
-	// Count, then place, the entries by token rank (a counting sort), so
-	// that the whole index is never held as structs.
+	// Count, then place, the entries by token rank (a counting sort), a
+	// range of ranks at a time: the whole index at once took more memory
+	// than the history's sets.
 	count := make([]int32, len(h.tokHash)+1)
 	each := func(fn func(i int, ranks []int32)) {
 		for i := 0; i < h.n; i++ {
@@ -487,51 +492,73 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			count[r+1]++
 		}
 	})
-	for r := 1; r < len(count); r++ {
-		count[r] += count[r-1]
-	}
-	entries := make([]int32, count[len(count)-1])
-	next := append([]int32(nil), count[:len(count)-1]...)
-	each(func(i int, ranks []int32) {
-		for _, r := range ranks {
-			entries[next[r]] = int32(i)
-			next[r]++
+	var (
+		entries []int32
+		orders  []uint64
+		ps      = make([]posting, 0, listChunk)
+	)
+	for lo := 0; lo < len(count)-1; {
+		hi, n := lo, 0
+		for hi < len(count)-1 && (n == 0 || n+int(count[hi+1]) <= postingBudget) {
+			n += int(count[hi+1])
+			hi++
 		}
-	})
-	// Each task is in several lists: its sketch is made once.
-	sketches := make([]sketch, h.n)
-	var orders []uint64
-	each(func(i int, _ []int32) {
-		orders = orders[:0]
-		for _, r := range h.set(i) {
-			orders = append(orders, orderBase+uint64(r))
+		// start[r-lo] is where rank r's entries begin.
+		start := make([]int32, hi-lo+1)
+		for r := lo; r < hi; r++ {
+			start[r-lo+1] = start[r-lo] + count[r+1]
 		}
-		sketches[i] = sketchOf(orders)
-	})
-	ps := make([]posting, 0, listChunk)
-	for r := 0; r < len(count)-1; r++ {
-		list := entries[count[r]:count[r+1]]
-		for at := 0; at < len(list); at += listChunk {
-			part := list[at:min(len(list), at+listChunk)]
-			ps = ps[:0]
-			for _, i := range part {
-				ps = append(ps, posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketches[i]})
+		entries = slices.Grow(entries[:0], n)[:n]
+		next := append([]int32(nil), start[:hi-lo]...)
+		each(func(i int, ranks []int32) {
+			for _, r := range ranks {
+				if int(r) >= lo && int(r) < hi {
+					entries[next[int(r)-lo]] = int32(i)
+					next[int(r)-lo]++
+				}
 			}
-			if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
-				return err
+		})
+		for r := lo; r < hi; r++ {
+			list := entries[start[r-lo]:start[r-lo+1]]
+			for at := 0; at < len(list); at += listChunk {
+				part := list[at:min(len(list), at+listChunk)]
+				ps = ps[:0]
+				for _, i := range part {
+					orders = orders[:0]
+					for _, x := range h.set(int(i)) {
+						orders = append(orders, orderBase+uint64(x))
+					}
+					ps = append(ps, posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketchOf(orders)})
+				}
+				if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
+					return err
+				}
 			}
 		}
+		lo = hi
 	}
 	return nil
 }
 
+// postingBudget is the most entries of the similarity index a full scan
+// places at once (4 bytes each).
+const postingBudget = 1 << 20
+
+// linkCount is how many finished tasks groups a and b share.
+type linkCount struct {
+	a, b uint64
+	n    int32
+}
+
 // links counts how many finished tasks each title group shares with each
 // cluster of two or more, and each proposal with each title group and
-// cluster, both ways.
-func (f *fullBuild) links() map[uint64]map[uint64]int {
+// cluster, both ways; sorted by a, then b. Few pairs of groups share
+// tasks, so they are counted in a map of pairs (no pointers for the
+// collector to follow), not per task.
+func (f *fullBuild) links() []linkCount {
 	h := f.h
 	type pair struct{ a, b uint64 }
-	var ps []pair
+	count := map[pair]int32{}
 	for i := 0; i < h.n; i++ {
 		if h.status[i] == codeOpen {
 			continue
@@ -545,29 +572,33 @@ func (f *fullBuild) links() map[uint64]map[uint64]int {
 		}
 		for _, l := range [][2]uint64{{title, cl}, {prop, title}, {prop, cl}} {
 			if l[0] != 0 && l[1] != 0 {
-				ps = append(ps, pair{l[0], l[1]}, pair{l[1], l[0]})
+				count[pair{l[0], l[1]}]++
+				count[pair{l[1], l[0]}]++
 			}
 		}
 	}
-	slices.SortFunc(ps, func(x, y pair) int {
+	out := make([]linkCount, 0, len(count))
+	for p, n := range count {
+		out = append(out, linkCount{p.a, p.b, n})
+	}
+	slices.SortFunc(out, func(x, y linkCount) int {
 		if x.a != y.a {
 			return cmp.Compare(x.a, y.a)
 		}
 		return cmp.Compare(x.b, y.b)
 	})
-	out := map[uint64]map[uint64]int{}
-	for i := 0; i < len(ps); {
-		j := i
-		for j < len(ps) && ps[j] == ps[i] {
-			j++
-		}
-		m := out[ps[i].a]
+	return out
+}
+
+// linksOf is the links of group a, from links' result.
+func linksOf(links []linkCount, a uint64) map[uint64]int {
+	i, _ := slices.BinarySearchFunc(links, a, func(l linkCount, a uint64) int { return cmp.Compare(l.a, a) })
+	var m map[uint64]int
+	for ; i < len(links) && links[i].a == a; i++ {
 		if m == nil {
 			m = map[uint64]int{}
-			out[ps[i].a] = m
 		}
-		m[ps[i].b] = j - i
-		i = j
+		m[links[i].b] = int(links[i].n)
 	}
-	return out
+	return m
 }

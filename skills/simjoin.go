@@ -142,12 +142,13 @@ func overlapFloor(t float64, n, m int) int {
 // sets are independent, so they run on all CPUs. workers > 0 forces how
 // many goroutines share them.
 func clusterRanked(set func(i int) []int32, n int, t float64, workers int, progress func(done, total int)) unionFind {
-	return clusterRankedList(set, n, t, workers, rareList, progress)
+	return clusterRankedList(set, n, t, workers, rareList, pairBudget, progress)
 }
 
 // clusterRankedList is clusterRanked with the most sets a rare token may
-// index given (tests).
-func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareMax int, progress func(done, total int)) unionFind {
+// index, and the most entries of the pair index held at once, given
+// (tests).
+func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareMax, budget int, progress func(done, total int)) unionFind {
 	uf := newUnionFind(n)
 	if n == 0 || t <= 0 || t > 1 {
 		return uf
@@ -195,228 +196,34 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	slices.Sort(distinct)
 	// Shortest first; the rest of the join speaks of places in this order.
 	sort.SliceStable(distinct, func(a, b int) bool { return len(set(int(distinct[a]))) < len(set(int(distinct[b]))) })
+	j := &join{set: set, distinct: distinct, t: t, rareMax: rareMax}
+	j.build()
 	m := len(distinct)
-	length := make([]int32, m)
-	maxLen := 0
-	for p, i := range distinct {
-		length[p] = int32(len(set(int(i))))
-		maxLen = max(maxLen, len(set(int(i))))
-	}
-	// firstOfLen[l] is the first place of a set of l tokens or more.
-	firstOfLen := make([]int32, maxLen+2)
-	for l, p := 0, 0; l <= maxLen+1; l++ {
-		for p < m && int(length[p]) < l {
-			p++
-		}
-		firstOfLen[l] = int32(p)
-	}
-	indexLen := func(l int) (int, int) {
-		o := overlapFloor(t, l, l) // with a set at least as long
-		k := min(2, o)
-		return l - o + k, k
-	}
-	probeLen := func(l int) (int, int) {
-		o := int(math.Ceil(t*float64(l) - 1e-9)) // with a set as short as it may be
-		k := min(2, o)
-		return l - o + k, k
-	}
-	// The index. Sets are found under their first tokens; a frequent token
-	// (in many sets' first tokens) would make long lists to read, so when
-	// two shared tokens are needed, a frequent token is only looked up
-	// paired with another of the set's first tokens: the first two tokens
-	// two sets share are both rare (found under each), or make a pair one
-	// of them is frequent in (found under the pair).
-	maxTok := int32(0)
-	for _, i := range distinct {
-		maxTok = max(maxTok, set(int(i))[len(set(int(i)))-1])
-	}
-	pairs := t > 0.5 // then every pair of sets needs two shared tokens
-	count := make([]int32, maxTok+2)
-	for _, i := range distinct {
-		p, _ := indexLen(len(set(int(i))))
-		for _, tok := range set(int(i))[:p] {
-			count[tok+1]++
-		}
-	}
-	isRare := make([]bool, maxTok+1)
-	for tok := range isRare {
-		isRare[tok] = !pairs || int(count[tok+1]) <= rareMax
-	}
-	rare := func(tok int32) bool { return isRare[tok] }
-	start := make([]int32, maxTok+2)
-	for tok := int32(0); tok <= maxTok; tok++ {
-		start[tok+1] = start[tok]
-		if rare(tok) {
-			start[tok+1] += count[tok+1]
-		}
-	}
-	entries := make([]int32, start[len(start)-1])
-	next := append([]int32(nil), start[:len(start)-1]...)
-	// The pairs, by their first token (the rarer); under it, the second
-	// token and the set in one number, sorted.
-	pairFirst := make([]int32, maxTok+2)
-	eachPair := func(fn func(a, b int32, p int32)) {
-		for p, i := range distinct {
-			ip, _ := indexLen(len(set(int(i))))
-			pre := set(int(i))[:ip]
-			for a, tok := range pre {
-				for _, tok2 := range pre[a+1:] {
-					if !rare(tok) || !rare(tok2) {
-						fn(tok, tok2, int32(p))
-					}
-				}
-			}
-		}
-	}
-	for p, i := range distinct {
-		ip, _ := indexLen(len(set(int(i))))
-		for _, tok := range set(int(i))[:ip] {
-			if rare(tok) {
-				entries[next[tok]] = int32(p)
-				next[tok]++
-			}
-		}
-	}
-	var pairEntries []uint64
-	if pairs {
-		eachPair(func(a, _ int32, _ int32) { pairFirst[a+1]++ })
-		for tok := 1; tok < len(pairFirst); tok++ {
-			pairFirst[tok] += pairFirst[tok-1]
-		}
-		pairEntries = make([]uint64, pairFirst[len(pairFirst)-1])
-		fill := append([]int32(nil), pairFirst[:len(pairFirst)-1]...)
-		eachPair(func(a, b int32, p int32) {
-			pairEntries[fill[a]] = uint64(uint32(b))<<32 | uint64(uint32(p))
-			fill[a]++
-		})
-		for tok := 0; tok+1 < len(pairFirst); tok++ {
-			slices.Sort(pairEntries[pairFirst[tok]:pairFirst[tok+1]])
-		}
-	}
-	next, count = nil, nil
-
 	if workers <= 0 {
 		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
 	}
-	// A sketch of each set tells most candidates that cannot be alike
-	// apart without reading their sets.
-	sketches := make([]sketch, m)
-	var orders []uint64
-	for p, i := range distinct {
-		orders = orders[:0]
-		for _, tok := range set(int(i)) {
-			orders = append(orders, uint64(tok))
-		}
-		sketches[p] = sketchOf(orders)
-	}
-	// The places are joined as pairs are found, so that a pair already in
-	// one cluster is not compared: in a family of recurring work most
-	// candidates are, and only the clusters are wanted, not every pair.
+	// The pair index is built and probed a range of first tokens at a
+	// time, holding at most budget entries: on a long history the whole
+	// of it took more memory than the sets themselves. A pair of sets is
+	// a candidate when it shares k rare tokens (the first pass) or one
+	// pair (whichever pass holds its first token), so the passes find the
+	// candidates one pass over the whole index would.
+	parts := j.pairRanges(budget)
 	var (
 		done   atomic.Int64
-		wg     sync.WaitGroup
 		joined = newSharedUnionFind(m)
-		chunk  = int64(256)
-		cur    atomic.Int64
+		counts = make([][]int32, workers)
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			count := make([]int32, m)
-			var touched []int32
-			hit := func(py int32, n int32) {
-				if count[py] == 0 {
-					touched = append(touched, py)
-				}
-				count[py] += n
-			}
-			for {
-				lo := cur.Add(chunk) - chunk
-				if lo >= int64(m) {
-					return
-				}
-				hi := min(int64(m), lo+chunk)
-				for px := int32(lo); px < int32(hi); px++ {
-					x := set(int(distinct[px]))
-					lx := len(x)
-					pp, kx := probeLen(lx)
-					minLen := int(math.Ceil(t*float64(lx) - 1e-9))
-					from := firstOfLen[min(minLen, maxLen+1)]
-					pre := x[:pp]
-					for a, tok := range pre {
-						if rare(tok) {
-							list := entries[start[tok]:start[tok+1]]
-							k, hi := 0, len(list)
-							for k < hi {
-								mid := int(uint(k+hi) >> 1)
-								if list[mid] < from {
-									k = mid + 1
-								} else {
-									hi = mid
-								}
-							}
-							for _, py := range list[k:] {
-								if py >= px {
-									break
-								}
-								hit(py, 1)
-							}
-						}
-						if !pairs {
-							continue
-						}
-						bucket := pairEntries[pairFirst[tok]:pairFirst[tok+1]]
-						for _, tok2 := range pre[a+1:] {
-							if rare(tok) && rare(tok2) {
-								continue
-							}
-							want := uint64(uint32(tok2))<<32 | uint64(uint32(from))
-							lo, hi := 0, len(bucket)
-							for lo < hi {
-								mid := int(uint(lo+hi) >> 1)
-								if bucket[mid] < want {
-									lo = mid + 1
-								} else {
-									hi = mid
-								}
-							}
-							for _, e := range bucket[lo:] {
-								if int32(e>>32) != tok2 || int32(uint32(e)) >= px {
-									break
-								}
-								hit(int32(uint32(e)), 2)
-							}
-						}
-					}
-					for _, py := range touched {
-						c := count[py]
-						count[py] = 0
-						_, ky := indexLen(int(length[py]))
-						if int(c) < min(kx, ky) || !sketches[px].mayShare(sketches[py], overlapFloor(t, lx, int(length[py]))) ||
-							joined.find(px) == joined.find(py) {
-							continue
-						}
-						if similarAtLeast(x, set(int(distinct[py])), t) {
-							joined.union(px, py)
-						}
-					}
-					touched = touched[:0]
-				}
-				if progress != nil {
-					done.Add(hi - lo)
-				}
-			}
-		}()
-	}
+	total := m * max(1, len(parts))
+	var stop chan struct{}
+	var pw sync.WaitGroup
 	if progress != nil {
-		stop := make(chan struct{})
-		var pw sync.WaitGroup
+		stop = make(chan struct{})
 		pw.Add(1)
 		go func() {
 			defer pw.Done()
 			for {
-				progress(int(done.Load()), m)
+				progress(int(done.Load()), total)
 				select {
 				case <-stop:
 					return
@@ -424,12 +231,34 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 				}
 			}
 		}()
+	}
+	for p := 0; p == 0 || p < len(parts); p++ {
+		var r [2]int32
+		if len(parts) > 0 {
+			r = parts[p]
+			j.indexPairs(r[0], r[1])
+		}
+		var (
+			wg  sync.WaitGroup
+			cur atomic.Int64
+		)
+		for w := range workers {
+			if counts[w] == nil {
+				counts[w] = make([]int32, m)
+			}
+			wg.Add(1)
+			go func(count []int32) {
+				defer wg.Done()
+				j.probe(count, &cur, p == 0, r, joined, &done)
+			}(counts[w])
+		}
 		wg.Wait()
+	}
+	j.pairEntries = nil
+	if progress != nil {
 		close(stop)
 		pw.Wait()
-		progress(m, m)
-	} else {
-		wg.Wait()
+		progress(total, total)
 	}
 	for p := range int32(m) {
 		if r := joined.find(p); r != p {
@@ -437,6 +266,281 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 		}
 	}
 	return uf
+}
+
+// pairBudget is the most entries of the similarity join's pair index held
+// at once (8 bytes each).
+const pairBudget = 1 << 21
+
+// join is the state of a similarity join: the distinct sets, shortest
+// first, and the index of their first tokens.
+type join struct {
+	set      func(i int) []int32
+	distinct []int32
+	t        float64
+	rareMax  int
+
+	length     []int32
+	maxLen     int
+	firstOfLen []int32 // firstOfLen[l]: the first place of a set of l tokens or more
+	maxTok     int32
+	pairs      bool // every pair of sets needs two shared tokens
+	isRare     []bool
+	start      []int32 // rare tokens: where their places start in entries
+	entries    []int32
+	sketches   []sketch
+	// The pairs of the current range of first tokens (the rarer): under
+	// each, the second token and the place in one number, sorted.
+	pairFirst   []int32
+	pairEntries []uint64
+	pairCount   []int32 // by first token: the pairs under it
+}
+
+func (j *join) setAt(p int32) []int32 { return j.set(int(j.distinct[p])) }
+
+// indexLen is how many first tokens a set of l tokens is indexed under,
+// and how many of them it must share with a set at least as long.
+func (j *join) indexLen(l int) (int, int) {
+	o := overlapFloor(j.t, l, l)
+	k := min(2, o)
+	return l - o + k, k
+}
+
+// probeLen is the same for a set looking up those shorter than it.
+func (j *join) probeLen(l int) (int, int) {
+	o := int(math.Ceil(j.t*float64(l) - 1e-9))
+	k := min(2, o)
+	return l - o + k, k
+}
+
+// build makes the index of the rare tokens, the sketches, and counts the
+// pairs under each first token.
+func (j *join) build() {
+	m := len(j.distinct)
+	j.length = make([]int32, m)
+	for p := range j.distinct {
+		l := len(j.setAt(int32(p)))
+		j.length[p] = int32(l)
+		j.maxLen = max(j.maxLen, l)
+	}
+	j.firstOfLen = make([]int32, j.maxLen+2)
+	for l, p := 0, 0; l <= j.maxLen+1; l++ {
+		for p < m && int(j.length[p]) < l {
+			p++
+		}
+		j.firstOfLen[l] = int32(p)
+	}
+	// Sets are found under their first tokens; a frequent token (in many
+	// sets' first tokens) would make long lists to read, so when two shared
+	// tokens are needed, a frequent token is only looked up paired with
+	// another of the set's first tokens: the first two tokens two sets
+	// share are both rare (found under each), or make a pair one of them is
+	// frequent in (found under the pair).
+	for p := range j.distinct {
+		s := j.setAt(int32(p))
+		j.maxTok = max(j.maxTok, s[len(s)-1])
+	}
+	j.pairs = j.t > 0.5
+	count := make([]int32, j.maxTok+2)
+	for p := range j.distinct {
+		ip, _ := j.indexLen(int(j.length[p]))
+		for _, tok := range j.setAt(int32(p))[:ip] {
+			count[tok+1]++
+		}
+	}
+	j.isRare = make([]bool, j.maxTok+1)
+	for tok := range j.isRare {
+		j.isRare[tok] = !j.pairs || int(count[tok+1]) <= j.rareMax
+	}
+	j.start = make([]int32, j.maxTok+2)
+	for tok := int32(0); tok <= j.maxTok; tok++ {
+		j.start[tok+1] = j.start[tok]
+		if j.isRare[tok] {
+			j.start[tok+1] += count[tok+1]
+		}
+	}
+	j.entries = make([]int32, j.start[len(j.start)-1])
+	next := append([]int32(nil), j.start[:len(j.start)-1]...)
+	for p := range j.distinct {
+		ip, _ := j.indexLen(int(j.length[p]))
+		for _, tok := range j.setAt(int32(p))[:ip] {
+			if j.isRare[tok] {
+				j.entries[next[tok]] = int32(p)
+				next[tok]++
+			}
+		}
+	}
+	if j.pairs {
+		j.pairCount = make([]int32, j.maxTok+1)
+		j.eachPair(0, j.maxTok+1, func(a, _ int32, _ int32) { j.pairCount[a]++ })
+	}
+	// A sketch of each set tells most candidates that cannot be alike
+	// apart without reading their sets.
+	j.sketches = make([]sketch, m)
+	var orders []uint64
+	for p := range j.distinct {
+		orders = orders[:0]
+		for _, tok := range j.setAt(int32(p)) {
+			orders = append(orders, uint64(tok))
+		}
+		j.sketches[p] = sketchOf(orders)
+	}
+}
+
+// eachPair calls fn with every pair of a set's first tokens that is looked
+// up as a pair (one of them frequent) whose first token is in [lo, hi),
+// and the set's place.
+func (j *join) eachPair(lo, hi int32, fn func(a, b int32, p int32)) {
+	for p := range j.distinct {
+		ip, _ := j.indexLen(int(j.length[p]))
+		pre := j.setAt(int32(p))[:ip]
+		for x, tok := range pre {
+			if tok < lo {
+				continue
+			}
+			if tok >= hi {
+				break
+			}
+			for _, tok2 := range pre[x+1:] {
+				if !j.isRare[tok] || !j.isRare[tok2] {
+					fn(tok, tok2, int32(p))
+				}
+			}
+		}
+	}
+}
+
+// pairRanges splits the first tokens into ranges whose pairs number at
+// most budget each (or hold one token); none when no pairs are looked up.
+func (j *join) pairRanges(budget int) [][2]int32 {
+	if !j.pairs {
+		return nil
+	}
+	var out [][2]int32
+	lo, n := int32(0), 0
+	for tok := int32(0); tok <= j.maxTok; tok++ {
+		c := int(j.pairCount[tok])
+		if n > 0 && n+c > budget {
+			out = append(out, [2]int32{lo, tok})
+			lo, n = tok, 0
+		}
+		n += c
+	}
+	return append(out, [2]int32{lo, j.maxTok + 1})
+}
+
+// indexPairs builds the pair index of the first tokens in [lo, hi).
+func (j *join) indexPairs(lo, hi int32) {
+	j.pairFirst = make([]int32, hi-lo+1)
+	n := 0
+	for tok := lo; tok < hi; tok++ {
+		n += int(j.pairCount[tok])
+		j.pairFirst[tok-lo+1] = int32(n)
+	}
+	if cap(j.pairEntries) >= n {
+		j.pairEntries = j.pairEntries[:n]
+	} else {
+		j.pairEntries = make([]uint64, n)
+	}
+	fill := append([]int32(nil), j.pairFirst[:len(j.pairFirst)-1]...)
+	j.eachPair(lo, hi, func(a, b int32, p int32) {
+		j.pairEntries[fill[a-lo]] = uint64(uint32(b))<<32 | uint64(uint32(p))
+		fill[a-lo]++
+	})
+	for k := 0; k+1 < len(j.pairFirst); k++ {
+		slices.Sort(j.pairEntries[j.pairFirst[k]:j.pairFirst[k+1]])
+	}
+}
+
+// probe looks up, for each place taken from cur, the shorter sets it may
+// be alike through the rare tokens' index (if rare) and the pairs whose
+// first token is in r, and joins those alike. count is the caller's, all
+// zero, and left so.
+func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, joined sharedUnionFind, done *atomic.Int64) {
+	const chunk = 256
+	m := int64(len(j.distinct))
+	t := j.t
+	var touched []int32
+	hit := func(py int32, n int32) {
+		if count[py] == 0 {
+			touched = append(touched, py)
+		}
+		count[py] += n
+	}
+	for {
+		lo := cur.Add(chunk) - chunk
+		if lo >= m {
+			return
+		}
+		hi := min(m, lo+chunk)
+		for px := int32(lo); px < int32(hi); px++ {
+			x := j.setAt(px)
+			lx := len(x)
+			pp, kx := j.probeLen(lx)
+			minLen := int(math.Ceil(t*float64(lx) - 1e-9))
+			from := j.firstOfLen[min(minLen, j.maxLen+1)]
+			pre := x[:pp]
+			for a, tok := range pre {
+				if rare && j.isRare[tok] {
+					list := j.entries[j.start[tok]:j.start[tok+1]]
+					k, hi := 0, len(list)
+					for k < hi {
+						mid := int(uint(k+hi) >> 1)
+						if list[mid] < from {
+							k = mid + 1
+						} else {
+							hi = mid
+						}
+					}
+					for _, py := range list[k:] {
+						if py >= px {
+							break
+						}
+						hit(py, 1)
+					}
+				}
+				if !j.pairs || tok < r[0] || tok >= r[1] {
+					continue
+				}
+				bucket := j.pairEntries[j.pairFirst[tok-r[0]]:j.pairFirst[tok-r[0]+1]]
+				for _, tok2 := range pre[a+1:] {
+					if j.isRare[tok] && j.isRare[tok2] {
+						continue
+					}
+					want := uint64(uint32(tok2))<<32 | uint64(uint32(from))
+					lo, hi := 0, len(bucket)
+					for lo < hi {
+						mid := int(uint(lo+hi) >> 1)
+						if bucket[mid] < want {
+							lo = mid + 1
+						} else {
+							hi = mid
+						}
+					}
+					for _, e := range bucket[lo:] {
+						if int32(e>>32) != tok2 || int32(uint32(e)) >= px {
+							break
+						}
+						hit(int32(uint32(e)), 2)
+					}
+				}
+			}
+			for _, py := range touched {
+				c := count[py]
+				count[py] = 0
+				_, ky := j.indexLen(int(j.length[py]))
+				if int(c) < min(kx, ky) || !j.sketches[px].mayShare(j.sketches[py], overlapFloor(t, lx, int(j.length[py]))) ||
+					joined.find(px) == joined.find(py) {
+					continue
+				}
+				if similarAtLeast(x, j.setAt(py), t) {
+					joined.union(px, py)
+				}
+			}
+			touched = touched[:0]
+		}
+		done.Add(hi - lo)
+	}
 }
 
 // rareList is the most sets a token may index and still be looked up

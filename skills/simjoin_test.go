@@ -62,7 +62,7 @@ func TestClusterSimilarMatchesBruteForce(t *testing.T) {
 			got = clusterSimilar(sets, freq, threshold, nil)
 		} else {
 			// Every token frequent, or nearly: the lookups by pairs.
-			got = clusterRankedList(func(i int) []int32 { return sets[i] }, len(sets), threshold, 1+r.IntN(3), r.IntN(4), nil)
+			got = clusterRankedList(func(i int) []int32 { return sets[i] }, len(sets), threshold, 1+r.IntN(3), r.IntN(4), []int{1, 7, 50, pairBudget}[r.IntN(4)], nil)
 		}
 		want := bruteClusters(sets, threshold)
 		for i := range sets {
