@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
@@ -735,12 +736,14 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		changes []candidateChange
 		results []ScanCandidate
 		orphans map[string][]store.SourceRef
+		bodies  map[uint64]string
 	)
 	err = st.ViewMine(func(v *store.MineView) error {
-		texts, err := f.contents(st, v, oldFP)
+		texts, kept, err := f.contents(st, v, oldFP)
 		if err != nil {
 			return err
 		}
+		bodies = kept
 		cs, err := newFullCandidates(v, f)
 		if err != nil {
 			return err
@@ -803,7 +806,7 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err := writeOrphans(tx, orphans); err != nil {
 			return err
 		}
-		if err := writeCandidates(tx, changes, f.sourceRefs, at); err != nil {
+		if err := writeCandidates(tx, changes, bodies, f.sourceRefs, at); err != nil {
 			return err
 		}
 		return tx.Delete(metaKey(metaRebuild))
@@ -872,51 +875,80 @@ func storedContent(r kvReader, hash uint64) (content, error) {
 	return ct, err
 }
 
-// contents distills the text of every output whose inputs changed, on all
-// CPUs, writing the texts as they come (a large history's would not fit in
-// memory at once); it returns them without their bodies. The others keep
-// their stored text.
-func (f *fullBuild) contents(st *store.Store, v *store.MineView, oldFP map[uint64]uint64) (map[uint64]content, error) {
-	texts := map[uint64]content{}
+// contents distills the text of every output whose inputs changed and
+// writes it, the others keeping their stored text. The samples are read
+// while the texts read before them are distilled on the other CPUs, and
+// the texts are written as they come, a batch at a time (a large
+// history's would not fit in memory at once). It returns the texts
+// without their bodies, and the bodies up to keptBodies bytes in all, for
+// the candidates.
+func (f *fullBuild) contents(st *store.Store, v *store.MineView, oldFP map[uint64]uint64) (map[uint64]content, map[uint64]string, error) {
+	texts, bodies := map[uint64]content{}, map[uint64]string{}
 	type job struct {
 		o  *output
 		in *distillInput
 		ct content
 	}
-	var batch []*job
-	flush := func() error {
-		var wg sync.WaitGroup
-		next := make(chan *job)
-		for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range next {
-					j.ct = distill(j.in)
-					j.in = nil
-				}
-			}()
-		}
-		for _, j := range batch {
-			next <- j
-		}
-		close(next)
-		wg.Wait()
-		err := st.UpdateMine(func(tx *store.MineTx) error {
-			for _, j := range batch {
-				if err := tx.Put(key1(keyContent, j.o.hash), encodeContent(j.o.fp, j.ct)); err != nil {
-					return err
+	workers := max(1, runtime.GOMAXPROCS(0))
+	jobs := make(chan *job, 2*workers)
+	distilled := make(chan *job, 2*workers)
+	var (
+		wg     sync.WaitGroup
+		failed atomic.Bool
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.ct = distill(j.in)
+				j.in = nil
+				distilled <- j
+			}
+		}()
+	}
+	// The writer owns texts and bodies until it is done.
+	written := make(chan error, 1)
+	go func() {
+		var (
+			batch []*job
+			err   error
+			kept  int
+		)
+		flush := func() {
+			if err == nil && len(batch) > 0 {
+				err = st.UpdateMine(func(tx *store.MineTx) error {
+					for _, j := range batch {
+						if err := tx.Put(key1(keyContent, j.o.hash), encodeContent(j.o.fp, j.ct)); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					failed.Store(true)
 				}
 			}
-			return nil
-		})
-		for _, j := range batch {
-			j.ct.body = ""
-			texts[j.o.hash] = j.ct
+			for _, j := range batch {
+				if kept+len(j.ct.body) <= keptBodies {
+					bodies[j.o.hash] = j.ct.body
+					kept += len(j.ct.body)
+				}
+				j.ct.body = ""
+				texts[j.o.hash] = j.ct
+			}
+			batch = batch[:0]
 		}
-		batch = batch[:0]
-		return err
-	}
+		for j := range distilled {
+			batch = append(batch, j)
+			if len(batch) == contentBatch {
+				flush()
+			}
+		}
+		flush()
+		written <- err
+	}()
+	var err error
 	for i, o := range f.outputs {
 		if f.o.Progress != nil && i%64 == 0 {
 			f.o.Progress("writing", i, len(f.outputs))
@@ -924,22 +956,30 @@ func (f *fullBuild) contents(st *store.Store, v *store.MineView, oldFP map[uint6
 		if fp, ok := oldFP[o.hash]; ok && fp == o.fp {
 			continue
 		}
-		in, err := f.distillInput(v, o)
-		if err != nil {
-			return nil, err
+		if failed.Load() {
+			break
 		}
-		batch = append(batch, &job{o: o, in: in})
-		if len(batch) == contentBatch {
-			if err := flush(); err != nil {
-				return nil, err
-			}
+		var in *distillInput
+		if in, err = f.distillInput(v, o); err != nil {
+			break
 		}
+		jobs <- &job{o: o, in: in}
 	}
-	if err := flush(); err != nil {
-		return nil, err
+	close(jobs)
+	wg.Wait()
+	close(distilled)
+	if werr := <-written; err == nil {
+		err = werr
 	}
-	return texts, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	return texts, bodies, nil
 }
+
+// keptBodies bounds the distilled bodies a full scan keeps for the
+// candidates it writes; the others are read back.
+const keptBodies = 32 << 20
 
 func (f *fullBuild) distillInput(v *store.MineView, o *output) (*distillInput, error) {
 	ms := f.members[o]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -150,11 +151,14 @@ func (cs *fullCandidates) orphansAfter(changes []candidateChange) (map[string][]
 }
 
 // writeCandidates writes what reconcile decided: texts, statuses and
-// sources.
-func writeCandidates(tx *store.MineTx, changes []candidateChange, refs func(*output) ([]store.SourceRef, error), at time.Time) error {
+// sources. bodies holds distilled bodies by settled group; the others are
+// read from the state.
+func writeCandidates(tx *store.MineTx, changes []candidateChange, bodies map[uint64]string, refs func(*output) ([]store.SourceRef, error), at time.Time) error {
 	for _, ch := range changes {
 		c := ch.c
-		if ch.body {
+		if body, ok := bodies[ch.g.out.hash]; ch.body && ok {
+			c.Body = body
+		} else if ch.body {
 			val, ok, err := tx.Get(key1(keyContent, ch.g.out.hash))
 			if err != nil {
 				return err
@@ -190,7 +194,6 @@ func writeCandidates(tx *store.MineTx, changes []candidateChange, refs func(*out
 // orphans, written once the candidates are reconciled (writeOutputs,
 // writeOrphans).
 func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
-	h := f.h
 	if err := tx.DeleteRange([]byte{keyContent + 1}, nil); err != nil {
 		return err
 	}
@@ -213,94 +216,139 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 			return err
 		}
 	}
-	links := f.links()
 	return tx.PutSorted(func(put func(k, v []byte) error) error {
-		// g: groups, by page.
-		byPage := map[uint16][]uint64{}
-		for gid := range f.groups {
-			byPage[groupPage(gid)] = append(byPage[groupPage(gid)], gid)
-		}
-		pages := make([]uint16, 0, len(byPage))
-		for p := range byPage {
-			pages = append(pages, p)
-		}
-		slices.Sort(pages)
-		for _, p := range pages {
-			ids := byPage[p]
-			slices.Sort(ids)
-			val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, linksOf(links, gid))) })
-			if err := put(groupPageKey(p), val); err != nil {
-				return err
-			}
-		}
-		// l: member lists of the groups too large to keep them in their
-		// entry.
-		gids := make([]uint64, 0, len(f.groups))
-		for gid := range f.groups {
-			gids = append(gids, gid)
-		}
-		slices.Sort(gids)
-		for _, gid := range gids {
-			g := f.groups[gid]
-			if len(g.members) <= inlineMembers {
-				continue
-			}
-			seqs := make([]int64, len(g.members))
-			for i, m := range g.members {
-				seqs[i] = h.seq[m]
-			}
-			for at := 0; at < len(seqs); at += listChunk {
-				part := seqs[at:min(len(seqs), at+listChunk)]
-				if err := put(key2(keyList, gid, uint64(part[0])), encodeSeqs(part)); err != nil {
-					return err
-				}
-			}
-		}
-		// The rest needs the tasks, not the groups: let them go.
-		f.groups, links = nil, nil
-		// m: meta.
-		for _, m := range f.meta(maxSeq, lastDecision) {
-			if err := put(metaKey(m.name), m.val); err != nil {
-				return err
-			}
-		}
-		// p: the similarity index.
-		if err := f.writePostings(put); err != nil {
-			return err
-		}
-		// r: task records.
-		if err := f.writeRecords(put); err != nil {
-			return err
-		}
-		// t: tokens, by page.
-		toks := make([]int32, len(h.tokHash))
-		for i := range toks {
-			toks[i] = int32(i)
-		}
-		sort.Slice(toks, func(a, b int) bool { return h.tokHash[toks[a]] < h.tokHash[toks[b]] })
-		for start := 0; start < len(toks); {
-			page := byte(h.tokHash[toks[start]] >> 56)
-			end := start
-			for end < len(toks) && byte(h.tokHash[toks[end]]>>56) == page {
-				end++
-			}
-			ids := make([]uint64, 0, end-start)
-			byHash := map[uint64]int32{}
-			for _, t := range toks[start:end] {
-				ids = append(ids, h.tokHash[t])
-				byHash[h.tokHash[t]] = t
-			}
-			val := encodePage[token](ids, func(hash uint64) []byte {
-				t := byHash[hash]
-				return encodeToken(token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
-			})
-			if err := put([]byte{keyToken, page}, val); err != nil {
-				return err
-			}
-			start = end
-		}
-		return nil
+		return putAhead(put, func(put func(k, v []byte) error) error {
+			return f.encodeState(put, f.links(), maxSeq, lastDecision)
+		})
 	})
+}
+
+// putAhead calls gen in a goroutine of its own and put with what it
+// yields, in order: encoding the state and writing it to SQLite take
+// about as long, and overlap on two CPUs. Each key and value yielded must
+// be its own.
+func putAhead(put func(k, v []byte) error, gen func(yield func(k, v []byte) error) error) error {
+	type kv struct{ k, v []byte }
+	ch := make(chan kv, 64)
+	stop := make(chan struct{})
+	var genErr error
+	go func() {
+		defer close(ch)
+		genErr = gen(func(k, v []byte) error {
+			select {
+			case ch <- kv{k, v}:
+				return nil
+			case <-stop:
+				return errStopped
+			}
+		})
+	}()
+	var err error
+	for x := range ch {
+		if err == nil {
+			if err = put(x.k, x.v); err != nil {
+				close(stop)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return genErr // set before ch closed
+}
+
+// errStopped ends a generator whose consumer failed.
+var errStopped = errors.New("stopped")
+
+// encodeState yields the state but for the texts, the settled groups and
+// the orphans, in key order.
+func (f *fullBuild) encodeState(put func(k, v []byte) error, links []linkCount, maxSeq, lastDecision int64) error {
+	h := f.h
+	// g: groups, by page.
+	byPage := map[uint16][]uint64{}
+	for gid := range f.groups {
+		byPage[groupPage(gid)] = append(byPage[groupPage(gid)], gid)
+	}
+	pages := make([]uint16, 0, len(byPage))
+	for p := range byPage {
+		pages = append(pages, p)
+	}
+	slices.Sort(pages)
+	for _, p := range pages {
+		ids := byPage[p]
+		slices.Sort(ids)
+		val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, linksOf(links, gid))) })
+		if err := put(groupPageKey(p), val); err != nil {
+			return err
+		}
+	}
+	// l: member lists of the groups too large to keep them in their
+	// entry.
+	gids := make([]uint64, 0, len(f.groups))
+	for gid := range f.groups {
+		gids = append(gids, gid)
+	}
+	slices.Sort(gids)
+	for _, gid := range gids {
+		g := f.groups[gid]
+		if len(g.members) <= inlineMembers {
+			continue
+		}
+		seqs := make([]int64, len(g.members))
+		for i, m := range g.members {
+			seqs[i] = h.seq[m]
+		}
+		for at := 0; at < len(seqs); at += listChunk {
+			part := seqs[at:min(len(seqs), at+listChunk)]
+			if err := put(key2(keyList, gid, uint64(part[0])), encodeSeqs(part)); err != nil {
+				return err
+			}
+		}
+	}
+	// The rest needs the tasks, not the groups: let them go.
+	f.groups, links = nil, nil
+	// m: meta.
+	for _, m := range f.meta(maxSeq, lastDecision) {
+		if err := put(metaKey(m.name), m.val); err != nil {
+			return err
+		}
+	}
+	// p: the similarity index.
+	if err := f.writePostings(put); err != nil {
+		return err
+	}
+	// r: task records.
+	if err := f.writeRecords(put); err != nil {
+		return err
+	}
+	// t: tokens, by page.
+	toks := make([]int32, len(h.tokHash))
+	for i := range toks {
+		toks[i] = int32(i)
+	}
+	sort.Slice(toks, func(a, b int) bool { return h.tokHash[toks[a]] < h.tokHash[toks[b]] })
+	for start := 0; start < len(toks); {
+		page := byte(h.tokHash[toks[start]] >> 56)
+		end := start
+		for end < len(toks) && byte(h.tokHash[toks[end]]>>56) == page {
+			end++
+		}
+		ids := make([]uint64, 0, end-start)
+		byHash := map[uint64]int32{}
+		for _, t := range toks[start:end] {
+			ids = append(ids, h.tokHash[t])
+			byHash[h.tokHash[t]] = t
+		}
+		val := encodePage[token](ids, func(hash uint64) []byte {
+			t := byHash[hash]
+			return encodeToken(token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
+		})
+		if err := put([]byte{keyToken, page}, val); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
 }
 
 // writeOutputs writes the settled groups, once reconcile has given each
@@ -492,9 +540,18 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			count[r+1]++
 		}
 	})
+	// Each task is in several lists: its sketch is made once, in order.
+	sketches := make([]sketch, h.n)
+	var orders []uint64
+	each(func(i int, _ []int32) {
+		orders = orders[:0]
+		for _, r := range h.set(i) {
+			orders = append(orders, orderBase+uint64(r))
+		}
+		sketches[i] = sketchOf(orders)
+	})
 	var (
 		entries []int32
-		orders  []uint64
 		ps      = make([]posting, 0, listChunk)
 	)
 	for lo := 0; lo < len(count)-1; {
@@ -524,11 +581,7 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 				part := list[at:min(len(list), at+listChunk)]
 				ps = ps[:0]
 				for _, i := range part {
-					orders = orders[:0]
-					for _, x := range h.set(int(i)) {
-						orders = append(orders, orderBase+uint64(x))
-					}
-					ps = append(ps, posting{seq: h.seq[i], n: len(h.set(int(i))), cluster: h.cluster[i], sketch: sketchOf(orders)})
+					ps = append(ps, posting{seq: h.seq[i], n: int(h.setOff[i+1] - h.setOff[i]), cluster: h.cluster[i], sketch: sketches[i]})
 				}
 				if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
 					return err
