@@ -31,16 +31,18 @@ type spec struct {
 // roles synced, a run started, every task accepted from a command,
 // assigned, delivered and closed by a report.
 type historyDB struct {
-	t   testing.TB
-	st  *store.Store
-	run store.Run
-	n   int
-	ids []string
+	t    testing.TB
+	st   *store.Store
+	path string // the database file
+	run  store.Run
+	n    int
+	ids  []string
 }
 
 func newHistoryDB(t testing.TB) *historyDB {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "data", "shogun.db"))
+	path := filepath.Join(t.TempDir(), "data", "shogun.db")
+	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func newHistoryDB(t testing.TB) *historyDB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &historyDB{t: t, st: st, run: run}
+	return &historyDB{t: t, st: st, path: path, run: run}
 }
 
 // add records finished tasks and returns their ids.

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -422,6 +424,59 @@ func TestScanWaitsForAFullScan(t *testing.T) {
 	// The state is whole again: the next scan is incremental and finds
 	// nothing new.
 	if res := h.scan(ScanOptions{}); res.Unchanged != 1 {
+		t.Fatalf("scan after: %+v", res)
+	}
+}
+
+// TestFullScanThatFailsAfterItsStateIsRedone: a full scan writes the new
+// mining state, then its candidates; one that fails between the two (here
+// the candidates table refuses the write) leaves the next scan a full one,
+// which gives the candidates a scan that never failed gives, without
+// waiting for the mark of a full scan to run out.
+func TestFullScanThatFailsAfterItsStateIsRedone(t *testing.T) {
+	h := newHistoryDB(t)
+	h.add(spec{role: "ashigaru1", title: "Fix flaky test", body: unrelated[0]},
+		spec{role: "ashigaru1", title: "Fix flaky test", body: unrelated[1]},
+		spec{role: "ashigaru2", title: "Update the changelog", body: unrelated[2]},
+		spec{role: "ashigaru2", title: "Update the changelog", body: unrelated[3]})
+	db, err := sql.Open("sqlite", h.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON skill_candidates BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`); err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return day.Add(24 * time.Hour) }
+	if _, err := Scan(h.st, ScanOptions{Full: true, Now: now}); err == nil || !strings.Contains(err.Error(), "refused by the test") {
+		t.Fatalf("full scan with the candidates refused: %v", err)
+	}
+	var state int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM skill_state WHERE k >= x'72' AND k < x'73'`).Scan(&state); err != nil || state == 0 {
+		t.Fatalf("the failed scan wrote no task records (%d, %v): the test does not reach the second step", state, err)
+	}
+	if _, err := db.Exec(`DROP TRIGGER refuse`); err != nil {
+		t.Fatal(err)
+	}
+	// At once, not after the mark of a running full scan (30 minutes).
+	res, err := Scan(h.st, ScanOptions{Now: now})
+	if err != nil {
+		t.Fatalf("scan after the failed one: %v", err)
+	}
+	if res.New != 2 {
+		t.Fatalf("scan after the failed one: %+v, want the 2 candidates new", res)
+	}
+	cs := h.candidates()
+	if len(cs) != 2 {
+		t.Fatalf("candidates after the failed scan: %v, want 2", cs)
+	}
+	for name, c := range cs {
+		if len(c.SourceTaskIDs) != 2 {
+			t.Fatalf("%s: sources %v, want 2", name, c.SourceTaskIDs)
+		}
+	}
+	// Whole again: the next scan is incremental and finds nothing new.
+	if res := h.scan(ScanOptions{}); res.Unchanged != 2 || res.New != 0 {
 		t.Fatalf("scan after: %+v", res)
 	}
 }
