@@ -39,7 +39,7 @@ type fullTasks struct {
 	setOff    []uint32
 	setBuf    []int32 // token numbers, first seen first; after mineAll, ranks
 	prop      map[int32]store.Proposal
-	keys      map[uint64]string // group keys of titles, tags and proposals
+	keys      groupKeys // group keys of titles, tags and proposals
 	// tokens, by number
 	tokHash  []uint64
 	tokCount []int64
@@ -55,6 +55,33 @@ func (h *fullTasks) set(i int) []int32 { return h.setBuf[h.setOff[i]:h.setOff[i+
 // pos is the position of the task with seq s.
 func (h *fullTasks) pos(s int64) (int, bool) {
 	return slices.BinarySearch(h.seq, s)
+}
+
+// groupKeys holds the keys of groups, by gid, in one buffer: a map of
+// strings gave the collector a pointer to follow per group, at every one
+// of a long scan's collections.
+type groupKeys struct {
+	at  map[uint64]uint32 // where a key starts in buf: its length, then it
+	buf []byte
+}
+
+func (k *groupKeys) put(gid uint64, key string) {
+	if _, ok := k.at[gid]; ok {
+		return
+	}
+	k.at[gid] = uint32(len(k.buf))
+	k.buf = binary.AppendUvarint(k.buf, uint64(len(key)))
+	k.buf = append(k.buf, key...)
+}
+
+func (k *groupKeys) get(gid uint64) string {
+	at, ok := k.at[gid]
+	if !ok {
+		return ""
+	}
+	n, w := binary.Uvarint(k.buf[at:])
+	start := int(at) + w
+	return string(k.buf[start : start+int(n)])
 }
 
 // rawTask is a task read for a full scan, tokenised by a worker.
@@ -79,7 +106,7 @@ type rawBatch struct {
 // readTasks reads every task up to upto, tokenising on all CPUs while the
 // store is read, and keeps what mining needs.
 func readTasks(v *store.MineView, upto int64, total int, progress func(string, int, int)) (*fullTasks, error) {
-	h := &fullTasks{prop: map[int32]store.Proposal{}, keys: map[uint64]string{}}
+	h := &fullTasks{prop: map[int32]store.Proposal{}, keys: groupKeys{at: map[uint64]uint32{}}}
 	// Sized for the tasks counted: growing them as they fill would hold
 	// up to twice as much for a while.
 	h.seq = make([]int64, 0, total)
@@ -170,11 +197,11 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				h.finished = append(h.finished, t.finished)
 				h.title = append(h.title, t.titleGID)
 				if t.titleGID != 0 {
-					h.keys[t.titleGID] = t.titleKey
+					h.keys.put(t.titleGID, t.titleKey)
 				}
 				for j, g := range t.tagGIDs {
 					h.tagBuf = append(h.tagBuf, g)
-					h.keys[g] = t.tagKeys[j]
+					h.keys.put(g, t.tagKeys[j])
 				}
 				h.tagOff = append(h.tagOff, uint32(len(h.tagBuf)))
 				limit := commonLimit(k)
@@ -366,7 +393,7 @@ func (f *fullBuild) mineAll() {
 		}
 		if p, ok := h.prop[ii]; ok {
 			gid := keyGID(gidProposal, proposalKey(p.Name))
-			h.keys[gid] = proposalKey(p.Name)
+			h.keys.put(gid, proposalKey(p.Name))
 			f.addMember(gid, ii)
 			f.groups[gid].latest = ii
 		}
@@ -488,7 +515,7 @@ func (f *fullBuild) key(g *fgroup) string {
 	if gidKind(g.gid) == gidCluster {
 		return KindSimilar + ":" + f.h.id(int(g.members[0]))
 	}
-	return f.h.keys[g.gid]
+	return f.h.keys.get(g.gid)
 }
 
 // describe fills in what an output's text says besides its members.
@@ -835,7 +862,7 @@ func markRebuild(tx *store.MineTx, o ScanOptions) error {
 func (f *fullBuild) forgetState() {
 	h := f.h
 	h.role, h.status, h.finished, h.title = nil, nil, nil, nil
-	h.tagOff, h.tagBuf, h.keys, h.cluster = nil, nil, nil, nil
+	h.tagOff, h.tagBuf, h.keys, h.cluster = nil, nil, groupKeys{}, nil
 	h.tokHash, h.tokCount = nil, nil
 	f.groups, f.rank = nil, nil
 }

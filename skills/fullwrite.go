@@ -389,7 +389,7 @@ func (f *fullBuild) row(gid uint64, links map[uint64]int) *group {
 	g := f.groups[gid]
 	row := &group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]], links: links}
 	if gidKind(gid) != gidCluster {
-		row.key = h.keys[gid]
+		row.key = h.keys.get(gid)
 	}
 	if gidKind(gid) == gidProposal {
 		p := h.prop[g.latest]
@@ -518,13 +518,15 @@ func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 
 // writePostings writes the similarity index: every finished task with a
 // set of two tokens or more, under the first tokens of its set.
+//
+// The index is made a range of ranks at a time (the whole of it would
+// take more memory than the history's sets), each by one pass over the
+// tasks in order, encoding each task's postings into the chunks of its
+// ranks as it goes: reading the tasks in order, not by rank, keeps their
+// seqs, sets and clusters in the CPU's caches.
 func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 	h := f.h
 	t := f.o.Similarity
-	// Count, then place, the entries by token rank (a counting sort), a
-	// range of ranks at a time: the whole index at once took more memory
-	// than the history's sets.
-	count := make([]int32, len(h.tokHash)+1)
 	each := func(fn func(i int, ranks []int32)) {
 		for i := 0; i < h.n; i++ {
 			if h.status[i] == codeOpen || len(h.set(i)) < 2 {
@@ -535,58 +537,58 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			fn(i, ranks[:p])
 		}
 	}
+	count := make([]int32, len(h.tokHash))
 	each(func(_ int, ranks []int32) {
 		for _, r := range ranks {
-			count[r+1]++
+			count[r]++
 		}
 	})
-	// Each task is in several lists: its sketch is made once, in order.
-	sketches := make([]sketch, h.n)
+	type chunk struct {
+		first, prev int64
+		n           int
+		b           []byte
+	}
 	var orders []uint64
-	each(func(i int, _ []int32) {
-		orders = orders[:0]
-		for _, r := range h.set(i) {
-			orders = append(orders, orderBase+uint64(r))
-		}
-		sketches[i] = sketchOf(orders)
-	})
-	var (
-		entries []int32
-		ps      = make([]posting, 0, listChunk)
-	)
-	for lo := 0; lo < len(count)-1; {
+	for lo := 0; lo < len(count); {
 		hi, n := lo, 0
-		for hi < len(count)-1 && (n == 0 || n+int(count[hi+1]) <= postingBudget) {
-			n += int(count[hi+1])
+		for hi < len(count) && (n == 0 || n+int(count[hi]) <= postingBudget) {
+			n += int(count[hi])
 			hi++
 		}
-		// start[r-lo] is where rank r's entries begin.
-		start := make([]int32, hi-lo+1)
-		for r := lo; r < hi; r++ {
-			start[r-lo+1] = start[r-lo] + count[r+1]
-		}
-		entries = slices.Grow(entries[:0], n)[:n]
-		next := append([]int32(nil), start[:hi-lo]...)
+		lists := make([][]chunk, hi-lo)
 		each(func(i int, ranks []int32) {
+			var p posting
+			made := false
 			for _, r := range ranks {
-				if int(r) >= lo && int(r) < hi {
-					entries[next[int(r)-lo]] = int32(i)
-					next[int(r)-lo]++
+				if int(r) < lo || int(r) >= hi {
+					continue
 				}
+				if !made {
+					orders = orders[:0]
+					for _, x := range h.set(i) {
+						orders = append(orders, orderBase+uint64(x))
+					}
+					p = posting{seq: h.seq[i], n: len(orders), cluster: h.cluster[i], sketch: sketchOf(orders)}
+					made = true
+				}
+				cs := lists[int(r)-lo]
+				if len(cs) == 0 || cs[len(cs)-1].n == listChunk {
+					cs = append(cs, chunk{first: p.seq, prev: p.seq})
+					lists[int(r)-lo] = cs
+				}
+				c := &cs[len(cs)-1]
+				c.b = appendPosting(c.b, c.prev, p)
+				c.prev = p.seq
+				c.n++
 			}
 		})
-		for r := lo; r < hi; r++ {
-			list := entries[start[r-lo]:start[r-lo+1]]
-			for at := 0; at < len(list); at += listChunk {
-				part := list[at:min(len(list), at+listChunk)]
-				ps = ps[:0]
-				for _, i := range part {
-					ps = append(ps, posting{seq: h.seq[i], n: int(h.setOff[i+1] - h.setOff[i]), cluster: h.cluster[i], sketch: sketches[i]})
-				}
-				if err := put(key2(keyPosting, orderBase+uint64(r), uint64(ps[0].seq)), encodePostings(ps)); err != nil {
+		for k, cs := range lists {
+			for _, c := range cs {
+				if err := put(key2(keyPosting, orderBase+uint64(lo+k), uint64(c.first)), c.b); err != nil {
 					return err
 				}
 			}
+			lists[k] = nil
 		}
 		lo = hi
 	}
@@ -594,8 +596,8 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 }
 
 // postingBudget is the most entries of the similarity index a full scan
-// places at once (4 bytes each).
-const postingBudget = 1 << 20
+// holds encoded at once (about 22 bytes each).
+const postingBudget = 1 << 19
 
 // linkCount is how many finished tasks groups a and b share.
 type linkCount struct {

@@ -440,15 +440,23 @@ func decodeSeqs(start int64, b []byte) ([]int64, error) {
 }
 
 func encodePostings(ps []posting) []byte {
-	e := enc{}
+	var b []byte
 	prev := ps[0].seq
 	for _, p := range ps {
-		e.u(uint64(p.seq - prev))
-		e.u(uint64(p.n))
-		e.u(p.cluster & gidMask)
-		e.b = append(e.b, p.sketch[:]...)
+		b = appendPosting(b, prev, p)
 		prev = p.seq
 	}
+	return b
+}
+
+// appendPosting appends p to a chunk of the similarity index whose
+// previous posting has seq prev (the chunk's first seq for its first).
+func appendPosting(b []byte, prev int64, p posting) []byte {
+	e := enc{b}
+	e.u(uint64(p.seq - prev))
+	e.u(uint64(p.n))
+	e.u(p.cluster & gidMask)
+	e.b = append(e.b, p.sketch[:]...)
 	return e.b
 }
 
