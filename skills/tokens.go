@@ -109,7 +109,7 @@ func hashTokens[T string | []byte](s T, buf []byte, fn func(h uint64)) []byte {
 		if n <= 1 || digits {
 			continue
 		}
-		if n <= maxStopWord && stopHash[h] {
+		if n <= maxStopWord && stopHash.has(h) {
 			buf = buf[:0]
 			for k := 0; k < n; k++ {
 				c := w[k]
@@ -138,14 +138,41 @@ var wordByte = func() (t [256]bool) {
 	return t
 }()
 
-// stopHash holds the hashes of the stop words.
-var stopHash = func() map[uint64]bool {
-	m := map[uint64]bool{}
-	for w := range stopWords {
-		m[hashToken([]byte(w))] = true
+// stopHash holds the hashes of the stop words. hashTokens asks it for most
+// words of every task; a Go map took a third of a full scan's tokenising.
+var stopHash = func() (s hashSet64) {
+	if len(stopWords) > 256 {
+		panic("skills: more stop words than stopHash holds")
 	}
-	return m
+	for w := range stopWords {
+		s.add(hashToken([]byte(w)))
+	}
+	return s
 }()
+
+// hashSet64 is a fixed set of at most 256 nonzero hashes, open addressing
+// with linear probing in a table four times that.
+type hashSet64 struct{ t [1024]uint64 }
+
+func (s *hashSet64) add(h uint64) {
+	for i := h & 1023; ; i = (i + 1) & 1023 {
+		if s.t[i] == 0 || s.t[i] == h {
+			s.t[i] = h
+			return
+		}
+	}
+}
+
+func (s *hashSet64) has(h uint64) bool {
+	for i := h & 1023; ; i = (i + 1) & 1023 {
+		switch s.t[i] {
+		case h:
+			return h != 0
+		case 0:
+			return false
+		}
+	}
+}
 
 // commonTokenShare and commonTokenMin decide which tokens are too common to
 // tell kinds of work apart: those found in more than a tenth of the tasks
