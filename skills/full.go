@@ -57,6 +57,60 @@ func (h *fullTasks) pos(s int64) (int, bool) {
 	return slices.BinarySearch(h.seq, s)
 }
 
+// tokenNumbers numbers token hashes: open addressing with linear probing,
+// twice as large as it holds at least. A full scan asks it for every token
+// of every task, in the one goroutine that cannot be spread over the CPUs;
+// a Go map took twice as long.
+type tokenNumbers struct {
+	hash []uint64 // 0: empty (the hash 0 is kept apart)
+	num  []int32
+	n    int
+	zero int32 // the number of the hash 0, plus one
+}
+
+func (t *tokenNumbers) get(h uint64) (int32, bool) {
+	if h == 0 {
+		return t.zero - 1, t.zero > 0
+	}
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.hash) - 1)
+	for i := mix64(h) & mask; ; i = (i + 1) & mask {
+		switch t.hash[i] {
+		case h:
+			return t.num[i], true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// put numbers h, which get did not find.
+func (t *tokenNumbers) put(h uint64, num int32) {
+	if h == 0 {
+		t.zero = num + 1
+		return
+	}
+	if 2*(t.n+1) > len(t.hash) {
+		old, oldNum := t.hash, t.num
+		size := max(1024, 2*len(old))
+		t.hash, t.num, t.n = make([]uint64, size), make([]int32, size), 0
+		for i, x := range old {
+			if x != 0 {
+				t.put(x, oldNum[i])
+			}
+		}
+	}
+	mask := uint64(len(t.hash) - 1)
+	i := mix64(h) & mask
+	for t.hash[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.hash[i], t.num[i] = h, num
+	t.n++
+}
+
 // groupKeys holds the keys of groups, by gid, in one buffer: a map of
 // strings gave the collector a pointer to follow per group, at every one
 // of a long scan's collections.
@@ -120,7 +174,7 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 	h.setOff = make([]uint32, 1, total+1)
 	h.setBuf = make([]int32, 0, total*12)
 	roleIdx := map[string]uint16{}
-	tokIdx := map[uint64]int32{}
+	var tokIdx tokenNumbers
 
 	workers := max(1, runtime.GOMAXPROCS(0))
 	const batchSize = 1024
@@ -207,10 +261,10 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				limit := commonLimit(k)
 				start := len(h.setBuf)
 				for _, tok := range t.toks {
-					id, ok := tokIdx[tok]
+					id, ok := tokIdx.get(tok)
 					if !ok {
 						id = int32(len(h.tokHash))
-						tokIdx[tok] = id
+						tokIdx.put(tok, id)
 						h.tokHash = append(h.tokHash, tok)
 						h.tokCount = append(h.tokCount, 0)
 					}

@@ -1,6 +1,9 @@
 package skills
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestHashTokensAgree checks that the miner's hashing tokeniser gives the
 // tokens eachToken and fold give, ASCII or not.
@@ -22,6 +25,40 @@ func TestHashTokensAgree(t *testing.T) {
 		for k := range want {
 			if want[k] != got[k] {
 				t.Fatalf("%q: token %d differs", s, k)
+			}
+		}
+	}
+}
+
+// tokenNumbers gives back every number it was given, through its growth,
+// for the hash 0 too, and nothing for a hash it was not given.
+func TestTokenNumbers(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var tn tokenNumbers
+	want := map[uint64]int32{}
+	hashes := []uint64{0, 1, 1 << 63}
+	for len(hashes) < 5000 {
+		hashes = append(hashes, r.Uint64()&0xffff_ffff_0000_ffff) // colliding low bits
+	}
+	for i, h := range hashes {
+		if _, ok := want[h]; ok {
+			continue
+		}
+		if _, ok := tn.get(h); ok {
+			t.Fatalf("hash %x found before it was put", h)
+		}
+		tn.put(h, int32(i))
+		want[h] = int32(i)
+	}
+	for h, n := range want {
+		if got, ok := tn.get(h); !ok || got != n {
+			t.Fatalf("hash %x: got %d, %v; want %d", h, got, ok, n)
+		}
+	}
+	for _, h := range []uint64{12345, 1<<63 | 1, 0xdead_beef} {
+		if _, put := want[h]; !put {
+			if _, ok := tn.get(h); ok {
+				t.Fatalf("hash %x was never put, but found", h)
 			}
 		}
 	}
