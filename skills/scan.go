@@ -124,8 +124,10 @@ type ScanCandidate struct {
 //
 // Scan is safe to run while the supervisor records reports, and beside
 // another scan: an incremental scan runs in one write transaction; a full
-// one reads one snapshot and writes in one transaction, reading again if
-// another scan wrote meanwhile.
+// one mines one snapshot, writes the new state in one transaction and the
+// candidates in a second, reading again if another scan wrote meanwhile.
+// Incremental scans wait while a full one runs, and one that dies between
+// its two transactions leaves the next scan a full one.
 func Scan(st *store.Store, opts ScanOptions) (ScanResult, error) {
 	return scan(st, opts, 0)
 }
