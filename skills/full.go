@@ -43,7 +43,7 @@ type fullTasks struct {
 	// tokens, by number
 	tokHash  []uint64
 	tokCount []int64
-	cluster  []uint64 // cluster of each finished task with a set of two or more
+	cluster  []uint32 // cluster number (clusterOf) of each finished task with a set of two or more; a full scan numbers them from 1, one per such task at most
 }
 
 func (h *fullTasks) id(i int) string { return string(h.idBuf[h.idOff[i]:h.idOff[i+1]]) }
@@ -51,6 +51,14 @@ func (h *fullTasks) tags(i int) []uint64 {
 	return h.tagBuf[h.tagOff[i]:h.tagOff[i+1]]
 }
 func (h *fullTasks) set(i int) []int32 { return h.setBuf[h.setOff[i]:h.setOff[i+1]] }
+
+// clusterOf is the gid of task i's cluster, or 0.
+func (h *fullTasks) clusterOf(i int) uint64 {
+	if h.cluster == nil || h.cluster[i] == 0 {
+		return 0
+	}
+	return gidCluster<<60 | uint64(h.cluster[i])
+}
 
 // pos is the position of the task with seq s.
 func (h *fullTasks) pos(s int64) (int, bool) {
@@ -413,7 +421,7 @@ func (f *fullBuild) mineAll() {
 	}
 	uf := clusterRanked(func(k int) []int32 { return h.set(int(pos[k])) }, len(pos), f.o.Similarity, f.o.workers, progress)
 	// Cluster ids are numbered in the order of their first tasks.
-	h.cluster = make([]uint64, h.n)
+	h.cluster = make([]uint32, h.n)
 	ids := make([]uint64, len(pos)) // by root
 	count := make([]int32, len(pos))
 	f.nextCluster = 1
@@ -423,7 +431,7 @@ func (f *fullBuild) mineAll() {
 			ids[r] = gidCluster<<60 | f.nextCluster
 			f.nextCluster++
 		}
-		h.cluster[pos[k]] = ids[r]
+		h.cluster[pos[k]] = uint32(ids[r] & gidMask)
 		count[r]++
 	}
 	isGroup := map[uint64]bool{} // the clusters of two or more
@@ -451,7 +459,7 @@ func (f *fullBuild) mineAll() {
 			f.addMember(gid, ii)
 			f.groups[gid].latest = ii
 		}
-		if c := h.cluster[i]; c != 0 && isGroup[c] {
+		if c := h.clusterOf(i); c != 0 && isGroup[c] {
 			f.addMember(c, ii)
 		}
 	}
@@ -498,7 +506,7 @@ func (f *fullBuild) mineAll() {
 		if h.title[i] != 0 {
 			tg = f.groups[h.title[i]].sg
 		}
-		if c := f.groups[h.cluster[i]]; c != nil {
+		if c := f.groups[h.clusterOf(i)]; c != nil {
 			cg = c.sg
 		}
 		if p, ok := h.prop[int32(i)]; ok {
@@ -638,7 +646,7 @@ func (f *fullBuild) tagContained(g *fgroup) bool {
 		return 0
 	}
 	addCand(outOf(h.title[m0]))
-	addCand(outOf(h.cluster[m0]))
+	addCand(outOf(h.clusterOf(int(m0))))
 	addCand(outOf(propOf(m0)))
 	for _, t := range h.tags(int(m0)) {
 		if t != g.gid {
@@ -652,7 +660,7 @@ func (f *fullBuild) tagContained(g *fgroup) bool {
 			if o.kind == KindTag {
 				in = slices.Contains(h.tags(int(m)), o.parts[0])
 			} else {
-				in = outOf(h.title[m]) == o || outOf(h.cluster[m]) == o || outOf(propOf(m)) == o
+				in = outOf(h.title[m]) == o || outOf(h.clusterOf(int(m))) == o || outOf(propOf(m)) == o
 			}
 			if !in {
 				all = false

@@ -508,9 +508,7 @@ func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 		if p, ok := h.prop[int32(i)]; ok {
 			r.prop, r.propName, r.propDoc = keyGID(gidProposal, proposalKey(p.Name)), p.Name, p.Description
 		}
-		if h.cluster != nil {
-			r.cluster = h.cluster[i]
-		}
+		r.cluster = h.clusterOf(i)
 		buf = appendRecord(buf, chunk<<recordShift, r)
 	}
 	return flush()
@@ -568,7 +566,7 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 					for _, x := range h.set(i) {
 						orders = append(orders, orderBase+uint64(x))
 					}
-					p = posting{seq: h.seq[i], n: len(orders), cluster: h.cluster[i], sketch: sketchOf(orders)}
+					p = posting{seq: h.seq[i], n: len(orders), cluster: h.clusterOf(i), sketch: sketchOf(orders)}
 					made = true
 				}
 				cs := lists[int(r)-lo]
@@ -619,7 +617,7 @@ func (f *fullBuild) links() []linkCount {
 			continue
 		}
 		title, cl, prop := h.title[i], uint64(0), uint64(0)
-		if c := h.cluster[i]; c != 0 && f.groups[c] != nil {
+		if c := h.clusterOf(i); c != 0 && f.groups[c] != nil {
 			cl = c
 		}
 		if p, ok := h.prop[int32(i)]; ok {

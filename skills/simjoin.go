@@ -270,7 +270,7 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 
 // pairBudget is the most entries of the similarity join's pair index held
 // at once (8 bytes each).
-const pairBudget = 1 << 22
+const pairBudget = 1 << 21
 
 // join is the state of a similarity join: the distinct sets, shortest
 // first, and the index of their first tokens.
