@@ -747,6 +747,7 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		gen      []byte
 		finished int
 		oldFP    = map[uint64]uint64{}
+		oldCT    = map[uint64]content{} // the stored texts, without their bodies
 		oldOut   = map[uint64]*output{}
 	)
 	err := st.ViewMine(func(v *store.MineView) error {
@@ -773,13 +774,7 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		}
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()
-		err = v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
-			oldFP[beUint64(k[1:])] = contentFP(val)
-			return true
-		})
-		if err != nil {
-			return err
-		}
+		// The settled groups as they were: the state's write replaces them.
 		return v.Range([]byte{keyOutput}, []byte{keyOutput + 1}, false, func(k, val []byte) bool {
 			if old, err := decodeOutput(beUint64(k[1:]), val); err == nil {
 				oldOut[old.hash] = old
@@ -828,6 +823,21 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		bodies  map[uint64]string
 	)
 	err = st.ViewMine(func(v *store.MineView) error {
+		// The stored texts, in one pass rather than one by one when the
+		// candidates are reconciled; the state's write kept those of the
+		// groups that are still settled, and no other scan wrote since.
+		err := v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
+			hash := beUint64(k[1:])
+			if fp, ct, err := decodeContentHead(val); err == nil {
+				oldFP[hash], oldCT[hash] = fp, ct
+			} else {
+				oldFP[hash] = contentFP(val) // reported if it is read
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
 		texts, kept, err := f.contents(st, v, oldFP)
 		if err != nil {
 			return err
@@ -844,6 +854,9 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 				out: out,
 				ct: func() (content, error) {
 					if ct, ok := texts[out.hash]; ok {
+						return ct, nil
+					}
+					if ct, ok := oldCT[out.hash]; ok {
 						return ct, nil
 					}
 					return storedContent(v, out.hash)

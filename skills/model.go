@@ -672,6 +672,17 @@ func decodeContent(b []byte) (uint64, content, error) {
 	return fp, c, d.check("distilled text")
 }
 
+// decodeContentHead is decodeContent without the body, which it checks
+// but does not copy.
+func decodeContentHead(b []byte) (uint64, content, error) {
+	d := dec{b: b}
+	fp := d.u()
+	c := content{name: d.s(), heading: d.s(), description: d.s(), bodyHash: d.u()}
+	d.skip = true
+	d.s()
+	return fp, c, d.check("distilled text")
+}
+
 // contentFP reads only the fingerprint of a stored text.
 func contentFP(b []byte) uint64 {
 	v, n := binary.Uvarint(b)
