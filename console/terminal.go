@@ -59,8 +59,10 @@ const (
 	// frame waits one frame before it is sent, to see whether a flood
 	// follows; if one does, the view gets a paint instead. A flood's first
 	// tens of KiB, parsed by a browser whose terminal code is not yet warm,
-	// cost each tab up to 0.2 s of CPU (make bench); a typed key's echo is
-	// far smaller and goes at once.
+	// cost each tab up to 0.2 s of CPU (make bench). A watching view's
+	// output always waits that frame, so a flood's first bytes never reach
+	// it; the view in control sends a typed key's echo, far smaller, at
+	// once.
 	termBurst         = 8 << 10
 	termFloodPaints   = 4
 	termFloodFrameMin = 500 * time.Millisecond
@@ -185,7 +187,7 @@ func (c *Console) terminal(w http.ResponseWriter, r *http.Request) {
 		// Send at most once a frame: what arrives meanwhile waits in the
 		// feed, or is dropped there and painted over.
 		wait := time.Until(lastSend.Add(frame))
-		if wait <= 0 && a.Feed.Held() >= termBurst {
+		if wait <= 0 && (!control || a.Feed.Held() >= termBurst) {
 			wait = termFrame
 		}
 		if wait > 0 {
