@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,6 +61,16 @@ type result struct {
 }
 
 func (r result) ok() bool { return r.status == "ok" || r.status == "no tests" }
+
+// wineFailedToStart reports whether a package failed because Wine itself
+// did (its client lost the wineserver) before any test ran.
+func wineFailedToStart(r result) bool {
+	if r.status != "FAIL" || r.passed+r.failed+r.skip > 0 {
+		return false
+	}
+	b, err := os.ReadFile(r.log)
+	return err == nil && bytes.Contains(b, []byte("wine client error"))
+}
 
 // skip is one skipped test and the reason it gave.
 type skip struct{ test, reason string }
@@ -123,6 +134,13 @@ func testAll(o options, p prefix, work string, pkgs []pkg) []result {
 				pk := pkgs[i]
 				exe := filepath.Join(work, strings.ReplaceAll(pk.path, "/", "_")+".test.exe")
 				results[i] = runTests(o, p, pk, exe, windowsPath(shogunExe))
+				if wineFailedToStart(results[i]) {
+					// Wine's own client lost its server before the binary
+					// ran a test: once more, so that a hiccup of Wine is not
+					// taken for a failing package.
+					fmt.Printf("test-windows: %-45s Wine failed to start it (%s); once more\n", pk.path, results[i].log)
+					results[i] = runTests(o, p, pk, exe, windowsPath(shogunExe))
+				}
 				fmt.Printf("test-windows: %-45s %s (%d passed, %d failed, %d skipped, %s)\n",
 					pk.path, results[i].status, results[i].passed, results[i].failed, results[i].skip, results[i].took.Round(100*time.Millisecond))
 			}
