@@ -18,6 +18,21 @@ import (
 	"github.com/shogun-dev/shogun/console/consoletest"
 )
 
+// watchTerminal opens a read-only view of role's terminal, as the
+// console's page does, closed when the test ends.
+func watchTerminal(ctx context.Context, t *testing.T, ws *consoletest.Workspace, role string) *websocket.Conn {
+	t.Helper()
+	conn, _, err := websocket.Dial(ctx, strings.Replace(ws.Base, "http", "ws", 1)+"/v1/roles/"+role+"/terminal", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + ws.Token}, "Origin": {ws.Base}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	conn.SetReadLimit(16 << 20)
+	return conn
+}
+
 // A terminal view follows a role that floods its terminal to the end: it
 // gets paints of the screen instead of every byte, is never cut off, and
 // shows the last screen; the role's log keeps every byte.
@@ -34,14 +49,7 @@ func TestTerminalFollowsAFloodToItsEnd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, strings.Replace(ws.Base, "http", "ws", 1)+"/v1/roles/flood/terminal", &websocket.DialOptions{
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + ws.Token}, "Origin": {ws.Base}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(16 << 20)
+	conn := watchTerminal(ctx, t, ws, "flood")
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -98,14 +106,7 @@ func TestTerminalSendsALargeWriteThatNoFloodFollows(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, strings.Replace(ws.Base, "http", "ws", 1)+"/v1/roles/burst/terminal", &websocket.DialOptions{
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + ws.Token}, "Origin": {ws.Base}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(16 << 20)
+	conn := watchTerminal(ctx, t, ws, "burst")
 	// The first screen is painted before the block is written.
 	painted := false
 	for !painted {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -284,12 +285,7 @@ func (f *fullBuild) encodeState(put func(k, v []byte) error, links []linkCount, 
 	}
 	// l: member lists of the groups too large to keep them in their
 	// entry.
-	gids := make([]uint64, 0, len(f.groups))
-	for gid := range f.groups {
-		gids = append(gids, gid)
-	}
-	slices.Sort(gids)
-	for _, gid := range gids {
+	for _, gid := range slices.Sorted(maps.Keys(f.groups)) {
 		g := f.groups[gid]
 		if len(g.members) <= inlineMembers {
 			continue

@@ -483,15 +483,7 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 			for a, tok := range pre {
 				if rare && j.isRare[tok] {
 					list := j.entries[j.start[tok]:j.start[tok+1]]
-					k, hi := 0, len(list)
-					for k < hi {
-						mid := int(uint(k+hi) >> 1)
-						if list[mid] < from {
-							k = mid + 1
-						} else {
-							hi = mid
-						}
-					}
+					k, _ := slices.BinarySearch(list, from) // the first set long enough
 					for _, py := range list[k:] {
 						if py >= px {
 							break
@@ -507,16 +499,7 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 					if j.isRare[tok] && j.isRare[tok2] {
 						continue
 					}
-					want := uint64(uint32(tok2))<<32 | uint64(uint32(from))
-					lo, hi := 0, len(bucket)
-					for lo < hi {
-						mid := int(uint(lo+hi) >> 1)
-						if bucket[mid] < want {
-							lo = mid + 1
-						} else {
-							hi = mid
-						}
-					}
+					lo, _ := slices.BinarySearch(bucket, uint64(uint32(tok2))<<32|uint64(uint32(from)))
 					for _, e := range bucket[lo:] {
 						if int32(e>>32) != tok2 || int32(uint32(e)) >= px {
 							break
