@@ -1105,11 +1105,12 @@ func (f *fullBuild) distillInput(v *store.MineView, o *output) (*distillInput, e
 }
 
 // orders is a task's set as token orders, ascending.
-func (f *fullBuild) orders(i int) []uint64 {
-	set := f.h.set(i)
-	out := make([]uint64, len(set))
-	for k, r := range set {
-		out[k] = orderBase + uint64(r)
+func (f *fullBuild) orders(i int) []uint64 { return f.appendOrders(nil, i) }
+
+// appendOrders appends task i's set, as token orders, to dst.
+func (f *fullBuild) appendOrders(dst []uint64, i int) []uint64 {
+	for _, r := range f.h.set(i) {
+		dst = append(dst, orderBase+uint64(r))
 	}
-	return out
+	return dst
 }

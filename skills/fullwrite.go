@@ -195,9 +195,6 @@ func writeCandidates(tx *store.MineTx, changes []candidateChange, bodies map[uin
 // orphans, written once the candidates are reconciled (writeOutputs,
 // writeOrphans).
 func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
-	if err := tx.DeleteRange([]byte{keyContent + 1}, nil); err != nil {
-		return err
-	}
 	live := map[uint64]bool{}
 	for _, o := range f.outputs {
 		live[o.hash] = true
@@ -217,7 +214,9 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 			return err
 		}
 	}
-	return tx.PutSorted(func(put func(k, v []byte) error) error {
+	// The rest of the state: a rebuild mostly finds what it makes, and
+	// writes only what differs.
+	return tx.ReplaceSorted([]byte{keyContent + 1}, func(put func(k, v []byte) error) error {
 		return putAhead(put, func(put func(k, v []byte) error) error {
 			return f.encodeState(put, f.links(), maxSeq, lastDecision)
 		})
@@ -278,7 +277,7 @@ func (f *fullBuild) encodeState(put func(k, v []byte) error, links []linkCount, 
 	for _, p := range pages {
 		ids := byPage[p]
 		slices.Sort(ids)
-		val := encodePage[*group](ids, func(gid uint64) []byte { return encodeGroup(f.row(gid, linksOf(links, gid))) })
+		val := encodePage[*group](ids, func(b []byte, gid uint64) []byte { return appendGroup(b, f.row(gid, linksOf(links, gid))) })
 		if err := put(groupPageKey(p), val); err != nil {
 			return err
 		}
@@ -335,9 +334,9 @@ func (f *fullBuild) encodeState(put func(k, v []byte) error, links []linkCount, 
 			ids = append(ids, h.tokHash[t])
 			byHash[h.tokHash[t]] = t
 		}
-		val := encodePage[token](ids, func(hash uint64) []byte {
+		val := encodePage[token](ids, func(b []byte, hash uint64) []byte {
 			t := byHash[hash]
-			return encodeToken(token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
+			return appendToken(b, token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
 		})
 		if err := put([]byte{keyToken, page}, val); err != nil {
 			return err
@@ -480,15 +479,18 @@ func (f *fullBuild) meta(maxSeq, lastDecision int64) []metaValue {
 func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 	h := f.h
 	var (
-		chunk = int64(-1)
-		buf   []byte
+		chunk  = int64(-1)
+		buf    []byte
+		orders []uint64
 	)
 	flush := func() error {
 		if chunk < 0 || len(buf) == 0 {
 			return nil
 		}
 		err := put(key1(keyRecords, uint64(chunk)), buf)
-		buf = nil
+		// The next chunk is about as long: grown from nothing, its buffer
+		// would leave the collector twice its size to sweep.
+		buf = make([]byte, 0, len(buf)+len(buf)/4)
 		return err
 	}
 	for i := 0; i < h.n; i++ {
@@ -499,8 +501,9 @@ func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 			}
 			chunk = c
 		}
+		orders = f.appendOrders(orders[:0], i)
 		r := &record{seq: h.seq[i], id: h.id(i), role: h.roleNames[h.role[i]], status: h.status[i],
-			finished: h.finished[i], title: h.title[i], tags: h.tags(i), set: f.orders(i)}
+			finished: h.finished[i], title: h.title[i], tags: h.tags(i), set: orders}
 		if p, ok := h.prop[int32(i)]; ok {
 			r.prop, r.propName, r.propDoc = keyGID(gidProposal, proposalKey(p.Name)), p.Name, p.Description
 		}
@@ -567,7 +570,12 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 				}
 				cs := lists[int(r)-lo]
 				if len(cs) == 0 || cs[len(cs)-1].n == listChunk {
-					cs = append(cs, chunk{first: p.seq, prev: p.seq})
+					// Sized for the postings it will hold, at the most
+					// a posting usually takes: grown from nothing, the
+					// chunks left the collector several times the
+					// index to sweep.
+					left := int(count[r]) - len(cs)*listChunk
+					cs = append(cs, chunk{first: p.seq, prev: p.seq, b: make([]byte, 0, min(left, listChunk)*postingSize)})
 					lists[int(r)-lo] = cs
 				}
 				c := &cs[len(cs)-1]
@@ -588,6 +596,11 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 	}
 	return nil
 }
+
+// postingSize is how many bytes a posting of the similarity index
+// usually takes at most: its seq's step, set length and cluster as
+// varints, and its sketch.
+const postingSize = 3 + 1 + 3 + len(sketch{})
 
 // postingBudget is the most entries of the similarity index a full scan
 // holds encoded at once (about 22 bytes each).

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -249,8 +250,8 @@ type group struct {
 // inlineMembers is the most members a group keeps in its own entry.
 const inlineMembers = 64
 
-func encodeGroup(g *group) []byte {
-	e := enc{}
+func appendGroup(b []byte, g *group) []byte {
+	e := enc{b}
 	e.s(g.key)
 	e.u(uint64(g.size))
 	e.u(uint64(g.done))
@@ -260,13 +261,8 @@ func encodeGroup(g *group) []byte {
 	e.s(g.name)
 	e.s(g.doc)
 	e.u(g.out)
-	ls := make([]uint64, 0, len(g.links))
-	for l := range g.links {
-		ls = append(ls, l)
-	}
-	slices.Sort(ls)
-	e.u(uint64(len(ls)))
-	for _, l := range ls {
+	e.u(uint64(len(g.links)))
+	for _, l := range slices.Sorted(maps.Keys(g.links)) {
 		e.u(l)
 		e.u(uint64(g.links[l]))
 	}
@@ -325,10 +321,10 @@ func tokenPageKey(h uint64) []byte { return []byte{keyToken, byte(h >> 56)} }
 
 // A page is its entries by id, ascending: the id (8 bytes), the length of
 // the value, the value.
-func encodePage[V any](ids []uint64, val func(uint64) []byte) []byte {
-	var b []byte
+func encodePage[V any](ids []uint64, val func(b []byte, id uint64) []byte) []byte {
+	var b, v []byte
 	for _, id := range ids {
-		v := val(id)
+		v = val(v[:0], id)
 		b = binary.BigEndian.AppendUint64(b, id)
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		b = append(b, v...)
@@ -358,8 +354,8 @@ func decodePage(b []byte, fn func(id uint64, v []byte) error) error {
 // token is a token's order in the index and how many tasks held it.
 type token struct{ order, count uint64 }
 
-func encodeToken(t token) []byte {
-	e := enc{}
+func appendToken(b []byte, t token) []byte {
+	e := enc{b}
 	e.u(t.order)
 	e.u(t.count)
 	return e.b

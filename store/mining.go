@@ -197,26 +197,148 @@ func (t *MineTx) DeleteRange(from, to []byte) error {
 	return nil
 }
 
-// PutSorted writes many keys, which must be new and ascending: the bulk
-// load of a rebuilt state.
-func (t *MineTx) PutSorted(kv func(yield func(key, val []byte) error) error) error {
-	st, err := t.w.Tx.Prepare(`INSERT INTO skill_state (k, v) VALUES (?, ?)`)
+// ReplaceSorted makes the keys from from on exactly the ones kv yields,
+// which must ascend: the write of a rebuilt state. It writes only what
+// differs from the state as it was, so a rebuild that finds the state it
+// replaces writes next to nothing (a long history's state is hundreds of
+// megabytes, and every page written goes to the log and then the file).
+func (t *MineTx) ReplaceSorted(from []byte, kv func(yield func(key, val []byte) error) error) error {
+	return t.replaceSorted(from, replaceBatch, kv)
+}
+
+// replaceBatch is how many keys of the old state ReplaceSorted reads at
+// a time.
+const replaceBatch = 256
+
+// replaceSorted is ReplaceSorted reading the old state batch keys at a
+// time (tests force small batches).
+func (t *MineTx) replaceSorted(from []byte, batch int, kv func(yield func(key, val []byte) error) error) error {
+	put, err := t.w.Tx.Prepare(`INSERT INTO skill_state (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`)
 	if err != nil {
 		return fmt.Errorf("mining state: %w", err)
 	}
-	defer st.Close()
+	defer put.Close()
+	del, err := t.w.Tx.Prepare(`DELETE FROM skill_state WHERE k = ?`)
+	if err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	defer del.Close()
+	old := &oldKeys{tx: t, after: bytes.Clone(from), first: true, batch: batch}
 	var last []byte
-	return kv(func(key, val []byte) error {
+	err = kv(func(key, val []byte) error {
 		if last != nil && bytes.Compare(key, last) <= 0 {
-			return fmt.Errorf("mining state: keys out of order: %x after %x", key, last)
+			return fmt.Errorf("keys out of order: %x after %x", key, last)
+		}
+		if bytes.Compare(key, from) < 0 {
+			return fmt.Errorf("key %x before %x", key, from)
 		}
 		last = append(last[:0], key...)
-		if _, err := st.Exec(key, val); err != nil {
+		for {
+			k, v, ok, err := old.head()
+			if err != nil {
+				return err
+			}
+			c := 1 // no old key left: key is new
+			if ok {
+				c = bytes.Compare(k, key)
+			}
+			switch {
+			case c < 0: // gone from the new state
+				if _, err := del.Exec(k); err != nil {
+					return err
+				}
+				old.pop()
+				continue
+			case c == 0:
+				old.pop()
+				if bytes.Equal(v, val) {
+					return nil
+				}
+			}
+			_, err = put.Exec(key, val)
+			return err
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	}
+	// What is left of the old state is not in the new one. Every key
+	// written is below the first left (the old keys are read before a
+	// key above them is written).
+	if k, _, ok, err := old.head(); err != nil {
+		return fmt.Errorf("mining state: %w", err)
+	} else if ok {
+		if _, err := t.w.Exec(`DELETE FROM skill_state WHERE k >= ?`, k); err != nil {
 			return fmt.Errorf("mining state: %w", err)
 		}
-		return nil
-	})
+	}
+	return nil
 }
+
+// oldKeys reads the old state, in order, a batch at a time, for
+// ReplaceSorted.
+type oldKeys struct {
+	tx    *MineTx
+	after []byte // the last key read (or the first to read, while first)
+	first bool
+	done  bool // no key after the batch
+	batch int
+	buf   []byte // the batch's keys and values, one after the other
+	ends  []int  // where each key and each value ends in buf
+	next  int    // the first entry of the batch not yet taken
+}
+
+// head is the first old key not yet taken, and its value; ok is false
+// when there is none. It reads the next batch when the last is taken:
+// before any key past the batch is written, so the batch holds only old
+// keys.
+func (o *oldKeys) head() (k, v []byte, ok bool, err error) {
+	if o.next == len(o.ends)/2 && !o.done {
+		if err := o.read(); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if o.next == len(o.ends)/2 {
+		return nil, nil, false, nil
+	}
+	i := 2 * o.next
+	start := 0
+	if i > 0 {
+		start = o.ends[i-1]
+	}
+	return o.buf[start:o.ends[i]], o.buf[o.ends[i]:o.ends[i+1]], true, nil
+}
+
+func (o *oldKeys) read() error {
+	q := `SELECT k, v FROM skill_state WHERE k > ? ORDER BY k LIMIT ?`
+	if o.first {
+		q = `SELECT k, v FROM skill_state WHERE k >= ? ORDER BY k LIMIT ?`
+	}
+	rows, err := o.tx.w.Query(q, o.after, o.batch)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	o.buf, o.ends, o.next = o.buf[:0], o.ends[:0], 0
+	for rows.Next() {
+		var k, v sql.RawBytes
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		o.buf = append(o.buf, k...)
+		o.ends = append(o.ends, len(o.buf))
+		o.buf = append(o.buf, v...)
+		o.ends = append(o.ends, len(o.buf))
+		o.after, o.first = append(o.after[:0], k...), false
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	o.done = len(o.ends)/2 < o.batch
+	return nil
+}
+
+func (o *oldKeys) pop() { o.next++ }
 
 // Watch makes the trigger on tasks record status changes of the tasks up
 // to seq in skill_changes: the ones the mining state now covers.
