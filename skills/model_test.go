@@ -2,6 +2,7 @@ package skills
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -43,6 +44,67 @@ func TestDecodeOneRecordOfAChunk(t *testing.T) {
 			if _, err := decodeRecordsOf(base, bad, only); !errors.Is(err, errCorrupt) {
 				t.Errorf("%s (only %d): err = %v, want errCorrupt", name, only, err)
 			}
+		}
+	}
+}
+
+// TestSketchMayShare: the bound read from two sketches is the sum over the
+// bins of the smaller count, none when a bin is full in both, and never
+// below the tokens two sets really share.
+func TestSketchMayShare(t *testing.T) {
+	slow := func(a, b sketch, need int) bool {
+		bound := 0
+		for bin := 0; bin < 32; bin++ {
+			x, y := int(a[bin/2]>>(4*(bin%2))&15), int(b[bin/2]>>(4*(bin%2))&15)
+			switch {
+			case x == 15 && y == 15:
+				return true
+			case x == 15:
+				bound += y
+			case y == 15:
+				bound += x
+			default:
+				bound += min(x, y)
+			}
+		}
+		return bound >= need
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n < 20000; n++ {
+		var a, b sketch
+		for i := range a {
+			// Mostly small counts, some full bins.
+			a[i] = byte(rng.IntN(5)) | byte(rng.IntN(5))<<4
+			b[i] = byte(rng.IntN(5)) | byte(rng.IntN(5))<<4
+			if rng.IntN(20) == 0 {
+				a[i] |= 0x0f << (4 * rng.IntN(2))
+			}
+			if rng.IntN(20) == 0 {
+				b[i] |= 0x0f << (4 * rng.IntN(2))
+			}
+		}
+		for _, need := range []int{0, 1, 10, 30, 60, 100, 200} {
+			if got, want := a.mayShare(b, need), slow(a, b, need); got != want {
+				t.Fatalf("mayShare(%x, %x, %d) = %v, want %v", a, b, need, got, want)
+			}
+		}
+	}
+	// Sets that share tokens always may.
+	for n := 0; n < 2000; n++ {
+		var x, y []uint64
+		shared := rng.IntN(40)
+		for i := 0; i < shared; i++ {
+			tok := rng.Uint64()
+			x, y = append(x, tok), append(y, tok)
+		}
+		for i := rng.IntN(40); i > 0; i-- {
+			x = append(x, rng.Uint64())
+		}
+		for i := rng.IntN(40); i > 0; i-- {
+			y = append(y, rng.Uint64())
+		}
+		if !sketchOf(x).mayShare(sketchOf(y), shared) {
+			t.Fatalf("sets sharing %d tokens: mayShare says they cannot", shared)
 		}
 	}
 }

@@ -158,12 +158,21 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 		h uint64
 		i int32
 	}
-	var hs []hashed
-	for i := 0; i < n; i++ {
-		if s := set(i); len(s) >= 2 {
-			hs = append(hs, hashed{hashSet(s), int32(i)})
-		}
+	forced := workers > 0
+	if !forced {
+		workers = max(1, min(runtime.GOMAXPROCS(0), n/4000))
 	}
+	hs := make([]hashed, n)
+	inParallel(n, workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if s := set(i); len(s) >= 2 {
+				hs[i] = hashed{hashSet(s), int32(i)}
+			} else {
+				hs[i] = hashed{i: -1}
+			}
+		}
+	})
+	hs = slices.DeleteFunc(hs, func(e hashed) bool { return e.i < 0 })
 	slices.SortFunc(hs, func(a, b hashed) int {
 		if a.h != b.h {
 			return cmp.Compare(a.h, b.h)
@@ -196,12 +205,12 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	slices.Sort(distinct)
 	// Shortest first; the rest of the join speaks of places in this order.
 	sort.SliceStable(distinct, func(a, b int) bool { return len(set(int(distinct[a]))) < len(set(int(distinct[b]))) })
-	j := &join{set: set, distinct: distinct, t: t, rareMax: rareMax}
-	j.build()
 	m := len(distinct)
-	if workers <= 0 {
+	if !forced {
 		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
 	}
+	j := &join{set: set, distinct: distinct, t: t, rareMax: rareMax, workers: workers}
+	j.build()
 	// The pair index is built and probed a range of first tokens at a
 	// time, holding at most budget entries: on a long history the whole
 	// of it took more memory than the sets themselves. A pair of sets is
@@ -268,6 +277,25 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	return uf
 }
 
+// inParallel calls fn with ranges that split [0, n) among workers
+// goroutines, and returns when all are done: the serial parts of a join
+// over a long history took as long as its probes.
+func inParallel(n, workers int, fn func(w, lo, hi int)) {
+	if workers <= 1 || n < 2*workers {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, n*w/workers, n*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+}
+
 // pairBudget is the most entries of the similarity join's pair index held
 // at once (8 bytes each).
 const pairBudget = 1 << 21
@@ -280,7 +308,9 @@ type join struct {
 	t        float64
 	rareMax  int
 
+	workers    int
 	length     []int32
+	k          []uint8 // by place: how many first tokens a longer set must share
 	maxLen     int
 	firstOfLen []int32 // firstOfLen[l]: the first place of a set of l tokens or more
 	maxTok     int32
@@ -318,9 +348,12 @@ func (j *join) probeLen(l int) (int, int) {
 func (j *join) build() {
 	m := len(j.distinct)
 	j.length = make([]int32, m)
+	j.k = make([]uint8, m)
 	for p := range j.distinct {
 		l := len(j.setAt(int32(p)))
 		j.length[p] = int32(l)
+		_, k := j.indexLen(l)
+		j.k[p] = uint8(k)
 		j.maxLen = max(j.maxLen, l)
 	}
 	j.firstOfLen = make([]int32, j.maxLen+2)
@@ -371,29 +404,41 @@ func (j *join) build() {
 		}
 	}
 	if j.pairs {
+		counts := make([][]int32, j.workers)
+		inParallel(m, j.workers, func(w, lo, hi int) {
+			count := make([]int32, j.maxTok+1)
+			j.eachPair(int32(lo), int32(hi), 0, j.maxTok+1, func(a, _ int32, _ int32) { count[a]++ })
+			counts[w] = count
+		})
 		j.pairCount = make([]int32, j.maxTok+1)
-		j.eachPair(0, j.maxTok+1, func(a, _ int32, _ int32) { j.pairCount[a]++ })
+		for _, count := range counts {
+			for tok, c := range count {
+				j.pairCount[tok] += c
+			}
+		}
 	}
 	// A sketch of each set tells most candidates that cannot be alike
 	// apart without reading their sets.
 	j.sketches = make([]sketch, m)
-	var orders []uint64
-	for p := range j.distinct {
-		orders = orders[:0]
-		for _, tok := range j.setAt(int32(p)) {
-			orders = append(orders, uint64(tok))
+	inParallel(m, j.workers, func(_, lo, hi int) {
+		var orders []uint64
+		for p := lo; p < hi; p++ {
+			orders = orders[:0]
+			for _, tok := range j.setAt(int32(p)) {
+				orders = append(orders, uint64(tok))
+			}
+			j.sketches[p] = sketchOf(orders)
 		}
-		j.sketches[p] = sketchOf(orders)
-	}
+	})
 }
 
-// eachPair calls fn with every pair of a set's first tokens that is looked
-// up as a pair (one of them frequent) whose first token is in [lo, hi),
-// and the set's place.
-func (j *join) eachPair(lo, hi int32, fn func(a, b int32, p int32)) {
-	for p := range j.distinct {
+// eachPair calls fn with every pair of the first tokens of a set at a
+// place in [from, to) that is looked up as a pair (one of them frequent)
+// whose first token is in [lo, hi), and the set's place.
+func (j *join) eachPair(from, to, lo, hi int32, fn func(a, b int32, p int32)) {
+	for p := from; p < to; p++ {
 		ip, _ := j.indexLen(int(j.length[p]))
-		pre := j.setAt(int32(p))[:ip]
+		pre := j.setAt(p)[:ip]
 		for x, tok := range pre {
 			if tok < lo {
 				continue
@@ -403,7 +448,7 @@ func (j *join) eachPair(lo, hi int32, fn func(a, b int32, p int32)) {
 			}
 			for _, tok2 := range pre[x+1:] {
 				if !j.isRare[tok] || !j.isRare[tok2] {
-					fn(tok, tok2, int32(p))
+					fn(tok, tok2, p)
 				}
 			}
 		}
@@ -443,13 +488,15 @@ func (j *join) indexPairs(lo, hi int32) {
 		j.pairEntries = make([]uint64, n)
 	}
 	fill := append([]int32(nil), j.pairFirst[:len(j.pairFirst)-1]...)
-	j.eachPair(lo, hi, func(a, b int32, p int32) {
+	j.eachPair(0, int32(len(j.distinct)), lo, hi, func(a, b int32, p int32) {
 		j.pairEntries[fill[a-lo]] = uint64(uint32(b))<<32 | uint64(uint32(p))
 		fill[a-lo]++
 	})
-	for k := 0; k+1 < len(j.pairFirst); k++ {
-		slices.Sort(j.pairEntries[j.pairFirst[k]:j.pairFirst[k+1]])
-	}
+	inParallel(int(hi-lo), j.workers, func(_, from, to int) {
+		for k := from; k < to; k++ {
+			slices.Sort(j.pairEntries[j.pairFirst[k]:j.pairFirst[k+1]])
+		}
+	})
 }
 
 // probe looks up, for each place taken from cur, the shorter sets it may
@@ -460,7 +507,10 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 	const chunk = 256
 	m := int64(len(j.distinct))
 	t := j.t
-	var touched []int32
+	var (
+		touched []int32
+		need    []int
+	)
 	hit := func(py int32, n int32) {
 		if count[py] == 0 {
 			touched = append(touched, py)
@@ -480,6 +530,11 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 			minLen := int(math.Ceil(t*float64(lx) - 1e-9))
 			from := j.firstOfLen[min(minLen, j.maxLen+1)]
 			pre := x[:pp]
+			// The overlap a set of each length from minLen to lx needs.
+			need = need[:0]
+			for ly := minLen; ly <= lx; ly++ {
+				need = append(need, overlapFloor(t, lx, ly))
+			}
 			for a, tok := range pre {
 				if rare && j.isRare[tok] {
 					list := j.entries[j.start[tok]:j.start[tok+1]]
@@ -499,8 +554,11 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 					if j.isRare[tok] && j.isRare[tok2] {
 						continue
 					}
+					// The second tokens ascend: each is looked up after
+					// the last.
 					lo, _ := slices.BinarySearch(bucket, uint64(uint32(tok2))<<32|uint64(uint32(from)))
-					for _, e := range bucket[lo:] {
+					bucket = bucket[lo:]
+					for _, e := range bucket {
 						if int32(e>>32) != tok2 || int32(uint32(e)) >= px {
 							break
 						}
@@ -508,11 +566,11 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 					}
 				}
 			}
+			sx := j.sketches[px]
 			for _, py := range touched {
 				c := count[py]
 				count[py] = 0
-				_, ky := j.indexLen(int(j.length[py]))
-				if int(c) < min(kx, ky) || !j.sketches[px].mayShare(j.sketches[py], overlapFloor(t, lx, int(j.length[py]))) ||
+				if int(c) < min(kx, int(j.k[py])) || !sx.mayShare(j.sketches[py], need[int(j.length[py])-minLen]) ||
 					joined.find(px) == joined.find(py) {
 					continue
 				}
