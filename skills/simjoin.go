@@ -310,7 +310,9 @@ type join struct {
 
 	workers    int
 	length     []int32
-	k          []uint8 // by place: how many first tokens a longer set must share
+	k          []uint8  // by place: how many first tokens a longer set must share
+	pre        []int32  // the sets' first tokens, by place (prefix)
+	preOff     []uint32 // where each place's first tokens start in pre
 	maxLen     int
 	firstOfLen []int32 // firstOfLen[l]: the first place of a set of l tokens or more
 	maxTok     int32
@@ -323,7 +325,8 @@ type join struct {
 	// each, the second token and the place in one number, sorted.
 	pairFirst   []int32
 	pairEntries []uint64
-	pairCount   []int32 // by first token: the pairs under it
+	pairCount   []int32   // by first token: the pairs under it
+	workerPairs [][]int32 // the same, of each goroutine's places
 }
 
 func (j *join) setAt(p int32) []int32 { return j.set(int(j.distinct[p])) }
@@ -349,13 +352,43 @@ func (j *join) build() {
 	m := len(j.distinct)
 	j.length = make([]int32, m)
 	j.k = make([]uint8, m)
-	for p := range j.distinct {
-		l := len(j.setAt(int32(p)))
-		j.length[p] = int32(l)
-		_, k := j.indexLen(l)
-		j.k[p] = uint8(k)
-		j.maxLen = max(j.maxLen, l)
+	j.preOff = make([]uint32, m+1)
+	maxTok := make([]int32, j.workers)
+	inParallel(m, j.workers, func(w, lo, hi int) {
+		for p := lo; p < hi; p++ {
+			s := j.setAt(int32(p))
+			j.length[p] = int32(len(s))
+			_, k := j.indexLen(len(s))
+			j.k[p] = uint8(k)
+			pp, _ := j.probeLen(len(s))
+			j.preOff[p+1] = uint32(pp)
+			maxTok[w] = max(maxTok[w], s[len(s)-1])
+		}
+	})
+	j.maxLen = int(j.length[m-1]) // shortest first
+	j.maxTok = slices.Max(maxTok)
+	for p := range m {
+		j.preOff[p+1] += j.preOff[p]
 	}
+	// The first tokens of the sets, one after the other in the order of
+	// their places: the probes read them once a range of pairs, and
+	// reading them where the sets are took a miss of the CPU's caches
+	// each. A sketch of each set tells most candidates that cannot be
+	// alike apart without reading their sets.
+	j.pre = make([]int32, j.preOff[m])
+	j.sketches = make([]sketch, m)
+	inParallel(m, j.workers, func(_, lo, hi int) {
+		var orders []uint64
+		for p := lo; p < hi; p++ {
+			s := j.setAt(int32(p))
+			copy(j.prefix(int32(p)), s)
+			orders = orders[:0]
+			for _, tok := range s {
+				orders = append(orders, uint64(tok))
+			}
+			j.sketches[p] = sketchOf(orders)
+		}
+	})
 	j.firstOfLen = make([]int32, j.maxLen+2)
 	for l, p := 0, 0; l <= j.maxLen+1; l++ {
 		for p < m && int(j.length[p]) < l {
@@ -369,15 +402,10 @@ func (j *join) build() {
 	// another of the set's first tokens: the first two tokens two sets
 	// share are both rare (found under each), or make a pair one of them is
 	// frequent in (found under the pair).
-	for p := range j.distinct {
-		s := j.setAt(int32(p))
-		j.maxTok = max(j.maxTok, s[len(s)-1])
-	}
 	j.pairs = j.t > 0.5
 	count := make([]int32, j.maxTok+2)
-	for p := range j.distinct {
-		ip, _ := j.indexLen(int(j.length[p]))
-		for _, tok := range j.setAt(int32(p))[:ip] {
+	for p := range int32(m) {
+		for _, tok := range j.indexed(p) {
 			count[tok+1]++
 		}
 	}
@@ -394,42 +422,41 @@ func (j *join) build() {
 	}
 	j.entries = make([]int32, j.start[len(j.start)-1])
 	next := append([]int32(nil), j.start[:len(j.start)-1]...)
-	for p := range j.distinct {
-		ip, _ := j.indexLen(int(j.length[p]))
-		for _, tok := range j.setAt(int32(p))[:ip] {
+	for p := range int32(m) {
+		for _, tok := range j.indexed(p) {
 			if j.isRare[tok] {
-				j.entries[next[tok]] = int32(p)
+				j.entries[next[tok]] = p
 				next[tok]++
 			}
 		}
 	}
 	if j.pairs {
-		counts := make([][]int32, j.workers)
+		// Counted by the goroutines that fill the pair index, each over
+		// its own places: each fills its own part of each bucket.
+		j.pairCount = make([]int32, j.maxTok+1)
+		j.workerPairs = make([][]int32, j.workers)
 		inParallel(m, j.workers, func(w, lo, hi int) {
 			count := make([]int32, j.maxTok+1)
 			j.eachPair(int32(lo), int32(hi), 0, j.maxTok+1, func(a, _ int32, _ int32) { count[a]++ })
-			counts[w] = count
+			j.workerPairs[w] = count
 		})
-		j.pairCount = make([]int32, j.maxTok+1)
-		for _, count := range counts {
+		for _, count := range j.workerPairs {
 			for tok, c := range count {
 				j.pairCount[tok] += c
 			}
 		}
 	}
-	// A sketch of each set tells most candidates that cannot be alike
-	// apart without reading their sets.
-	j.sketches = make([]sketch, m)
-	inParallel(m, j.workers, func(_, lo, hi int) {
-		var orders []uint64
-		for p := lo; p < hi; p++ {
-			orders = orders[:0]
-			for _, tok := range j.setAt(int32(p)) {
-				orders = append(orders, uint64(tok))
-			}
-			j.sketches[p] = sketchOf(orders)
-		}
-	})
+}
+
+// prefix is the first tokens of the set at place p that it looks up (the
+// first of them are those it is indexed under).
+func (j *join) prefix(p int32) []int32 { return j.pre[j.preOff[p]:j.preOff[p+1]] }
+
+// indexed is the first tokens of the set at place p that it is indexed
+// under.
+func (j *join) indexed(p int32) []int32 {
+	ip, _ := j.indexLen(int(j.length[p]))
+	return j.prefix(p)[:ip]
 }
 
 // eachPair calls fn with every pair of the first tokens of a set at a
@@ -437,8 +464,7 @@ func (j *join) build() {
 // whose first token is in [lo, hi), and the set's place.
 func (j *join) eachPair(from, to, lo, hi int32, fn func(a, b int32, p int32)) {
 	for p := from; p < to; p++ {
-		ip, _ := j.indexLen(int(j.length[p]))
-		pre := j.setAt(p)[:ip]
+		pre := j.indexed(p)
 		for x, tok := range pre {
 			if tok < lo {
 				continue
@@ -487,10 +513,19 @@ func (j *join) indexPairs(lo, hi int32) {
 	} else {
 		j.pairEntries = make([]uint64, n)
 	}
-	fill := append([]int32(nil), j.pairFirst[:len(j.pairFirst)-1]...)
-	j.eachPair(0, int32(len(j.distinct)), lo, hi, func(a, b int32, p int32) {
-		j.pairEntries[fill[a-lo]] = uint64(uint32(b))<<32 | uint64(uint32(p))
-		fill[a-lo]++
+	inParallel(len(j.distinct), j.workers, func(w, from, to int) {
+		// This goroutine's part of each bucket follows those of the
+		// goroutines before it.
+		fill := append([]int32(nil), j.pairFirst[:len(j.pairFirst)-1]...)
+		for _, count := range j.workerPairs[:w] {
+			for tok := lo; tok < hi; tok++ {
+				fill[tok-lo] += count[tok]
+			}
+		}
+		j.eachPair(int32(from), int32(to), lo, hi, func(a, b int32, p int32) {
+			j.pairEntries[fill[a-lo]] = uint64(uint32(b))<<32 | uint64(uint32(p))
+			fill[a-lo]++
+		})
 	})
 	inParallel(int(hi-lo), j.workers, func(_, from, to int) {
 		for k := from; k < to; k++ {
@@ -524,12 +559,11 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 		}
 		hi := min(m, lo+chunk)
 		for px := int32(lo); px < int32(hi); px++ {
-			x := j.setAt(px)
-			lx := len(x)
+			lx := int(j.length[px])
 			pp, kx := j.probeLen(lx)
 			minLen := int(math.Ceil(t*float64(lx) - 1e-9))
 			from := j.firstOfLen[min(minLen, j.maxLen+1)]
-			pre := x[:pp]
+			pre := j.prefix(px)[:pp]
 			// The overlap a set of each length from minLen to lx needs.
 			need = need[:0]
 			for ly := minLen; ly <= lx; ly++ {
@@ -574,7 +608,7 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 					joined.find(px) == joined.find(py) {
 					continue
 				}
-				if similarAtLeast(x, j.setAt(py), t) {
+				if similarAtLeast(j.setAt(px), j.setAt(py), t) {
 					joined.union(px, py)
 				}
 			}
