@@ -107,11 +107,14 @@ func BenchmarkRawTokens(b *testing.B) {
 	}
 	b.SetBytes(int64(n))
 	b.ResetTimer()
-	var out []uint64
-	var buf []byte
+	var (
+		out  []uint64
+		buf  []byte
+		seen tokenSet
+	)
 	for i := 0; i < b.N; i++ {
 		for k := range titles {
-			out, buf = rawTokens(titles[k], bodies[k], out, buf)
+			out, buf = rawTokens(titles[k], bodies[k], &seen, out, buf)
 		}
 	}
 }

@@ -194,8 +194,9 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 		go func() {
 			defer wg.Done()
 			var (
-				buf     []byte
-				scratch []uint64
+				buf, norm []byte
+				scratch   []uint64
+				seen      tokenSet
 			)
 			for b := range work {
 				// A batch's token lists share one array: one allocation
@@ -203,12 +204,12 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				pool := make([]uint64, 0, 16*len(b.tasks))
 				for i := range b.tasks {
 					t := &b.tasks[i]
-					scratch, buf = rawTokens(t.title, t.body, scratch, buf)
+					scratch, buf = rawTokens(t.title, t.body, &seen, scratch, buf)
 					at := len(pool)
 					pool = append(pool, scratch...)
 					t.toks = pool[at:len(pool):len(pool)]
-					if norm := titleNorm(t.title); norm != "" {
-						t.titleKey = titleKey(t.role, norm)
+					if norm, buf = appendNormTitle(norm[:0], t.title, buf); len(norm) > 0 {
+						t.titleKey = titleKey(t.role, string(norm))
 						t.titleGID = keyGID(gidTitle, t.titleKey)
 					}
 					tags, err := decodeTags(t.tags)
@@ -568,9 +569,11 @@ func (f *fullBuild) mineAll() {
 		f.outputs = append(f.outputs, o)
 	}
 	sort.SliceStable(f.outputs, func(i, j int) bool { return outputLess(f.outputs[i], f.outputs[j]) })
-	for _, o := range f.outputs {
-		f.stats(o)
-	}
+	inParallel(len(f.outputs), max(1, runtime.GOMAXPROCS(0)), func(_, lo, hi int) {
+		for _, o := range f.outputs[lo:hi] {
+			f.stats(o)
+		}
+	})
 }
 
 func (f *fullBuild) key(g *fgroup) string {

@@ -214,13 +214,44 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 			return err
 		}
 	}
-	// The rest of the state: a rebuild mostly finds what it makes, and
-	// writes only what differs.
-	return tx.ReplaceSorted([]byte{keyContent + 1}, func(put func(k, v []byte) error) error {
-		return putAhead(put, func(put func(k, v []byte) error) error {
-			return f.encodeState(put, f.links(), maxSeq, lastDecision)
-		})
-	})
+	// The rest of the state, a range of keys at a time: a rebuild mostly
+	// finds what it makes, and writes only what differs. Each range lets
+	// go of what only it needed, the largest first, so that the next is
+	// encoded with the collector less pressed.
+	finished := 0
+	for _, s := range f.h.status {
+		if s != codeOpen {
+			finished++
+		}
+	}
+	h := f.h
+	ranges := []struct {
+		from, to []byte // from the end of the texts on, with no gap
+		gen      func(put func(k, v []byte) error) error
+		forget   func()
+	}{
+		{[]byte{keyContent + 1}, []byte{keyMeta}, f.encodeGroups, func() { f.groups, h.keys = nil, groupKeys{} }},
+		{[]byte{keyRecords}, []byte{keyToken}, f.writeRecords, func() {
+			h.role, h.finished, h.title, h.tagOff, h.tagBuf = nil, nil, nil, nil, nil
+		}},
+		{[]byte{keyMeta}, []byte{keyRecords}, func(put func(k, v []byte) error) error {
+			for _, m := range f.meta(maxSeq, lastDecision, finished) {
+				if err := put(metaKey(m.name), m.val); err != nil {
+					return err
+				}
+			}
+			return f.writePostings(put)
+		}, func() { h.status, h.cluster = nil, nil }},
+		{[]byte{keyToken}, nil, f.encodeTokens, func() { h.tokHash, h.tokCount, f.rank = nil, nil, nil }},
+	}
+	for _, r := range ranges {
+		err := tx.ReplaceRange(r.from, r.to, func(put func(k, v []byte) error) error { return putAhead(put, r.gen) })
+		if err != nil {
+			return err
+		}
+		r.forget()
+	}
+	return nil
 }
 
 // putAhead calls gen in a goroutine of its own and put with what it
@@ -260,30 +291,34 @@ func putAhead(put func(k, v []byte) error, gen func(yield func(k, v []byte) erro
 // errStopped ends a generator whose consumer failed.
 var errStopped = errors.New("stopped")
 
-// encodeState yields the state but for the texts, the settled groups and
-// the orphans, in key order.
-func (f *fullBuild) encodeState(put func(k, v []byte) error, links []linkCount, maxSeq, lastDecision int64) error {
+// encodeGroups yields the groups, by page, and the member lists of those
+// too large to keep them in their entry.
+func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 	h := f.h
-	// g: groups, by page.
+	links := f.links()
+	var (
+		row    group
+		linked = map[uint64]int{}
+	)
 	byPage := map[uint16][]uint64{}
 	for gid := range f.groups {
 		byPage[groupPage(gid)] = append(byPage[groupPage(gid)], gid)
 	}
-	pages := make([]uint16, 0, len(byPage))
-	for p := range byPage {
-		pages = append(pages, p)
-	}
-	slices.Sort(pages)
-	for _, p := range pages {
+	for _, p := range slices.Sorted(maps.Keys(byPage)) {
 		ids := byPage[p]
 		slices.Sort(ids)
-		val := encodePage[*group](ids, func(b []byte, gid uint64) []byte { return appendGroup(b, f.row(gid, linksOf(links, gid))) })
+		val := encodePage[*group](ids, func(b []byte, gid uint64) []byte {
+			clear(linked)
+			for _, l := range linksOf(links, gid) {
+				linked[l.b] = int(l.n)
+			}
+			f.row(&row, gid, linked)
+			return appendGroup(b, &row)
+		})
 		if err := put(groupPageKey(p), val); err != nil {
 			return err
 		}
 	}
-	// l: member lists of the groups too large to keep them in their
-	// entry.
 	for _, gid := range slices.Sorted(maps.Keys(f.groups)) {
 		g := f.groups[gid]
 		if len(g.members) <= inlineMembers {
@@ -300,23 +335,12 @@ func (f *fullBuild) encodeState(put func(k, v []byte) error, links []linkCount, 
 			}
 		}
 	}
-	// The rest needs the tasks, not the groups: let them go.
-	f.groups, links = nil, nil
-	// m: meta.
-	for _, m := range f.meta(maxSeq, lastDecision) {
-		if err := put(metaKey(m.name), m.val); err != nil {
-			return err
-		}
-	}
-	// p: the similarity index.
-	if err := f.writePostings(put); err != nil {
-		return err
-	}
-	// r: task records.
-	if err := f.writeRecords(put); err != nil {
-		return err
-	}
-	// t: tokens, by page.
+	return nil
+}
+
+// encodeTokens yields the tokens, by page.
+func (f *fullBuild) encodeTokens(put func(k, v []byte) error) error {
+	h := f.h
 	toks := make([]int32, len(h.tokHash))
 	for i := range toks {
 		toks[i] = int32(i)
@@ -379,10 +403,12 @@ func writeOrphans(tx *store.MineTx, orphans map[string][]store.SourceRef) error 
 }
 
 // row is the stored form of a group of the full scan.
-func (f *fullBuild) row(gid uint64, links map[uint64]int) *group {
+// row makes row the stored form of a group of the full scan; it reuses
+// row's member list, and holds links.
+func (f *fullBuild) row(row *group, gid uint64, links map[uint64]int) {
 	h := f.h
 	g := f.groups[gid]
-	row := &group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]], links: links}
+	*row = group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]], links: links, inline: row.inline[:0]}
 	if gidKind(gid) != gidCluster {
 		row.key = h.keys.get(gid)
 	}
@@ -401,12 +427,10 @@ func (f *fullBuild) row(gid uint64, links map[uint64]int) *group {
 		}
 	}
 	if len(g.members) <= inlineMembers {
-		row.inline = make([]int64, len(g.members))
-		for i, m := range g.members {
-			row.inline[i] = h.seq[m]
+		for _, m := range g.members {
+			row.inline = append(row.inline, h.seq[m])
 		}
 	}
-	return row
 }
 
 func orphanKey(seq int64, id string) []byte {
@@ -454,13 +478,7 @@ func encodeOptions(o ScanOptions) []byte {
 	return e.b
 }
 
-func (f *fullBuild) meta(maxSeq, lastDecision int64) []metaValue {
-	finished := 0
-	for _, s := range f.h.status {
-		if s != codeOpen {
-			finished++
-		}
-	}
+func (f *fullBuild) meta(maxSeq, lastDecision int64, finished int) []metaValue {
 	u := func(v uint64) []byte { return binary.AppendUvarint(nil, v) }
 	// A new generation, unlike any before it: the time is as good as any.
 	gen := uint64(time.Now().UnixNano())
@@ -621,27 +639,42 @@ func (f *fullBuild) links() []linkCount {
 	h := f.h
 	type pair struct{ a, b uint64 }
 	count := map[pair]int32{}
+	grouped := make([]bool, f.nextCluster) // by cluster number: of two or more
+	for gid := range f.groups {
+		if gidKind(gid) == gidCluster {
+			grouped[gid&gidMask] = true
+		}
+	}
+	clusterOf := func(i int) uint64 {
+		if h.cluster != nil && grouped[h.cluster[i]] {
+			return h.clusterOf(i)
+		}
+		return 0
+	}
 	for i := 0; i < h.n; i++ {
-		if h.status[i] == codeOpen {
-			continue
-		}
-		title, cl, prop := h.title[i], uint64(0), uint64(0)
-		if c := h.clusterOf(i); c != 0 && f.groups[c] != nil {
-			cl = c
-		}
-		if p, ok := h.prop[int32(i)]; ok {
-			prop = keyGID(gidProposal, proposalKey(p.Name))
-		}
-		for _, l := range [][2]uint64{{title, cl}, {prop, title}, {prop, cl}} {
-			if l[0] != 0 && l[1] != 0 {
-				count[pair{l[0], l[1]}]++
-				count[pair{l[1], l[0]}]++
+		if h.status[i] != codeOpen && h.title[i] != 0 {
+			if cl := clusterOf(i); cl != 0 {
+				count[pair{h.title[i], cl}]++
 			}
 		}
 	}
-	out := make([]linkCount, 0, len(count))
+	// Few tasks hold a proposal: they are counted apart, rather than
+	// looked up for every task.
+	for i, p := range h.prop {
+		if h.status[i] == codeOpen {
+			continue
+		}
+		prop := keyGID(gidProposal, proposalKey(p.Name))
+		for _, other := range [2]uint64{h.title[i], clusterOf(int(i))} {
+			if other != 0 {
+				count[pair{prop, other}]++
+			}
+		}
+	}
+	// Each way: a group's links are found under it.
+	out := make([]linkCount, 0, 2*len(count))
 	for p, n := range count {
-		out = append(out, linkCount{p.a, p.b, n})
+		out = append(out, linkCount{p.a, p.b, n}, linkCount{p.b, p.a, n})
 	}
 	slices.SortFunc(out, func(x, y linkCount) int {
 		if x.a != y.a {
@@ -653,14 +686,11 @@ func (f *fullBuild) links() []linkCount {
 }
 
 // linksOf is the links of group a, from links' result.
-func linksOf(links []linkCount, a uint64) map[uint64]int {
+func linksOf(links []linkCount, a uint64) []linkCount {
 	i, _ := slices.BinarySearchFunc(links, a, func(l linkCount, a uint64) int { return cmp.Compare(l.a, a) })
-	var m map[uint64]int
-	for ; i < len(links) && links[i].a == a; i++ {
-		if m == nil {
-			m = map[uint64]int{}
-		}
-		m[links[i].b] = int(links[i].n)
+	j := i
+	for j < len(links) && links[j].a == a {
+		j++
 	}
-	return m
+	return links[i:j]
 }

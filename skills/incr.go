@@ -229,7 +229,7 @@ func (m *miner) readChanged(seqs []int64) error {
 		old := *r
 		nr := *r
 		row := rows[q]
-		if norm := titleNorm(string(row.Title)); norm != "" {
+		if norm := normTitle(string(row.Title)); norm != "" {
 			m.keyOf[keyGID(gidTitle, titleKey(row.Role, norm))] = titleKey(row.Role, norm)
 		}
 		tags, err := decodeTags(string(row.Tags))
@@ -260,13 +260,16 @@ func (m *miner) readNew() error {
 		r    *record
 		toks []uint64
 	}
-	var news []newTask
-	var buf []byte
+	var (
+		news []newTask
+		buf  []byte
+		seen tokenSet
+	)
 	err := m.tx.EachTask(m.cur.seq, m.maxSeq, func(t *store.MineTask) error {
 		r := &record{seq: t.Seq, id: t.ID, role: t.Role, status: statusCode(t.Status), finished: unixNano(t.FinishedAt)}
 		var toks []uint64
-		toks, buf = rawTokens(t.Title, t.Body, nil, buf)
-		if norm := titleNorm(string(t.Title)); norm != "" {
+		toks, buf = rawTokens(t.Title, t.Body, &seen, nil, buf)
+		if norm := normTitle(string(t.Title)); norm != "" {
 			r.title = keyGID(gidTitle, titleKey(r.role, norm))
 			m.keyOf[r.title] = titleKey(r.role, norm)
 		}

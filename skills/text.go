@@ -270,7 +270,23 @@ func uniqueStrings(s []string) []string {
 // normTitle is a title with case, punctuation, numbers and stop words
 // folded: "Fix flaky test #123." and "fix the flaky tests" both give
 // "fix flaky test".
-func normTitle(title string) string { return strings.Join(tokens(title), " ") }
+func normTitle(title string) string {
+	norm, _ := appendNormTitle(nil, title, nil)
+	return string(norm)
+}
+
+// appendNormTitle appends normTitle(title) to dst, with buf as eachToken's:
+// without a string a token, for the million titles of a full scan.
+func appendNormTitle(dst []byte, title string, buf []byte) ([]byte, []byte) {
+	start := len(dst)
+	buf = eachToken(title, buf, func(tok []byte) {
+		if len(dst) > start {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, tok...)
+	})
+	return dst, buf
+}
 
 // stopWords are English words that carry no meaning of their own in a task
 // title or body.

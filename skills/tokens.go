@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"strings"
 	"unicode/utf8"
 )
 
@@ -19,9 +18,11 @@ func hashToken(tok []byte) uint64 {
 }
 
 // rawTokens returns the hashes of the tokens of a task's title and body,
-// without repeats, in no particular order, appended to out[:0].
-func rawTokens[T string | []byte](title, body T, out []uint64, buf []byte) ([]uint64, []byte) {
-	var seen tokenSet
+// without repeats, in no particular order, appended to out[:0]. seen is
+// the caller's, emptied first: zeroing a table a task cost more than
+// emptying the slots the last task took.
+func rawTokens[T string | []byte](title, body T, seen *tokenSet, out []uint64, buf []byte) ([]uint64, []byte) {
+	seen.reset()
 	out = out[:0]
 	add := func(h uint64) {
 		if seen.add(h) {
@@ -37,14 +38,22 @@ func rawTokens[T string | []byte](title, body T, out []uint64, buf []byte) ([]ui
 // tokens; it grows past a table of 256.
 type tokenSet struct {
 	table [256]uint64
-	n     int
+	used  []uint8 // the slots of table taken, to empty them
 	more  map[uint64]bool
+}
+
+// reset empties the set.
+func (s *tokenSet) reset() {
+	for _, i := range s.used {
+		s.table[i] = 0
+	}
+	s.used, s.more = s.used[:0], nil
 }
 
 // add reports whether h was not in the set yet. The hash 0 stands for
 // an empty slot, so it is kept in more.
 func (s *tokenSet) add(h uint64) bool {
-	if h == 0 || s.n >= len(s.table)/2 {
+	if h == 0 || len(s.used) >= len(s.table)/2 {
 		if s.more == nil {
 			s.more = map[uint64]bool{}
 			for _, v := range s.table {
@@ -65,7 +74,7 @@ func (s *tokenSet) add(h uint64) bool {
 			return false
 		case 0:
 			s.table[i] = h
-			s.n++
+			s.used = append(s.used, uint8(i))
 			return true
 		}
 	}
@@ -188,6 +197,3 @@ const (
 // commonLimit is the number of earlier tasks a token may be in and still
 // count for the task that comes after k tasks.
 func commonLimit(k int64) int64 { return max(commonTokenMin, k/commonTokenShare) }
-
-// titleNorm is a task's normalised title and its tokens.
-func titleNorm(title string) string { return strings.Join(tokens(title), " ") }

@@ -197,22 +197,23 @@ func (t *MineTx) DeleteRange(from, to []byte) error {
 	return nil
 }
 
-// ReplaceSorted makes the keys from from on exactly the ones kv yields,
-// which must ascend: the write of a rebuilt state. It writes only what
-// differs from the state as it was, so a rebuild that finds the state it
-// replaces writes next to nothing (a long history's state is hundreds of
-// megabytes, and every page written goes to the log and then the file).
-func (t *MineTx) ReplaceSorted(from []byte, kv func(yield func(key, val []byte) error) error) error {
-	return t.replaceSorted(from, replaceBatch, kv)
+// ReplaceRange makes the keys in [from, to) exactly the ones kv yields,
+// which must ascend; a nil to means no upper bound. It is the write of a
+// rebuilt state, and writes only what differs from the state as it was:
+// a rebuild that finds the state it replaces writes next to nothing (a
+// long history's state is hundreds of megabytes, and every page written
+// goes to the log and then to the file).
+func (t *MineTx) ReplaceRange(from, to []byte, kv func(yield func(key, val []byte) error) error) error {
+	return t.replaceRange(from, to, replaceBatch, kv)
 }
 
-// replaceBatch is how many keys of the old state ReplaceSorted reads at
+// replaceBatch is how many keys of the old state ReplaceRange reads at
 // a time.
 const replaceBatch = 256
 
-// replaceSorted is ReplaceSorted reading the old state batch keys at a
+// replaceRange is ReplaceRange reading the old state batch keys at a
 // time (tests force small batches).
-func (t *MineTx) replaceSorted(from []byte, batch int, kv func(yield func(key, val []byte) error) error) error {
+func (t *MineTx) replaceRange(from, to []byte, batch int, kv func(yield func(key, val []byte) error) error) error {
 	put, err := t.w.Tx.Prepare(`INSERT INTO skill_state (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v`)
 	if err != nil {
 		return fmt.Errorf("mining state: %w", err)
@@ -223,14 +224,14 @@ func (t *MineTx) replaceSorted(from []byte, batch int, kv func(yield func(key, v
 		return fmt.Errorf("mining state: %w", err)
 	}
 	defer del.Close()
-	old := &oldKeys{tx: t, after: bytes.Clone(from), first: true, batch: batch}
+	old := &oldKeys{tx: t, after: bytes.Clone(from), to: to, first: true, batch: batch}
 	var last []byte
 	err = kv(func(key, val []byte) error {
 		if last != nil && bytes.Compare(key, last) <= 0 {
 			return fmt.Errorf("keys out of order: %x after %x", key, last)
 		}
-		if bytes.Compare(key, from) < 0 {
-			return fmt.Errorf("key %x before %x", key, from)
+		if bytes.Compare(key, from) < 0 || to != nil && bytes.Compare(key, to) >= 0 {
+			return fmt.Errorf("key %x out of [%x, %x)", key, from, to)
 		}
 		last = append(last[:0], key...)
 		for {
@@ -268,18 +269,19 @@ func (t *MineTx) replaceSorted(from []byte, batch int, kv func(yield func(key, v
 	if k, _, ok, err := old.head(); err != nil {
 		return fmt.Errorf("mining state: %w", err)
 	} else if ok {
-		if _, err := t.w.Exec(`DELETE FROM skill_state WHERE k >= ?`, k); err != nil {
-			return fmt.Errorf("mining state: %w", err)
+		if err := t.DeleteRange(k, to); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // oldKeys reads the old state, in order, a batch at a time, for
-// ReplaceSorted.
+// ReplaceRange.
 type oldKeys struct {
 	tx    *MineTx
 	after []byte // the last key read (or the first to read, while first)
+	to    []byte // the end of the range, nil for none
 	first bool
 	done  bool // no key after the batch
 	batch int
@@ -310,11 +312,14 @@ func (o *oldKeys) head() (k, v []byte, ok bool, err error) {
 }
 
 func (o *oldKeys) read() error {
-	q := `SELECT k, v FROM skill_state WHERE k > ? ORDER BY k LIMIT ?`
+	q, args := `SELECT k, v FROM skill_state WHERE k > ?`, []any{o.after}
 	if o.first {
-		q = `SELECT k, v FROM skill_state WHERE k >= ? ORDER BY k LIMIT ?`
+		q = `SELECT k, v FROM skill_state WHERE k >= ?`
 	}
-	rows, err := o.tx.w.Query(q, o.after, o.batch)
+	if o.to != nil {
+		q, args = q+` AND k < ?`, append(args, o.to)
+	}
+	rows, err := o.tx.w.Query(q+` ORDER BY k LIMIT ?`, append(args, o.batch)...)
 	if err != nil {
 		return err
 	}

@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// TestReplaceSorted replaces a state by one that keeps some keys as they
-// were, changes some, drops some and adds some, reading the old state in
-// batches of several sizes (a batch can end on any kind of key): the state
-// must end up as yielded, the keys before from untouched, and SQLite must
-// see a write for each key that differs and none for those that do not.
-func TestReplaceSorted(t *testing.T) {
+// TestReplaceRange replaces a range of the state by one that keeps some
+// keys as they were, changes some, drops some and adds some, reading the
+// old state in batches of several sizes (a batch can end on any kind of
+// key): the range must end up as yielded, the keys outside it untouched,
+// and SQLite must see a write for each key that differs and none for
+// those that do not.
+func TestReplaceRange(t *testing.T) {
 	type kv = map[string]string
 	cases := []struct {
 		name     string
@@ -24,20 +25,20 @@ func TestReplaceSorted(t *testing.T) {
 		{"some to empty", kv{"p1": "a", "p2": "b"}, kv{}},
 		{"same", kv{"p1": "a", "p2": "b", "p3": "c"}, kv{"p1": "a", "p2": "b", "p3": "c"}},
 		{"mixed", kv{"p1": "a", "p2": "b", "p4": "d", "p6": "f", "p7": "g", "q1": "x"},
-			kv{"p1": "a", "p3": "c", "p4": "D", "p5": "e", "p7": "g", "r1": "y"}},
+			kv{"p1": "a", "p3": "c", "p4": "D", "p5": "e", "p7": "g", "q2": "y"}},
 		{"new keys between old ones", kv{"p1": "a", "p3": "c", "p5": "e"},
 			kv{"p1": "a", "p2": "b", "p3": "c", "p4": "d", "p5": "e", "p6": "f"}},
 		{"all gone but the last", kv{"p1": "a", "p2": "b", "p3": "c", "p4": "d"}, kv{"p4": "d", "p5": "e"}},
 		{"all new after the old", kv{"p1": "a", "p2": "b"}, kv{"p3": "c", "p4": "d", "p5": "e"}},
 	}
-	// Keys before from: not the state being replaced.
-	before := kv{"a1": "keep", "o9": "keep too"}
+	// Keys out of [p, r): not the state being replaced.
+	outside := kv{"a1": "keep", "o9": "keep too", "r": "kept", "r1": "kept too"}
 	for _, c := range cases {
 		for _, batch := range []int{1, 2, 3, replaceBatch} {
 			t.Run(fmt.Sprintf("%s/batch %d", c.name, batch), func(t *testing.T) {
 				s := openAt(t, filepath.Join(t.TempDir(), "shogun.db"))
 				err := s.UpdateMine(func(tx *MineTx) error {
-					for k, v := range maps.All(before) {
+					for k, v := range maps.All(outside) {
 						if err := tx.Put([]byte(k), []byte(v)); err != nil {
 							return err
 						}
@@ -59,7 +60,7 @@ CREATE TRIGGER w_del AFTER DELETE ON skill_state BEGIN INSERT INTO writes VALUES
 					t.Fatal(err)
 				}
 				err = s.UpdateMine(func(tx *MineTx) error {
-					return tx.replaceSorted([]byte("p"), batch, func(yield func(k, v []byte) error) error {
+					return tx.replaceRange([]byte("p"), []byte("r"), batch, func(yield func(k, v []byte) error) error {
 						for _, k := range slices.Sorted(maps.Keys(c.new)) {
 							if err := yield([]byte(k), []byte(c.new[k])); err != nil {
 								return err
@@ -71,7 +72,7 @@ CREATE TRIGGER w_del AFTER DELETE ON skill_state BEGIN INSERT INTO writes VALUES
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := maps.Clone(before)
+				want := maps.Clone(outside)
 				maps.Copy(want, c.new)
 				if got := stateOf(t, s); !maps.Equal(got, want) {
 					t.Errorf("state %v, want %v", got, want)
@@ -96,17 +97,17 @@ CREATE TRIGGER w_del AFTER DELETE ON skill_state BEGIN INSERT INTO writes VALUES
 	}
 }
 
-// TestReplaceSortedRefusesKeysOutOfOrder: a key out of order, or before
-// from, is an error, and the transaction leaves the state as it was.
-func TestReplaceSortedRefusesKeysOutOfOrder(t *testing.T) {
-	for _, keys := range [][]string{{"p2", "p1"}, {"p1", "p1"}, {"a1"}} {
+// TestReplaceRangeRefusesKeysOutOfOrder: a key out of order, or out of
+// the range, is an error, and the transaction leaves the state as it was.
+func TestReplaceRangeRefusesKeysOutOfOrder(t *testing.T) {
+	for _, keys := range [][]string{{"p2", "p1"}, {"p1", "p1"}, {"a1"}, {"p1", "r"}} {
 		t.Run(strings.Join(keys, ","), func(t *testing.T) {
 			s := openAt(t, filepath.Join(t.TempDir(), "shogun.db"))
 			if err := s.UpdateMine(func(tx *MineTx) error { return tx.Put([]byte("p0"), []byte("old")) }); err != nil {
 				t.Fatal(err)
 			}
 			err := s.UpdateMine(func(tx *MineTx) error {
-				return tx.ReplaceSorted([]byte("p"), func(yield func(k, v []byte) error) error {
+				return tx.ReplaceRange([]byte("p"), []byte("r"), func(yield func(k, v []byte) error) error {
 					for _, k := range keys {
 						if err := yield([]byte(k), []byte("new")); err != nil {
 							return err
