@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -356,6 +357,7 @@ type fullBuild struct {
 	o       ScanOptions
 	h       *fullTasks
 	groups  map[uint64]*fgroup
+	slab    []fgroup // where the next groups go
 	outputs []*output
 	members map[*output][]int32
 	rank    []int32 // token number → rank by frequency
@@ -366,11 +368,20 @@ type fullBuild struct {
 func (f *fullBuild) group(gid uint64) *fgroup {
 	g := f.groups[gid]
 	if g == nil {
-		g = &fgroup{gid: gid}
+		if len(f.slab) == cap(f.slab) {
+			f.slab = make([]fgroup, 0, groupSlab)
+		}
+		f.slab = append(f.slab, fgroup{gid: gid})
+		g = &f.slab[len(f.slab)-1]
 		f.groups[gid] = g
 	}
 	return g
 }
+
+// groupSlab is how many groups a full scan allocates at once: a long
+// history has hundreds of thousands, and the collector marked each on
+// its own, over and over while the state was written.
+const groupSlab = 4096
 
 func (f *fullBuild) addMember(gid uint64, i int32) {
 	g := f.group(gid)
@@ -390,24 +401,26 @@ func (f *fullBuild) mineAll() {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.Slice(order, func(a, b int) bool {
-		ca, cb := h.tokCount[order[a]], h.tokCount[order[b]]
-		if ca != cb {
-			return ca < cb
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(h.tokCount[a], h.tokCount[b]); c != 0 {
+			return c
 		}
-		return order[a] < order[b]
+		return cmp.Compare(a, b)
 	})
 	f.rank = make([]int32, len(order))
 	for r, t := range order {
 		f.rank[t] = int32(r)
 	}
 	// From here on the sets hold ranks, ascending.
-	for i := range h.setBuf {
-		h.setBuf[i] = f.rank[h.setBuf[i]]
-	}
-	for i := 0; i < h.n; i++ {
-		slices.Sort(h.set(i))
-	}
+	inParallel(h.n, max(1, runtime.GOMAXPROCS(0)), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			set := h.set(i)
+			for k, t := range set {
+				set[k] = f.rank[t]
+			}
+			slices.Sort(set)
+		}
+	})
 
 	// Near-duplicates among the finished tasks.
 	var pos []int32
@@ -777,13 +790,7 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		}
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()
-		// The settled groups as they were: the state's write replaces them.
-		return v.Range([]byte{keyOutput}, []byte{keyOutput + 1}, false, func(k, val []byte) bool {
-			if old, err := decodeOutput(beUint64(k[1:]), val); err == nil {
-				oldOut[old.hash] = old
-			}
-			return true
-		})
+		return nil
 	})
 	if err != nil {
 		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
@@ -826,10 +833,21 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		bodies  map[uint64]string
 	)
 	err = st.ViewMine(func(v *store.MineView) error {
+		// The settled groups as they were: the state's write left them
+		// for writeOutputs to replace.
+		err := v.Range([]byte{keyOutput}, []byte{keyOutput + 1}, false, func(k, val []byte) bool {
+			if old, err := decodeOutput(beUint64(k[1:]), val); err == nil {
+				oldOut[old.hash] = old
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
 		// The stored texts, in one pass rather than one by one when the
 		// candidates are reconciled; the state's write kept those of the
 		// groups that are still settled, and no other scan wrote since.
-		err := v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
+		err = v.Range([]byte{keyContent}, []byte{keyContent + 1}, false, func(k, val []byte) bool {
 			hash := beUint64(k[1:])
 			if fp, ct, err := decodeContentHead(val); err == nil {
 				oldFP[hash], oldCT[hash] = fp, ct
@@ -942,7 +960,7 @@ func (f *fullBuild) forgetState() {
 	h.role, h.status, h.finished, h.title = nil, nil, nil, nil
 	h.tagOff, h.tagBuf, h.keys, h.cluster = nil, nil, groupKeys{}, nil
 	h.tokHash, h.tokCount = nil, nil
-	f.groups, f.rank = nil, nil
+	f.groups, f.slab, f.rank = nil, nil, nil
 }
 
 func beUint64(b []byte) uint64 { return binary.BigEndian.Uint64(b[:8]) }

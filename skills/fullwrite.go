@@ -191,9 +191,10 @@ func writeCandidates(tx *store.MineTx, changes []candidateChange, bodies map[uin
 
 // write replaces the mining state with the full scan's, but for the
 // distilled texts, of which it drops those of groups gone (contents
-// distils the changed ones after), and for the settled groups and the
-// orphans, written once the candidates are reconciled (writeOutputs,
-// writeOrphans).
+// distils the changed ones after), for the settled groups, which it
+// leaves as they were (reconcile reads them; writeOutputs replaces them),
+// and for the orphans, which it drops (writeOrphans writes them once the
+// candidates are reconciled).
 func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 	live := map[uint64]bool{}
 	for _, o := range f.outputs {
@@ -230,18 +231,20 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 		gen      func(put func(k, v []byte) error) error
 		forget   func()
 	}{
-		{[]byte{keyContent + 1}, []byte{keyMeta}, f.encodeGroups, func() { f.groups, h.keys = nil, groupKeys{} }},
+		{[]byte{keyContent + 1}, []byte{keyMeta}, f.encodeGroups, func() { f.groups, f.slab, h.keys = nil, nil, groupKeys{} }},
 		{[]byte{keyRecords}, []byte{keyToken}, f.writeRecords, func() {
 			h.role, h.finished, h.title, h.tagOff, h.tagBuf = nil, nil, nil, nil, nil
 		}},
-		{[]byte{keyMeta}, []byte{keyRecords}, func(put func(k, v []byte) error) error {
+		{[]byte{keyMeta}, []byte{keyOutput}, func(put func(k, v []byte) error) error {
 			for _, m := range f.meta(maxSeq, lastDecision, finished) {
 				if err := put(metaKey(m.name), m.val); err != nil {
 					return err
 				}
 			}
-			return f.writePostings(put)
-		}, func() { h.status, h.cluster = nil, nil }},
+			return nil
+		}, func() {}},
+		// The settled groups [o, p) are left to writeOutputs.
+		{[]byte{keyPosting}, []byte{keyRecords}, f.writePostings, func() { h.status, h.cluster = nil, nil }},
 		{[]byte{keyToken}, nil, f.encodeTokens, func() { h.tokHash, h.tokCount, f.rank = nil, nil, nil }},
 	}
 	for _, r := range ranges {
@@ -370,17 +373,19 @@ func (f *fullBuild) encodeTokens(put func(k, v []byte) error) error {
 	return nil
 }
 
-// writeOutputs writes the settled groups, once reconcile has given each
+// writeOutputs replaces the settled groups, once reconcile has given each
 // its candidate, after the rest of the state.
 func (f *fullBuild) writeOutputs(tx *store.MineTx) error {
 	outs := append([]*output(nil), f.outputs...)
 	sort.Slice(outs, func(i, j int) bool { return outs[i].hash < outs[j].hash })
-	for _, o := range outs {
-		if err := tx.Put(key1(keyOutput, o.hash), encodeOutput(o)); err != nil {
-			return err
+	return tx.ReplaceRange([]byte{keyOutput}, []byte{keyOutput + 1}, func(put func(k, v []byte) error) error {
+		for _, o := range outs {
+			if err := put(key1(keyOutput, o.hash), encodeOutput(o)); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeOrphans records the orphans, written after the rest of the state:
