@@ -5,10 +5,11 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
-	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
@@ -303,14 +304,27 @@ func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 		row    group
 		linked = map[uint64]int{}
 	)
-	byPage := map[uint16][]uint64{}
+	// The groups by page, then by gid: one array, not one a page, nor
+	// grown by appending (the collector, pressed here, ran at every few
+	// megabytes).
+	gids := make([]uint64, 0, len(f.groups))
 	for gid := range f.groups {
-		byPage[groupPage(gid)] = append(byPage[groupPage(gid)], gid)
+		gids = append(gids, gid)
 	}
-	for _, p := range slices.Sorted(maps.Keys(byPage)) {
-		ids := byPage[p]
-		slices.Sort(ids)
-		val := encodePage[*group](ids, func(b []byte, gid uint64) []byte {
+	slices.SortFunc(gids, func(a, b uint64) int {
+		if c := cmp.Compare(groupPage(a), groupPage(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	size := 0 // the last page's: the next is about as long
+	for start := 0; start < len(gids); {
+		p := groupPage(gids[start])
+		end := start + 1
+		for end < len(gids) && groupPage(gids[end]) == p {
+			end++
+		}
+		val := encodePage[*group](make([]byte, 0, size+size/4), gids[start:end], func(b []byte, gid uint64) []byte {
 			clear(linked)
 			for _, l := range linksOf(links, gid) {
 				linked[l.b] = int(l.n)
@@ -321,8 +335,10 @@ func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 		if err := put(groupPageKey(p), val); err != nil {
 			return err
 		}
+		size, start = len(val), end
 	}
-	for _, gid := range slices.Sorted(maps.Keys(f.groups)) {
+	slices.Sort(gids)
+	for _, gid := range gids {
 		g := f.groups[gid]
 		if len(g.members) <= inlineMembers {
 			continue
@@ -361,7 +377,7 @@ func (f *fullBuild) encodeTokens(put func(k, v []byte) error) error {
 			ids = append(ids, h.tokHash[t])
 			byHash[h.tokHash[t]] = t
 		}
-		val := encodePage[token](ids, func(b []byte, hash uint64) []byte {
+		val := encodePage[token](nil, ids, func(b []byte, hash uint64) []byte {
 			t := byHash[hash]
 			return appendToken(b, token{order: orderBase + uint64(f.rank[t]), count: uint64(h.tokCount[t])})
 		})
@@ -568,19 +584,16 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 		n           int
 		b           []byte
 	}
-	var orders []uint64
-	for lo := 0; lo < len(count); {
-		hi, n := lo, 0
-		for hi < len(count) && (n == 0 || n+int(count[hi]) <= postingBudget) {
-			n += int(count[hi])
-			hi++
-		}
-		lists := make([][]chunk, hi-lo)
+	var lists [][]chunk // by rank, from the range's first
+	// encode makes the chunks of the ranks in [from, to) of the range
+	// that starts at lo.
+	encode := func(lo, from, to int) {
+		var orders []uint64
 		each(func(i int, ranks []int32) {
 			var p posting
 			made := false
 			for _, r := range ranks {
-				if int(r) < lo || int(r) >= hi {
+				if int(r) < from || int(r) >= to {
 					continue
 				}
 				if !made {
@@ -607,6 +620,35 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 				c.n++
 			}
 		})
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(count); {
+		hi, n := lo, 0
+		for hi < len(count) && (n == 0 || n+int(count[hi]) <= postingBudget) {
+			n += int(count[hi])
+			hi++
+		}
+		// The range's ranks are shared among the CPUs, about as many
+		// postings each: each goroutine reads all the tasks and encodes
+		// the postings of its own ranks (SQLite's side of the write takes
+		// little of a CPU).
+		bounds := []int{lo}
+		for r, sum := lo, 0; r < hi-1 && len(bounds) < workers; r++ {
+			if sum += int(count[r]); sum*workers >= n*len(bounds) {
+				bounds = append(bounds, r+1)
+			}
+		}
+		bounds = append(bounds, hi)
+		lists = make([][]chunk, hi-lo)
+		var wg sync.WaitGroup
+		for k := 0; k+1 < len(bounds); k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				encode(lo, bounds[k], bounds[k+1])
+			}()
+		}
+		wg.Wait()
 		for k, cs := range lists {
 			for _, c := range cs {
 				if err := put(key2(keyPosting, orderBase+uint64(lo+k), uint64(c.first)), c.b); err != nil {

@@ -320,9 +320,9 @@ func groupPageKey(page uint16) []byte { return []byte{keyGroup, byte(page >> 8),
 func tokenPageKey(h uint64) []byte { return []byte{keyToken, byte(h >> 56)} }
 
 // A page is its entries by id, ascending: the id (8 bytes), the length of
-// the value, the value.
-func encodePage[V any](ids []uint64, val func(b []byte, id uint64) []byte) []byte {
-	var b, v []byte
+// the value, the value. encodePage appends one to b.
+func encodePage[V any](b []byte, ids []uint64, val func(b []byte, id uint64) []byte) []byte {
+	var v []byte
 	for _, id := range ids {
 		v = val(v[:0], id)
 		b = binary.BigEndian.AppendUint64(b, id)

@@ -214,7 +214,7 @@ func (s *state) flush() {
 			s.kv.del(groupPageKey(p))
 			continue
 		}
-		s.kv.put(groupPageKey(p), encodePage[*group](ids, func(b []byte, id uint64) []byte { return appendGroup(b, pg[id]) }))
+		s.kv.put(groupPageKey(p), encodePage[*group](nil, ids, func(b []byte, id uint64) []byte { return appendGroup(b, pg[id]) }))
 	}
 	s.dirtyP = map[uint16]bool{}
 	for b := range s.dirtyT {
@@ -224,7 +224,7 @@ func (s *state) flush() {
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-		s.kv.put([]byte{keyToken, b}, encodePage[token](ids, func(b []byte, id uint64) []byte { return appendToken(b, pg[id]) }))
+		s.kv.put([]byte{keyToken, b}, encodePage[token](nil, ids, func(b []byte, id uint64) []byte { return appendToken(b, pg[id]) }))
 	}
 	s.dirtyT = map[byte]bool{}
 }
