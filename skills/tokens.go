@@ -90,48 +90,39 @@ func hashTokens[T string | []byte](s T, buf []byte, fn func(h uint64)) []byte {
 	}
 	const offset, prime = 14695981039346656037, 1099511628211
 	for i := 0; i < len(s); {
-		c := s[i]
-		if !wordByte[c] {
+		if lowerWord[s[i]] == 0 {
 			i++
 			continue
 		}
 		j := i
 		h, prev := uint64(offset), uint64(0)
-		digits := true
-		var last, last2 byte
-		for j < len(s) && wordByte[s[j]] {
-			c := s[j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
+		var seen byte // the bits of the word's bytes: 0x40 if a letter
+		for j < len(s) {
+			c := lowerWord[s[j]]
+			if c == 0 {
+				break
 			}
-			if c < '0' || c > '9' {
-				digits = false
-			}
+			seen |= c
 			prev = h
 			h = (h ^ uint64(c)) * prime
-			last2, last = last, c
 			j++
 		}
 		n := j - i
 		w := s[i:j]
 		i = j
-		if n <= 1 || digits {
+		if n <= 1 || seen&0x40 == 0 { // digits only
 			continue
 		}
 		if n <= maxStopWord && stopHash.has(h) {
 			buf = buf[:0]
 			for k := 0; k < n; k++ {
-				c := w[k]
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				buf = append(buf, c)
+				buf = append(buf, lowerWord[w[k]])
 			}
 			if stopWords[string(buf)] {
 				continue
 			}
 		}
-		if n > 3 && last == 's' && !(last2 == 's' || last2 == 'u' || last2 == 'i') {
+		if last, last2 := lowerWord[w[n-1]], lowerWord[w[n-2]]; n > 3 && last == 's' && !(last2 == 's' || last2 == 'u' || last2 == 'i') {
 			h = prev
 		}
 		fn(h)
@@ -139,10 +130,16 @@ func hashTokens[T string | []byte](s T, buf []byte, fn func(h uint64)) []byte {
 	return buf
 }
 
-// wordByte marks the ASCII letters and digits.
-var wordByte = func() (t [256]bool) {
+// lowerWord is each ASCII letter and digit in lower case, and 0 for every
+// other byte: one lookup a byte tells a word's bytes and folds them.
+var lowerWord = func() (t [256]byte) {
 	for c := 0; c < 256; c++ {
-		t[c] = asciiWordByte(byte(c))
+		switch {
+		case c >= 'A' && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			t[c] = byte(c)
+		}
 	}
 	return t
 }()
