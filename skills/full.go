@@ -511,25 +511,44 @@ func (f *fullBuild) mineAll() {
 		}
 	}
 	type pair struct{ a, b *sgroup }
-	links := map[pair]int{}
-	for i := 0; i < h.n; i++ {
+	// Title groups with clusters, counted on all CPUs; the few tasks that
+	// hold a proposal after, rather than looked up for every task.
+	counts := make([]map[pair]int, max(1, runtime.GOMAXPROCS(0)))
+	inParallel(h.n, len(counts), func(w, lo, hi int) {
+		m := map[pair]int{}
+		for i := lo; i < hi; i++ {
+			if h.status[i] == codeOpen || h.title[i] == 0 {
+				continue
+			}
+			if c := f.groups[h.clusterOf(i)]; c != nil && c.sg != nil {
+				if tg := f.groups[h.title[i]].sg; tg != nil {
+					m[pair{tg, c.sg}]++
+				}
+			}
+		}
+		counts[w] = m
+	})
+	links := counts[0]
+	for _, m := range counts[1:] {
+		for p, n := range m {
+			links[p] += n
+		}
+	}
+	for i, p := range h.prop {
 		if h.status[i] == codeOpen {
 			continue
 		}
-		var tg, cg, pg *sgroup
+		pg := f.groups[keyGID(gidProposal, proposalKey(p.Name))].sg
+		if pg == nil {
+			continue
+		}
 		if h.title[i] != 0 {
-			tg = f.groups[h.title[i]].sg
-		}
-		if c := f.groups[h.clusterOf(i)]; c != nil {
-			cg = c.sg
-		}
-		if p, ok := h.prop[int32(i)]; ok {
-			pg = f.groups[keyGID(gidProposal, proposalKey(p.Name))].sg
-		}
-		for _, l := range [][2]*sgroup{{tg, cg}, {pg, tg}, {pg, cg}} {
-			if l[0] != nil && l[1] != nil {
-				links[pair{l[0], l[1]}]++
+			if tg := f.groups[h.title[i]].sg; tg != nil {
+				links[pair{pg, tg}]++
 			}
+		}
+		if c := f.groups[h.clusterOf(int(i))]; c != nil && c.sg != nil {
+			links[pair{pg, c.sg}]++
 		}
 	}
 	for p, n := range links {

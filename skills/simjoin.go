@@ -173,11 +173,25 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 		}
 	})
 	hs = slices.DeleteFunc(hs, func(e hashed) bool { return e.i < 0 })
-	slices.SortFunc(hs, func(a, b hashed) int {
+	// Sorted on two CPUs: split by the hash's top bit, each half apart.
+	byHash := func(a, b hashed) int {
 		if a.h != b.h {
 			return cmp.Compare(a.h, b.h)
 		}
 		return cmp.Compare(a.i, b.i)
+	}
+	low := 0
+	for k := range hs {
+		if hs[k].h < 1<<63 {
+			hs[low], hs[k] = hs[k], hs[low]
+			low++
+		}
+	}
+	halves := [][]hashed{hs[:low], hs[low:]}
+	inParallel(2, min(workers, 2), func(_, lo, hi int) {
+		for _, half := range halves[lo:hi] {
+			slices.SortFunc(half, byHash)
+		}
 	})
 	var distinct []int32
 	for a := 0; a < len(hs); {
@@ -281,7 +295,7 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 // goroutines, and returns when all are done: the serial parts of a join
 // over a long history took as long as its probes.
 func inParallel(n, workers int, fn func(w, lo, hi int)) {
-	if workers <= 1 || n < 2*workers {
+	if workers <= 1 || n < workers {
 		fn(0, 0, n)
 		return
 	}
