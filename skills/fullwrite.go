@@ -216,10 +216,10 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 			return err
 		}
 	}
-	// The rest of the state, a range of keys at a time: a rebuild mostly
-	// finds what it makes, and writes only what differs. Each range lets
-	// go of what only it needed, the largest first, so that the next is
-	// encoded with the collector less pressed.
+	// The rest of the state, a range of keys at a time (the ranges do not
+	// overlap; their order is free): a rebuild mostly finds what it makes,
+	// and writes only what differs. Each range lets go of what only it
+	// needed, so that the next is encoded with the collector less pressed.
 	finished := 0
 	for _, s := range f.h.status {
 		if s != codeOpen {
@@ -232,6 +232,7 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 		gen      func(put func(k, v []byte) error) error
 		forget   func()
 	}{
+		{[]byte{keyToken}, nil, f.encodeTokens, func() { h.tokHash, h.tokCount = nil, nil }},
 		{[]byte{keyContent + 1}, []byte{keyMeta}, f.encodeGroups, func() { f.groups, f.slab, h.keys = nil, nil, groupKeys{} }},
 		{[]byte{keyRecords}, []byte{keyToken}, f.writeRecords, func() {
 			h.role, h.finished, h.title, h.tagOff, h.tagBuf = nil, nil, nil, nil, nil
@@ -245,8 +246,7 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 			return nil
 		}, func() {}},
 		// The settled groups [o, p) are left to writeOutputs.
-		{[]byte{keyPosting}, []byte{keyRecords}, f.writePostings, func() { h.status, h.cluster = nil, nil }},
-		{[]byte{keyToken}, nil, f.encodeTokens, func() { h.tokHash, h.tokCount, f.rank = nil, nil, nil }},
+		{[]byte{keyPosting}, []byte{keyRecords}, f.writePostings, func() { h.status, h.cluster, f.rank = nil, nil, nil }},
 	}
 	for _, r := range ranges {
 		err := tx.ReplaceRange(r.from, r.to, func(put func(k, v []byte) error) error { return putAhead(put, r.gen) })
@@ -573,7 +573,7 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			fn(i, ranks[:p])
 		}
 	}
-	count := make([]int32, len(h.tokHash))
+	count := make([]int32, len(f.rank))
 	each(func(_ int, ranks []int32) {
 		for _, r := range ranks {
 			count[r]++
