@@ -78,7 +78,8 @@ func measureHistory(r *report, h *histories, shogun string, sizes []int, steady 
 	fmt.Fprintf(&b, `
 Histories made by skills.GenerateHistory (seed 1) in a workspace's database, then %s over them: the first scan
 (no mining state yet: everything is mined and written), a re-scan with nothing new, and %s (a rebuild of the
-mining state from the history; texts whose sources did not change are kept).
+mining state from the history, right after the re-scan: it mines everything again but writes only what differs from the
+stored state, here next to nothing; texts whose sources did not change are kept).
 
 | finished tasks | generated in | first scan | re-scan | --full | peak RSS (first / re-scan / --full) | target |
 |---|---|---|---|---|---|---|

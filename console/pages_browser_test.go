@@ -56,7 +56,10 @@ func TestTaskFromTheFormIsDeliveredAndReported(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`(`+row+`).dataset.task`, &id)); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Run(ctx, chromedp.Click(`#tasks tr[data-task="`+id+`"] a`, chromedp.ByQuery)); err != nil {
+	// Clicked in the page, in one step: the event stream may render the
+	// row again between chromedp finding its link and clicking it ("Could
+	// not find node with given id").
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#tasks tr[data-task="`+id+`"] a').click()`, nil)); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the report in the detail", `(document.querySelector('#report-summary') || {}).textContent === `+js("Done: "+title))
