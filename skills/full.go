@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -185,7 +184,7 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 	roleIdx := map[string]uint16{}
 	var tokIdx tokenNumbers
 
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := cpus()
 	const batchSize = 1024
 	work := make(chan *rawBatch, workers*2)
 	ordered := make(chan *rawBatch, workers*2)
@@ -412,7 +411,7 @@ func (f *fullBuild) mineAll() {
 		f.rank[t] = int32(r)
 	}
 	// From here on the sets hold ranks, ascending.
-	inParallel(h.n, max(1, runtime.GOMAXPROCS(0)), func(_, lo, hi int) {
+	inParallel(h.n, cpus(), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			set := h.set(i)
 			for k, t := range set {
@@ -513,7 +512,7 @@ func (f *fullBuild) mineAll() {
 	type pair struct{ a, b *sgroup }
 	// Title groups with clusters, counted on all CPUs; the few tasks that
 	// hold a proposal after, rather than looked up for every task.
-	counts := make([]map[pair]int, max(1, runtime.GOMAXPROCS(0)))
+	counts := make([]map[pair]int, cpus())
 	inParallel(h.n, len(counts), func(w, lo, hi int) {
 		m := map[pair]int{}
 		for i := lo; i < hi; i++ {
@@ -601,7 +600,7 @@ func (f *fullBuild) mineAll() {
 		f.outputs = append(f.outputs, o)
 	}
 	sort.SliceStable(f.outputs, func(i, j int) bool { return outputLess(f.outputs[i], f.outputs[j]) })
-	inParallel(len(f.outputs), max(1, runtime.GOMAXPROCS(0)), func(_, lo, hi int) {
+	inParallel(len(f.outputs), cpus(), func(_, lo, hi int) {
 		for _, o := range f.outputs[lo:hi] {
 			f.stats(o)
 		}
@@ -843,7 +842,6 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		}
 		return ScanResult{}, fmt.Errorf("skills scan: %w", err)
 	}
-	f.forgetState()
 
 	var (
 		changes []candidateChange
@@ -971,17 +969,6 @@ func markRebuild(tx *store.MineTx, o ScanOptions) error {
 	return tx.Put(metaKey(metaRebuild), binary.AppendVarint(nil, o.Now().Add(rebuildFor).Unix()))
 }
 
-// forgetState lets go of what only the state needed, once it is written:
-// the texts and the candidates need the tasks' seqs, ids and sets, and
-// the settled groups' members.
-func (f *fullBuild) forgetState() {
-	h := f.h
-	h.role, h.status, h.finished, h.title = nil, nil, nil, nil
-	h.tagOff, h.tagBuf, h.keys, h.cluster = nil, nil, groupKeys{}, nil
-	h.tokHash, h.tokCount = nil, nil
-	f.groups, f.slab, f.rank = nil, nil, nil
-}
-
 func beUint64(b []byte) uint64 { return binary.BigEndian.Uint64(b[:8]) }
 
 func (f *fullBuild) seqs(o *output) []int64 {
@@ -1031,7 +1018,7 @@ func (f *fullBuild) contents(st *store.Store, v *store.MineView, oldFP map[uint6
 		in *distillInput
 		ct content
 	}
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := cpus()
 	jobs := make(chan *job, 2*workers)
 	distilled := make(chan *job, 2*workers)
 	var (

@@ -6,10 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
@@ -219,7 +217,9 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 	// The rest of the state, a range of keys at a time (the ranges do not
 	// overlap; their order is free): a rebuild mostly finds what it makes,
 	// and writes only what differs. Each range lets go of what only it
-	// needed, so that the next is encoded with the collector less pressed.
+	// needed, so that the next is encoded with the collector less pressed;
+	// the texts and the candidates, after, need only the tasks' seqs, ids
+	// and sets, and the settled groups' members.
 	finished := 0
 	for _, s := range f.h.status {
 		if s != codeOpen {
@@ -621,7 +621,7 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 			}
 		})
 	}
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := cpus()
 	for lo := 0; lo < len(count); {
 		hi, n := lo, 0
 		for hi < len(count) && (n == 0 || n+int(count[hi]) <= postingBudget) {
@@ -640,15 +640,11 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 		}
 		bounds = append(bounds, hi)
 		lists = make([][]chunk, hi-lo)
-		var wg sync.WaitGroup
-		for k := 0; k+1 < len(bounds); k++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		inParallel(len(bounds)-1, len(bounds)-1, func(_, from, to int) {
+			for k := from; k < to; k++ {
 				encode(lo, bounds[k], bounds[k+1])
-			}()
-		}
-		wg.Wait()
+			}
+		})
 		for k, cs := range lists {
 			for _, c := range cs {
 				if err := put(key2(keyPosting, orderBase+uint64(lo+k), uint64(c.first)), c.b); err != nil {

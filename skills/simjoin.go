@@ -160,7 +160,7 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	}
 	forced := workers > 0
 	if !forced {
-		workers = max(1, min(runtime.GOMAXPROCS(0), n/4000))
+		workers = max(1, min(cpus(), n/4000))
 	}
 	hs := make([]hashed, n)
 	inParallel(n, workers, func(_, lo, hi int) {
@@ -220,8 +220,11 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	// Shortest first; the rest of the join speaks of places in this order.
 	sort.SliceStable(distinct, func(a, b int) bool { return len(set(int(distinct[a]))) < len(set(int(distinct[b]))) })
 	m := len(distinct)
+	if m == 0 {
+		return uf // no set of two tokens or more: nothing to compare
+	}
 	if !forced {
-		workers = max(1, min(runtime.GOMAXPROCS(0), m/2000))
+		workers = max(1, min(cpus(), m/2000))
 	}
 	j := &join{set: set, distinct: distinct, t: t, rareMax: rareMax, workers: workers}
 	j.build()
@@ -290,6 +293,9 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 	}
 	return uf
 }
+
+// cpus is how many goroutines share a full scan's work.
+func cpus() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 // inParallel calls fn with ranges that split [0, n) among workers
 // goroutines, and returns when all are done: the serial parts of a join

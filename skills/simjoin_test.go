@@ -96,3 +96,23 @@ func TestSimilarAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterSimilarWithoutSetsToCompare: sets of fewer than two tokens are
+// never connected, and a history made of only such sets (or of one set
+// and its copies) joins nothing else, without failing.
+func TestClusterSimilarWithoutSetsToCompare(t *testing.T) {
+	for _, sets := range [][][]int32{
+		{{1}, {2}, {}, {1}},
+		{{1, 2}, {1, 2}, {3}},
+	} {
+		uf := clusterSimilar(sets, nil, 0.6, nil)
+		want := bruteClusters(sets, 0.6)
+		for i := range sets {
+			for j := i + 1; j < len(sets); j++ {
+				if g, w := uf.find(int32(i)) == uf.find(int32(j)), want.find(int32(i)) == want.find(int32(j)); g != w {
+					t.Errorf("sets %v: %d and %d together: got %v, want %v", sets, i, j, g, w)
+				}
+			}
+		}
+	}
+}
