@@ -14,25 +14,31 @@ import (
 	"github.com/shogun-dev/shogun/shoguntest"
 )
 
-// taskList is what `shogun tasks --json` prints.
-func taskList(t *testing.T, ws string) []control.Task {
+// taskList is what `shogun tasks --json` prints; false while the
+// supervisor started in the background has no history yet ("no history
+// yet", exit 1).
+func taskList(t *testing.T, ws string) ([]control.Task, bool) {
 	t.Helper()
 	out, errOut, code := shogun(t, "tasks", "--json", "-w", ws)
 	if code != 0 {
+		if strings.Contains(errOut, "no history yet") {
+			return nil, false
+		}
 		t.Fatalf("tasks --json: %s", errOut)
 	}
 	var ts []control.Task
 	if err := json.Unmarshal([]byte(out), &ts); err != nil {
 		t.Fatalf("tasks --json: %v\n%s", err, out)
 	}
-	return ts
+	return ts, true
 }
 
 func waitTaskStatus(t *testing.T, ws, title, status string) control.Task {
 	t.Helper()
 	var found control.Task
 	shoguntest.WaitFor(t, "task "+title+" "+status, 60*time.Second, func() bool {
-		for _, tk := range taskList(t, ws) {
+		tasks, _ := taskList(t, ws)
+		for _, tk := range tasks {
 			if tk.Title == title && tk.Status == status {
 				found = tk
 				return true
