@@ -162,6 +162,7 @@ type rawTask struct {
 
 type rawBatch struct {
 	tasks []rawTask
+	pool  []uint64 // the tasks' token lists, one after the other
 	done  chan struct{}
 }
 
@@ -188,6 +189,9 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 	const batchSize = 1024
 	work := make(chan *rawBatch, workers*2)
 	ordered := make(chan *rawBatch, workers*2)
+	// Batches the consumer is done with are filled again: a new one each
+	// time made most of a full scan's garbage, gigabytes at 1M tasks.
+	free := make(chan *rawBatch, workers*2+2)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -199,11 +203,13 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				seen      tokenSet
 			)
 			for b := range work {
-				// A batch's token lists share one array: one allocation
-				// a batch rather than a few a task.
-				pool := make([]uint64, 0, 16*len(b.tasks))
+				// A batch's token lists share one array, kept with the
+				// batch for the next time it is filled.
+				pool := b.pool[:0]
 				for i := range b.tasks {
 					t := &b.tasks[i]
+					t.titleGID, t.titleKey, t.err = 0, "", nil
+					t.tagKeys, t.tagGIDs = t.tagKeys[:0], t.tagGIDs[:0]
 					scratch, buf = rawTokens(t.title, t.body, &seen, scratch, buf)
 					at := len(pool)
 					pool = append(pool, scratch...)
@@ -223,6 +229,7 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 					}
 					t.title, t.body, t.tags = "", "", ""
 				}
+				b.pool = pool
 				close(b.done)
 			}
 		}()
@@ -288,19 +295,36 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 			if progress != nil {
 				progress("reading", h.n, total)
 			}
+			select {
+			case free <- b:
+			default:
+			}
 		}
 		consumed <- err
 	}()
 
-	b := &rawBatch{done: make(chan struct{})}
+	next := func() *rawBatch {
+		select {
+		case b := <-free:
+			b.tasks, b.done = b.tasks[:0], make(chan struct{})
+			return b
+		default:
+			return &rawBatch{tasks: make([]rawTask, 0, batchSize), pool: make([]uint64, 0, 24*batchSize),
+				done: make(chan struct{})}
+		}
+	}
+	b := next()
 	send := func() {
 		work <- b
 		ordered <- b
-		b = &rawBatch{done: make(chan struct{})}
+		b = next()
 	}
 	err := v.EachTask(0, upto, func(t *store.MineTask) error {
-		b.tasks = append(b.tasks, rawTask{seq: t.Seq, id: t.ID, role: t.Role, status: t.Status,
-			finished: unixNano(t.FinishedAt), title: t.Title, body: t.Body, tags: t.Tags})
+		// The slot's slices are kept: the worker empties them.
+		b.tasks = b.tasks[:len(b.tasks)+1]
+		r := &b.tasks[len(b.tasks)-1]
+		r.seq, r.id, r.role, r.status = t.Seq, t.ID, t.Role, t.Status
+		r.finished, r.title, r.body, r.tags = unixNano(t.FinishedAt), t.Title, t.Body, t.Tags
 		if len(b.tasks) == batchSize {
 			send()
 		}

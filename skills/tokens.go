@@ -113,14 +113,8 @@ func hashTokens[T string | []byte](s T, buf []byte, fn func(h uint64)) []byte {
 		if n <= 1 || seen&0x40 == 0 { // digits only
 			continue
 		}
-		if n <= maxStopWord && stopHash.has(h) {
-			buf = buf[:0]
-			for k := 0; k < n; k++ {
-				buf = append(buf, lowerWord[w[k]])
-			}
-			if stopWords[string(buf)] {
-				continue
-			}
+		if n <= maxStopWord && isStopIn(&stopTable, h, w) {
+			continue
 		}
 		if last, last2 := lowerWord[w[n-1]], lowerWord[w[n-2]]; n > 3 && last == 's' && !(last2 == 's' || last2 == 'u' || last2 == 'i') {
 			h = prev
@@ -144,40 +138,58 @@ var lowerWord = func() (t [256]byte) {
 	return t
 }()
 
-// stopHash holds the hashes of the stop words. hashTokens asks it for most
-// words of every task; a Go map took a third of a full scan's tokenising.
-var stopHash = func() (s hashSet64) {
-	if len(stopWords) > 256 {
-		panic("skills: more stop words than stopHash holds")
+// stopTable holds the stop words by their hashes. hashTokens asks it for
+// most words of every task: a Go map took a third of a full scan's
+// tokenising, and confirming a hash through the map another tenth.
+var stopTable = func() (s stopSet) {
+	if len(stopWords) > len(s.hash)/4 {
+		panic("skills: more stop words than stopTable holds")
 	}
 	for w := range stopWords {
-		s.add(hashToken([]byte(w)))
+		s.add(hashToken([]byte(w)), w)
 	}
 	return s
 }()
 
-// hashSet64 is a fixed set of at most 256 nonzero hashes, open addressing
-// with linear probing in a table four times that.
-type hashSet64 struct{ t [1024]uint64 }
+// stopSet is a fixed set of at most 256 words keyed by their nonzero
+// hashes, open addressing with linear probing in a table four times that.
+type stopSet struct {
+	hash [1024]uint64
+	word [1024]string
+}
 
-func (s *hashSet64) add(h uint64) {
+func (s *stopSet) add(h uint64, w string) {
 	for i := h & 1023; ; i = (i + 1) & 1023 {
-		if s.t[i] == 0 || s.t[i] == h {
-			s.t[i] = h
+		if s.hash[i] == 0 {
+			s.hash[i], s.word[i] = h, w
 			return
 		}
 	}
 }
 
-func (s *hashSet64) has(h uint64) bool {
+// isStop reports whether w, of hash h, folds to a stop word; the hash
+// only finds the candidate, the bytes decide.
+func isStopIn[T string | []byte](s *stopSet, h uint64, w T) bool {
 	for i := h & 1023; ; i = (i + 1) & 1023 {
-		switch s.t[i] {
-		case h:
-			return h != 0
+		switch s.hash[i] {
 		case 0:
+			return false
+		case h:
+			if sw := s.word[i]; len(sw) == len(w) && foldedEqual(w, sw) {
+				return true
+			}
+		}
+	}
+}
+
+// foldedEqual reports whether w, folded by lowerWord, is sw.
+func foldedEqual[T string | []byte](w T, sw string) bool {
+	for k := 0; k < len(w); k++ {
+		if lowerWord[w[k]] != sw[k] {
 			return false
 		}
 	}
+	return true
 }
 
 // commonTokenShare and commonTokenMin decide which tokens are too common to
