@@ -809,11 +809,11 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		oldOut   = map[uint64]*output{}
 	)
 	err := st.ViewMine(func(v *store.MineView) error {
-		all, fin, ms, err := v.TaskCounts()
+		all, ms, err := v.TaskCount()
 		if err != nil {
 			return err
 		}
-		finished, maxSeq = fin, ms
+		maxSeq = ms
 		if lastCh, err = v.LastChange(); err != nil {
 			return err
 		}
@@ -829,6 +829,11 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		h, err := readTasks(v, maxSeq, all, o.Progress)
 		if err != nil {
 			return err
+		}
+		for _, c := range h.status {
+			if c != codeOpen {
+				finished++
+			}
 		}
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()

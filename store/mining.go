@@ -405,15 +405,15 @@ func (v *MineView) MaxSeq() (int64, error) {
 	return seq, nil
 }
 
-// TaskCounts returns the number of tasks, of finished ones, and the
-// highest seq.
-func (v *MineView) TaskCounts() (all, finished int, maxSeq int64, err error) {
-	err = v.queryRow(`SELECT COUNT(*), COALESCE(SUM(status IN (?, ?, ?)), 0), COALESCE(MAX(seq), 0) FROM tasks`,
-		StatusDone, StatusFailed, StatusBlocked).Scan(&all, &finished, &maxSeq)
+// TaskCount returns the number of tasks and the highest seq. It does not
+// count the finished ones: that read every task's status, a quarter of a
+// second at a million, while the tasks' smallest index counts them all.
+func (v *MineView) TaskCount() (all int, maxSeq int64, err error) {
+	err = v.queryRow(`SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM tasks`).Scan(&all, &maxSeq)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("count tasks: %w", err)
+		return 0, 0, fmt.Errorf("count tasks: %w", err)
 	}
-	return all, finished, maxSeq, nil
+	return all, maxSeq, nil
 }
 
 // MineTask is a task as mining first reads it: whatever its status, with
