@@ -365,59 +365,46 @@ func decodeTags(s string) ([]string, error) {
 	return out, err
 }
 
-// fgroup is a group as a full scan builds it.
+// fgroup is a group as a full scan builds it. It holds no pointers, nor
+// do the groups' map and member lists: a long history has hundreds of
+// thousands of groups, and the collector, which runs every few megabytes
+// while the state is written, marked each group and its list every time.
 type fgroup struct {
-	gid     uint64
-	members []int32 // positions, ascending
-	done    int
-	latest  int32 // proposals: the latest member
-	sg      *sgroup
-	out     *output
+	gid    uint64
+	off, n uint32 // its members, f.memberBuf[off:off+n]: positions, ascending
+	done   int32
+	latest int32 // proposals: the latest member
 }
 
 // fullBuild is a full scan's work: the groups of the whole history.
 type fullBuild struct {
-	o       ScanOptions
-	h       *fullTasks
-	groups  map[uint64]*fgroup
-	slab    []fgroup // where the next groups go
-	outputs []*output
-	members map[*output][]int32
-	rank    []int32 // token number → rank by frequency
+	o         ScanOptions
+	h         *fullTasks
+	groups    map[uint64]int32 // gid → its place in gs
+	gs        []fgroup
+	memberBuf []int32
+	outOf     map[uint64]*output // gid → the output it settled in
+	outputs   []*output
+	members   map[*output][]int32
+	rank      []int32 // token number → rank by frequency
 	// nextCluster is the next cluster id.
 	nextCluster uint64
 }
 
+// group is the group of gid, or nil.
 func (f *fullBuild) group(gid uint64) *fgroup {
-	g := f.groups[gid]
-	if g == nil {
-		if len(f.slab) == cap(f.slab) {
-			f.slab = make([]fgroup, 0, groupSlab)
-		}
-		f.slab = append(f.slab, fgroup{gid: gid})
-		g = &f.slab[len(f.slab)-1]
-		f.groups[gid] = g
+	if k, ok := f.groups[gid]; ok {
+		return &f.gs[k]
 	}
-	return g
+	return nil
 }
 
-// groupSlab is how many groups a full scan allocates at once: a long
-// history has hundreds of thousands, and the collector marked each on
-// its own, over and over while the state was written.
-const groupSlab = 4096
-
-func (f *fullBuild) addMember(gid uint64, i int32) {
-	g := f.group(gid)
-	g.members = append(g.members, i)
-	if f.h.status[i] == codeDone {
-		g.done++
-	}
-}
+// membersOf is the positions of g's members, ascending.
+func (f *fullBuild) membersOf(g *fgroup) []int32 { return f.memberBuf[g.off : g.off+g.n : g.off+g.n] }
 
 // mineAll finds the groups of the whole history and settles them.
 func (f *fullBuild) mineAll() {
 	h := f.h
-	f.groups = map[uint64]*fgroup{}
 	// Rank tokens by how many tasks held them, rarest first; the index
 	// keeps a set's tokens in this order.
 	order := make([]int32, len(h.tokHash))
@@ -478,50 +465,16 @@ func (f *fullBuild) mineAll() {
 		}
 	}
 	ids, count, uf = nil, nil, nil
-
-	for i := 0; i < h.n; i++ {
-		if h.status[i] == codeOpen {
-			continue
-		}
-		ii := int32(i)
-		if h.title[i] != 0 {
-			f.addMember(h.title[i], ii)
-		}
-		for _, t := range h.tags(i) {
-			f.addMember(t, ii)
-		}
-		if p, ok := h.prop[ii]; ok {
-			gid := keyGID(gidProposal, proposalKey(p.Name))
-			h.keys.put(gid, proposalKey(p.Name))
-			f.addMember(gid, ii)
-			f.groups[gid].latest = ii
-		}
-		if c := h.clusterOf(i); c != 0 && isGroup[c] {
-			f.addMember(c, ii)
-		}
-	}
+	f.placeMembers(isGroup)
 
 	// Settle the proposals and the title and similar groups big enough.
 	var props, specific []*sgroup
-	sgOf := func(g *fgroup) *sgroup {
-		if g.sg != nil {
-			return g.sg
+	sgs := make([]*sgroup, len(f.gs)) // by place in gs: the settling's group, if any
+	sgOf := func(gid uint64) *sgroup {
+		if k, ok := f.groups[gid]; ok {
+			return sgs[k]
 		}
-		kind := kindOfGID(g.gid)
-		switch {
-		case kind == KindProposed:
-		case len(g.members) < f.o.Threshold || g.done == 0:
-			return nil
-		case kind == KindSimilar && len(g.members) < 2:
-			return nil
-		}
-		g.sg = &sgroup{gid: g.gid, kind: kind, key: f.key(g), size: len(g.members)}
-		if kind == KindProposed {
-			props = append(props, g.sg)
-		} else {
-			specific = append(specific, g.sg)
-		}
-		return g.sg
+		return nil
 	}
 	gids := make([]uint64, 0, len(f.groups))
 	for gid := range f.groups {
@@ -529,8 +482,22 @@ func (f *fullBuild) mineAll() {
 	}
 	slices.Sort(gids)
 	for _, gid := range gids {
-		if k := gidKind(gid); k != gidTag {
-			sgOf(f.groups[gid])
+		kind, k := kindOfGID(gid), f.groups[gid]
+		g := &f.gs[k]
+		switch {
+		case gidKind(gid) == gidTag:
+			continue
+		case kind == KindProposed:
+		case int(g.n) < f.o.Threshold || g.done == 0:
+			continue
+		case kind == KindSimilar && g.n < 2:
+			continue
+		}
+		sgs[k] = &sgroup{gid: gid, kind: kind, key: f.key(g), size: int(g.n)}
+		if kind == KindProposed {
+			props = append(props, sgs[k])
+		} else {
+			specific = append(specific, sgs[k])
 		}
 	}
 	type pair struct{ a, b *sgroup }
@@ -543,9 +510,9 @@ func (f *fullBuild) mineAll() {
 			if h.status[i] == codeOpen || h.title[i] == 0 {
 				continue
 			}
-			if c := f.groups[h.clusterOf(i)]; c != nil && c.sg != nil {
-				if tg := f.groups[h.title[i]].sg; tg != nil {
-					m[pair{tg, c.sg}]++
+			if c := sgOf(h.clusterOf(i)); c != nil {
+				if tg := sgOf(h.title[i]); tg != nil {
+					m[pair{tg, c}]++
 				}
 			}
 		}
@@ -561,17 +528,17 @@ func (f *fullBuild) mineAll() {
 		if h.status[i] == codeOpen {
 			continue
 		}
-		pg := f.groups[keyGID(gidProposal, proposalKey(p.Name))].sg
+		pg := sgOf(keyGID(gidProposal, proposalKey(p.Name)))
 		if pg == nil {
 			continue
 		}
 		if h.title[i] != 0 {
-			if tg := f.groups[h.title[i]].sg; tg != nil {
+			if tg := sgOf(h.title[i]); tg != nil {
 				links[pair{pg, tg}]++
 			}
 		}
-		if c := f.groups[h.clusterOf(int(i))]; c != nil && c.sg != nil {
-			links[pair{pg, c.sg}]++
+		if c := sgOf(h.clusterOf(int(i))); c != nil {
+			links[pair{pg, c}]++
 		}
 	}
 	for p, n := range links {
@@ -579,47 +546,46 @@ func (f *fullBuild) mineAll() {
 	}
 	kept := settle(props, specific)
 	f.members = map[*output][]int32{}
+	f.outOf = map[uint64]*output{}
 	for _, k := range kept {
 		o := &output{kind: k.kind, key: k.key, own: k.size}
 		o.hash = outputHash(o.kind, o.key)
 		var ms []int32
 		for _, p := range k.parts {
 			o.parts = append(o.parts, p.gid)
-			g := f.groups[p.gid]
-			g.out = o
-			ms = append(ms, g.members...)
+			f.outOf[p.gid] = o
+			ms = append(ms, f.membersOf(f.group(p.gid))...)
 		}
 		slices.Sort(ms)
 		f.members[o] = slices.Compact(ms)
-		f.describe(o, f.groups[k.gid])
+		f.describe(o, f.group(k.gid))
 		f.outputs = append(f.outputs, o)
 	}
 	// Settled: the settling's groups and links go.
-	props, specific, kept, links = nil, nil, nil, nil
-	for _, g := range f.groups {
-		g.sg = nil
-	}
+	props, specific, kept, links, sgs = nil, nil, nil, nil, nil
 
 	// Tag groups, largest first: one whose tasks are all in one kept group
 	// says nothing more.
 	var tags []*fgroup
 	for _, gid := range gids {
-		g := f.groups[gid]
-		if gidKind(gid) == gidTag && len(g.members) >= f.o.Threshold && g.done > 0 {
+		g := f.group(gid)
+		if gidKind(gid) == gidTag && int(g.n) >= f.o.Threshold && g.done > 0 {
 			tags = append(tags, g)
 		}
 	}
 	sort.Slice(tags, func(i, j int) bool {
-		return tagOrder(len(tags[i].members), f.key(tags[i]), len(tags[j].members), f.key(tags[j]))
+		return tagOrder(int(tags[i].n), f.key(tags[i]), int(tags[j].n), f.key(tags[j]))
 	})
 	for _, g := range tags {
 		if f.tagContained(g) {
 			continue
 		}
-		o := &output{kind: KindTag, key: f.key(g), own: len(g.members), parts: []uint64{g.gid}}
+		o := &output{kind: KindTag, key: f.key(g), own: int(g.n), parts: []uint64{g.gid}}
 		o.hash = outputHash(o.kind, o.key)
-		g.out = o
-		f.members[o] = g.members
+		f.outOf[g.gid] = o
+		// A copy: the texts need the outputs' members after the groups
+		// are let go.
+		f.members[o] = slices.Clone(f.membersOf(g))
 		f.describe(o, g)
 		f.outputs = append(f.outputs, o)
 	}
@@ -631,9 +597,72 @@ func (f *fullBuild) mineAll() {
 	})
 }
 
+// placeMembers makes the groups of the finished tasks (title, tags,
+// proposal, and cluster when isGroup holds it): it counts each group's
+// members, then places them in one array, each group's after those of the
+// groups before it.
+func (f *fullBuild) placeMembers(isGroup map[uint64]bool) {
+	h := f.h
+	f.groups = map[uint64]int32{}
+	var (
+		at   = make([]int32, 0, 4*h.n) // each membership's group, task by task
+		ends = make([]uint32, h.n)     // where each task's memberships end in at
+	)
+	add := func(gid uint64, i int32) {
+		k, ok := f.groups[gid]
+		if !ok {
+			k = int32(len(f.gs))
+			f.groups[gid] = k
+			f.gs = append(f.gs, fgroup{gid: gid})
+		}
+		g := &f.gs[k]
+		g.n++
+		if h.status[i] == codeDone {
+			g.done++
+		}
+		at = append(at, k)
+	}
+	for i := 0; i < h.n; i++ {
+		if ii := int32(i); h.status[i] != codeOpen {
+			if h.title[i] != 0 {
+				add(h.title[i], ii)
+			}
+			for _, t := range h.tags(i) {
+				add(t, ii)
+			}
+			if p, ok := h.prop[ii]; ok {
+				key := proposalKey(p.Name)
+				gid := keyGID(gidProposal, key)
+				h.keys.put(gid, key)
+				add(gid, ii)
+				f.gs[at[len(at)-1]].latest = ii
+			}
+			if c := h.clusterOf(i); c != 0 && isGroup[c] {
+				add(c, ii)
+			}
+		}
+		ends[i] = uint32(len(at))
+	}
+	off := uint32(0)
+	for k := range f.gs {
+		f.gs[k].off, off = off, off+f.gs[k].n
+		f.gs[k].n = 0
+	}
+	f.memberBuf = make([]int32, off)
+	start := uint32(0)
+	for i, end := range ends {
+		for _, k := range at[start:end] {
+			g := &f.gs[k]
+			f.memberBuf[g.off+g.n] = int32(i)
+			g.n++
+		}
+		start = end
+	}
+}
+
 func (f *fullBuild) key(g *fgroup) string {
 	if gidKind(g.gid) == gidCluster {
-		return KindSimilar + ":" + f.h.id(int(g.members[0]))
+		return KindSimilar + ":" + f.h.id(int(f.memberBuf[g.off]))
 	}
 	return f.h.keys.get(g.gid)
 }
@@ -681,21 +710,13 @@ func (f *fullBuild) stats(o *output) {
 // or a tag kept before it.
 func (f *fullBuild) tagContained(g *fgroup) bool {
 	h := f.h
-	m0 := g.members[0]
+	members := f.membersOf(g)
+	m0 := members[0]
 	var cands []*output
 	addCand := func(o *output) {
-		if o != nil && !slices.Contains(cands, o) && len(f.members[o]) >= len(g.members) {
+		if o != nil && !slices.Contains(cands, o) && len(f.members[o]) >= len(members) {
 			cands = append(cands, o)
 		}
-	}
-	outOf := func(gid uint64) *output {
-		if gid == 0 {
-			return nil
-		}
-		if x := f.groups[gid]; x != nil {
-			return x.out
-		}
-		return nil
 	}
 	propOf := func(i int32) uint64 {
 		if p, ok := h.prop[i]; ok {
@@ -703,22 +724,23 @@ func (f *fullBuild) tagContained(g *fgroup) bool {
 		}
 		return 0
 	}
-	addCand(outOf(h.title[m0]))
-	addCand(outOf(h.clusterOf(int(m0))))
-	addCand(outOf(propOf(m0)))
+	// Gid 0 (no title, cluster or proposal) is no group's.
+	addCand(f.outOf[h.title[m0]])
+	addCand(f.outOf[h.clusterOf(int(m0))])
+	addCand(f.outOf[propOf(m0)])
 	for _, t := range h.tags(int(m0)) {
 		if t != g.gid {
-			addCand(outOf(t))
+			addCand(f.outOf[t])
 		}
 	}
 	for _, o := range cands {
 		all := true
-		for _, m := range g.members {
+		for _, m := range members {
 			var in bool
 			if o.kind == KindTag {
 				in = slices.Contains(h.tags(int(m)), o.parts[0])
 			} else {
-				in = outOf(h.title[m]) == o || outOf(h.clusterOf(int(m))) == o || outOf(propOf(m)) == o
+				in = f.outOf[h.title[m]] == o || f.outOf[h.clusterOf(int(m))] == o || f.outOf[propOf(m)] == o
 			}
 			if !in {
 				all = false

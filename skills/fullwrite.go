@@ -233,7 +233,7 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 		forget   func()
 	}{
 		{[]byte{keyToken}, nil, f.encodeTokens, func() { h.tokHash, h.tokCount = nil, nil }},
-		{[]byte{keyContent + 1}, []byte{keyMeta}, f.encodeGroups, func() { f.groups, f.slab, h.keys = nil, nil, groupKeys{} }},
+		{[]byte{keyContent + 1}, []byte{keyMeta}, f.encodeGroups, func() { f.groups, f.gs, f.memberBuf, f.outOf, h.keys = nil, nil, nil, nil, groupKeys{} }},
 		{[]byte{keyRecords}, []byte{keyToken}, f.writeRecords, func() {
 			h.role, h.finished, h.title, h.tagOff, h.tagBuf = nil, nil, nil, nil, nil
 		}},
@@ -338,14 +338,15 @@ func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 		size, start = len(val), end
 	}
 	slices.Sort(gids)
+	var seqs []int64
 	for _, gid := range gids {
-		g := f.groups[gid]
-		if len(g.members) <= inlineMembers {
+		ms := f.membersOf(f.group(gid))
+		if len(ms) <= inlineMembers {
 			continue
 		}
-		seqs := make([]int64, len(g.members))
-		for i, m := range g.members {
-			seqs[i] = h.seq[m]
+		seqs = seqs[:0]
+		for _, m := range ms {
+			seqs = append(seqs, h.seq[m])
 		}
 		for at := 0; at < len(seqs); at += listChunk {
 			part := seqs[at:min(len(seqs), at+listChunk)]
@@ -428,8 +429,9 @@ func writeOrphans(tx *store.MineTx, orphans map[string][]store.SourceRef) error 
 // row's member list, and holds links.
 func (f *fullBuild) row(row *group, gid uint64, links map[uint64]int) {
 	h := f.h
-	g := f.groups[gid]
-	*row = group{gid: gid, size: len(g.members), done: g.done, first: h.seq[g.members[0]], links: links, inline: row.inline[:0]}
+	g := f.group(gid)
+	ms := f.membersOf(g)
+	*row = group{gid: gid, size: len(ms), done: int(g.done), first: h.seq[ms[0]], links: links, inline: row.inline[:0]}
 	if gidKind(gid) != gidCluster {
 		row.key = h.keys.get(gid)
 	}
@@ -437,18 +439,18 @@ func (f *fullBuild) row(row *group, gid uint64, links map[uint64]int) {
 		p := h.prop[g.latest]
 		row.latest, row.name, row.doc = h.seq[g.latest], p.Name, p.Description
 	}
-	if g.out != nil {
-		row.out = g.out.hash
+	if o := f.outOf[gid]; o != nil {
+		row.out = o.hash
 	}
 	if gidKind(gid) == gidCluster {
 		for n := range links {
 			if gidKind(n) == gidTitle {
-				row.maxLinked = max(row.maxLinked, len(f.groups[n].members))
+				row.maxLinked = max(row.maxLinked, int(f.group(n).n))
 			}
 		}
 	}
-	if len(g.members) <= inlineMembers {
-		for _, m := range g.members {
+	if len(ms) <= inlineMembers {
+		for _, m := range ms {
 			row.inline = append(row.inline, h.seq[m])
 		}
 	}
