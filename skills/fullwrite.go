@@ -565,14 +565,22 @@ func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 	h := f.h
 	t := f.o.Similarity
+	// The goroutines read every task's prefix once a range of ranks:
+	// its length by the set's, from a table.
+	var plen []int32
+	for i := 0; i < h.n; i++ {
+		for n := len(h.set(i)); len(plen) <= n; {
+			p, _ := prefixLen(len(plen), t)
+			plen = append(plen, int32(p))
+		}
+	}
 	each := func(fn func(i int, ranks []int32)) {
 		for i := 0; i < h.n; i++ {
-			if h.status[i] == codeOpen || len(h.set(i)) < 2 {
+			ranks := h.set(i)
+			if h.status[i] == codeOpen || len(ranks) < 2 {
 				continue
 			}
-			ranks := h.set(i)
-			p, _ := prefixLen(len(ranks), t)
-			fn(i, ranks[:p])
+			fn(i, ranks[:plen[len(ranks)]])
 		}
 	}
 	count := make([]int32, len(f.rank))
@@ -594,9 +602,15 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 		each(func(i int, ranks []int32) {
 			var p posting
 			made := false
+			if int(ranks[0]) >= to || int(ranks[len(ranks)-1]) < from {
+				return // ascending: none in range
+			}
 			for _, r := range ranks {
-				if int(r) < from || int(r) >= to {
+				if int(r) < from {
 					continue
+				}
+				if int(r) >= to {
+					break
 				}
 				if !made {
 					orders = orders[:0]
