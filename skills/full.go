@@ -37,7 +37,7 @@ type fullTasks struct {
 	tagOff    []uint32
 	tagBuf    []uint64
 	setOff    []uint32
-	setBuf    []int32 // token numbers, first seen first; after mineAll, ranks
+	setBuf    []int32 // token numbers (numbered first seen first) in no order; after mineAll, ranks ascending
 	prop      map[int32]store.Proposal
 	keys      groupKeys // group keys of titles, tags and proposals
 	// tokens, by number
@@ -275,7 +275,6 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				}
 				h.tagOff = append(h.tagOff, uint32(len(h.tagBuf)))
 				limit := commonLimit(k)
-				start := len(h.setBuf)
 				for _, tok := range t.toks {
 					id, ok := tokIdx.get(tok)
 					if !ok {
@@ -289,7 +288,6 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 					}
 					h.tokCount[id]++
 				}
-				slices.Sort(h.setBuf[start:])
 				h.setOff = append(h.setOff, uint32(len(h.setBuf)))
 			}
 			if progress != nil {

@@ -216,9 +216,10 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 		a = b
 	}
 	hs = nil
-	slices.Sort(distinct)
-	// Shortest first; the rest of the join speaks of places in this order.
-	sort.SliceStable(distinct, func(a, b int) bool { return len(set(int(distinct[a]))) < len(set(int(distinct[b]))) })
+	// Shortest first, then by index; the rest of the join speaks of places
+	// in this order. A counting sort by length: sorting took a tenth of a
+	// second at a million sets.
+	distinct = byLength(distinct, n, func(i int32) int { return len(set(int(i))) })
 	m := len(distinct)
 	if m == 0 {
 		return uf // no set of two tokens or more: nothing to compare
@@ -292,6 +293,35 @@ func clusterRankedList(set func(i int) []int32, n int, t float64, workers, rareM
 		}
 	}
 	return uf
+}
+
+// byLength returns items (distinct numbers below n) ordered by length,
+// then by number.
+func byLength(items []int32, n int, length func(i int32) int) []int32 {
+	in := make([]bool, n)
+	for _, i := range items {
+		in[i] = true
+	}
+	var at []int32 // by length: where the next item of that length goes
+	for _, i := range items {
+		l := length(i)
+		for len(at) <= l+1 {
+			at = append(at, 0)
+		}
+		at[l+1]++
+	}
+	for l := 1; l < len(at); l++ {
+		at[l] += at[l-1]
+	}
+	out := make([]int32, len(items))
+	for i := range int32(n) {
+		if in[i] {
+			l := length(i)
+			out[at[l]] = i
+			at[l]++
+		}
+	}
+	return out
 }
 
 // cpus is how many goroutines share a full scan's work.

@@ -116,3 +116,12 @@ func TestClusterSimilarWithoutSetsToCompare(t *testing.T) {
 		}
 	}
 }
+
+func TestByLengthOrdersByLengthThenNumber(t *testing.T) {
+	lengths := []int{3, 2, 5, 2, 3, 0, 2}
+	got := byLength([]int32{6, 4, 0, 1, 2, 3}, len(lengths), func(i int32) int { return lengths[i] })
+	want := []int32{1, 3, 6, 0, 4, 2}
+	if !slices.Equal(got, want) {
+		t.Fatalf("byLength = %v, want %v", got, want)
+	}
+}
