@@ -300,10 +300,6 @@ var errStopped = errors.New("stopped")
 func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 	h := f.h
 	links := f.links()
-	var (
-		row    group
-		linked = map[uint64]int{}
-	)
 	// The groups by page, then by gid: one array, not one a page, nor
 	// grown by appending (the collector, pressed here, ran at every few
 	// megabytes).
@@ -317,25 +313,47 @@ func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 		}
 		return cmp.Compare(a, b)
 	})
-	size := 0 // the last page's: the next is about as long
+	// The pages, encoded a batch at a time on all CPUs and yielded in
+	// order: SQLite takes each batch while the next is encoded.
+	var pages [][2]int // each page's groups: gids[start:end]
 	for start := 0; start < len(gids); {
-		p := groupPage(gids[start])
 		end := start + 1
-		for end < len(gids) && groupPage(gids[end]) == p {
+		for end < len(gids) && groupPage(gids[end]) == groupPage(gids[start]) {
 			end++
 		}
-		val := encodePage[*group](make([]byte, 0, size+size/4), gids[start:end], func(b []byte, gid uint64) []byte {
-			clear(linked)
-			for _, l := range linksOf(links, gid) {
-				linked[l.b] = int(l.n)
+		pages = append(pages, [2]int{start, end})
+		start = end
+	}
+	workers := cpus()
+	rows := make([]group, workers)
+	linked := make([]map[uint64]int, workers)
+	for w := range linked {
+		linked[w] = map[uint64]int{}
+	}
+	const batch = 64
+	vals := make([][]byte, batch)
+	for b := 0; b < len(pages); b += batch {
+		part := pages[b:min(len(pages), b+batch)]
+		inParallel(len(part), workers, func(w, lo, hi int) {
+			size := 0 // the last page's: the next is about as long
+			for k := lo; k < hi; k++ {
+				vals[k] = encodePage[*group](make([]byte, 0, size+size/4), gids[part[k][0]:part[k][1]], func(b []byte, gid uint64) []byte {
+					clear(linked[w])
+					for _, l := range linksOf(links, gid) {
+						linked[w][l.b] = int(l.n)
+					}
+					f.row(&rows[w], gid, linked[w])
+					return appendGroup(b, &rows[w])
+				})
+				size = len(vals[k])
 			}
-			f.row(&row, gid, linked)
-			return appendGroup(b, &row)
 		})
-		if err := put(groupPageKey(p), val); err != nil {
-			return err
+		for k, pg := range part {
+			if err := put(groupPageKey(groupPage(gids[pg[0]])), vals[k]); err != nil {
+				return err
+			}
+			vals[k] = nil
 		}
-		size, start = len(val), end
 	}
 	slices.Sort(gids)
 	var seqs []int64
