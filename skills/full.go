@@ -154,7 +154,7 @@ type rawTask struct {
 	title, body, tags string
 	toks              []uint64
 	titleGID          uint64
-	titleKey          string
+	titleKey          string // "" when the worker gave it for an earlier task
 	tagGIDs           []uint64
 	tagKeys           []string
 	err               error
@@ -201,7 +201,20 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				buf, norm []byte
 				scratch   []uint64
 				seen      tokenSet
+				// The gids whose keys this goroutine gave the consumer
+				// already, by their low bits: tasks share tags and
+				// titles, and the consumer, which cannot be spread over
+				// the CPUs, looked every task's keys up.
+				sent [1024]uint64
 			)
+			first := func(gid uint64) bool {
+				s := &sent[gid%uint64(len(sent))]
+				if *s == gid {
+					return false
+				}
+				*s = gid
+				return true
+			}
 			for b := range work {
 				// A batch's token lists share one array, kept with the
 				// batch for the next time it is filled.
@@ -215,8 +228,10 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 					pool = append(pool, scratch...)
 					t.toks = pool[at:len(pool):len(pool)]
 					if norm, buf = appendNormTitle(norm[:0], t.title, buf); len(norm) > 0 {
-						t.titleKey = titleKey(t.role, string(norm))
-						t.titleGID = keyGID(gidTitle, t.titleKey)
+						key := titleKey(t.role, string(norm))
+						if t.titleGID = keyGID(gidTitle, key); first(t.titleGID) {
+							t.titleKey = key
+						}
 					}
 					tags, err := decodeTags(t.tags)
 					if err != nil {
@@ -224,8 +239,12 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 					}
 					for _, tag := range foldTags(tags) {
 						k := tagKey(tag)
+						gid := keyGID(gidTag, k)
+						if !first(gid) {
+							k = ""
+						}
 						t.tagKeys = append(t.tagKeys, k)
-						t.tagGIDs = append(t.tagGIDs, keyGID(gidTag, k))
+						t.tagGIDs = append(t.tagGIDs, gid)
 					}
 					t.title, t.body, t.tags = "", "", ""
 				}
@@ -266,12 +285,15 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 				h.status = append(h.status, statusCode(t.status))
 				h.finished = append(h.finished, t.finished)
 				h.title = append(h.title, t.titleGID)
-				if t.titleGID != 0 {
+				// An empty key: its worker gave it for an earlier task.
+				if t.titleKey != "" {
 					h.keys.put(t.titleGID, t.titleKey)
 				}
 				for j, g := range t.tagGIDs {
 					h.tagBuf = append(h.tagBuf, g)
-					h.keys.put(g, t.tagKeys[j])
+					if t.tagKeys[j] != "" {
+						h.keys.put(g, t.tagKeys[j])
+					}
 				}
 				h.tagOff = append(h.tagOff, uint32(len(h.tagBuf)))
 				limit := commonLimit(k)

@@ -238,7 +238,7 @@ func foldASCII(w []byte) []byte {
 			break
 		}
 	}
-	if digits || (len(w) <= maxStopWord && stopWords[string(w)]) {
+	if digits || (len(w) <= maxStopWord && isStopIn(&stopTable, hashToken(w), w)) {
 		return nil
 	}
 	if n := len(w); n > 3 && w[n-1] == 's' && !(w[n-2] == 's' || (w[n-2] == 'u' || w[n-2] == 'i')) {
