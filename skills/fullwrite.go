@@ -612,11 +612,25 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 		n           int
 		b           []byte
 	}
+	// Each task's sketch, once: the goroutines computed it again for every
+	// range of ranks a task has postings in.
+	sketches := make([]sketch, h.n)
+	inParallel(h.n, cpus(), func(_, lo, hi int) {
+		var orders []uint64
+		for i := lo; i < hi; i++ {
+			if set := h.set(i); h.status[i] != codeOpen && len(set) >= 2 {
+				orders = orders[:0]
+				for _, x := range set {
+					orders = append(orders, orderBase+uint64(x))
+				}
+				sketches[i] = sketchOf(orders)
+			}
+		}
+	})
 	var lists [][]chunk // by rank, from the range's first
 	// encode makes the chunks of the ranks in [from, to) of the range
 	// that starts at lo.
 	encode := func(lo, from, to int) {
-		var orders []uint64
 		each(func(i int, ranks []int32) {
 			var p posting
 			made := false
@@ -631,11 +645,7 @@ func (f *fullBuild) writePostings(put func(k, v []byte) error) error {
 					break
 				}
 				if !made {
-					orders = orders[:0]
-					for _, x := range h.set(i) {
-						orders = append(orders, orderBase+uint64(x))
-					}
-					p = posting{seq: h.seq[i], n: len(orders), cluster: h.clusterOf(i), sketch: sketchOf(orders)}
+					p = posting{seq: h.seq[i], n: len(h.set(i)), cluster: h.clusterOf(i), sketch: sketches[i]}
 					made = true
 				}
 				cs := lists[int(r)-lo]
