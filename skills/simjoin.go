@@ -359,8 +359,7 @@ type join struct {
 	rareMax  int
 
 	workers    int
-	length     []int32
-	k          []uint8  // by place: how many first tokens a longer set must share
+	places     []placeInfo
 	pre        []int32  // the sets' first tokens, by place (prefix)
 	preOff     []uint32 // where each place's first tokens start in pre
 	maxLen     int
@@ -370,13 +369,20 @@ type join struct {
 	isRare     []bool
 	start      []int32 // rare tokens: where their places start in entries
 	entries    []int32
-	sketches   []sketch
 	// The pairs of the current range of first tokens (the rarer): under
 	// each, the second token and the place in one number, sorted.
 	pairFirst   []int32
 	pairEntries []uint64
 	pairCount   []int32   // by first token: the pairs under it
 	workerPairs [][]int32 // the same, of each goroutine's places
+}
+
+// placeInfo is what the probes read of a set they found, together: read
+// from three arrays, each candidate cost three misses of the CPU's caches.
+type placeInfo struct {
+	sketch sketch // of its tokens, which tells most sets that cannot be alike apart
+	length int32
+	k      uint8 // how many first tokens a longer set must share with it
 }
 
 func (j *join) setAt(p int32) []int32 { return j.set(int(j.distinct[p])) }
@@ -400,22 +406,21 @@ func (j *join) probeLen(l int) (int, int) {
 // pairs under each first token.
 func (j *join) build() {
 	m := len(j.distinct)
-	j.length = make([]int32, m)
-	j.k = make([]uint8, m)
+	j.places = make([]placeInfo, m)
 	j.preOff = make([]uint32, m+1)
 	maxTok := make([]int32, j.workers)
 	inParallel(m, j.workers, func(w, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			s := j.setAt(int32(p))
-			j.length[p] = int32(len(s))
+			j.places[p].length = int32(len(s))
 			_, k := j.indexLen(len(s))
-			j.k[p] = uint8(k)
+			j.places[p].k = uint8(k)
 			pp, _ := j.probeLen(len(s))
 			j.preOff[p+1] = uint32(pp)
 			maxTok[w] = max(maxTok[w], s[len(s)-1])
 		}
 	})
-	j.maxLen = int(j.length[m-1]) // shortest first
+	j.maxLen = int(j.places[m-1].length) // shortest first
 	j.maxTok = slices.Max(maxTok)
 	for p := range m {
 		j.preOff[p+1] += j.preOff[p]
@@ -426,7 +431,6 @@ func (j *join) build() {
 	// each. A sketch of each set tells most candidates that cannot be
 	// alike apart without reading their sets.
 	j.pre = make([]int32, j.preOff[m])
-	j.sketches = make([]sketch, m)
 	inParallel(m, j.workers, func(_, lo, hi int) {
 		var orders []uint64
 		for p := lo; p < hi; p++ {
@@ -436,12 +440,12 @@ func (j *join) build() {
 			for _, tok := range s {
 				orders = append(orders, uint64(tok))
 			}
-			j.sketches[p] = sketchOf(orders)
+			j.places[p].sketch = sketchOf(orders)
 		}
 	})
 	j.firstOfLen = make([]int32, j.maxLen+2)
 	for l, p := 0, 0; l <= j.maxLen+1; l++ {
-		for p < m && int(j.length[p]) < l {
+		for p < m && int(j.places[p].length) < l {
 			p++
 		}
 		j.firstOfLen[l] = int32(p)
@@ -505,7 +509,7 @@ func (j *join) prefix(p int32) []int32 { return j.pre[j.preOff[p]:j.preOff[p+1]]
 // indexed is the first tokens of the set at place p that it is indexed
 // under.
 func (j *join) indexed(p int32) []int32 {
-	ip, _ := j.indexLen(int(j.length[p]))
+	ip, _ := j.indexLen(int(j.places[p].length))
 	return j.prefix(p)[:ip]
 }
 
@@ -609,7 +613,7 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 		}
 		hi := min(m, lo+chunk)
 		for px := int32(lo); px < int32(hi); px++ {
-			lx := int(j.length[px])
+			lx := int(j.places[px].length)
 			pp, kx := j.probeLen(lx)
 			minLen := int(math.Ceil(t*float64(lx) - 1e-9))
 			from := j.firstOfLen[min(minLen, j.maxLen+1)]
@@ -650,11 +654,12 @@ func (j *join) probe(count []int32, cur *atomic.Int64, rare bool, r [2]int32, jo
 					}
 				}
 			}
-			sx := j.sketches[px]
+			sx := j.places[px].sketch
 			for _, py := range touched {
 				c := count[py]
 				count[py] = 0
-				if int(c) < min(kx, int(j.k[py])) || !sx.mayShare(j.sketches[py], need[int(j.length[py])-minLen]) ||
+				y := &j.places[py]
+				if int(c) < min(kx, int(y.k)) || !sx.mayShare(y.sketch, need[int(y.length)-minLen]) ||
 					joined.find(px) == joined.find(py) {
 					continue
 				}
