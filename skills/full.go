@@ -167,8 +167,20 @@ type rawBatch struct {
 }
 
 // readTasks reads every task up to upto, tokenising on all CPUs while the
-// store is read, and keeps what mining needs.
+// store is read, and keeps what mining needs. It reads the tasks in the
+// order they are stored, and again by seq if that order is not theirs.
 func readTasks(v *store.MineView, upto int64, total int, progress func(string, int, int)) (*fullTasks, error) {
+	h, err := readTasksBy(v.EachStoredTask, v, upto, total, progress)
+	if errors.Is(err, store.ErrNotInSeqOrder) {
+		h, err = readTasksBy(v.EachTask, v, upto, total, progress)
+	}
+	return h, err
+}
+
+// readTasksBy is readTasks with each, which gives the tasks in seq order
+// (or an error).
+func readTasksBy(each func(after, upto int64, fn func(*store.MineTask) error) error, v *store.MineView, upto int64, total int,
+	progress func(string, int, int)) (*fullTasks, error) {
 	h := &fullTasks{prop: map[int32]store.Proposal{}, keys: groupKeys{at: map[uint64]uint32{}}}
 	// Sized for the tasks counted: growing them as they fill would hold
 	// up to twice as much for a while.
@@ -339,7 +351,7 @@ func readTasks(v *store.MineView, upto int64, total int, progress func(string, i
 		ordered <- b
 		b = next()
 	}
-	err := v.EachTask(0, upto, func(t *store.MineTask) error {
+	err := each(0, upto, func(t *store.MineTask) error {
 		// The slot's slices are kept: the worker empties them.
 		b.tasks = b.tasks[:len(b.tasks)+1]
 		r := &b.tasks[len(b.tasks)-1]

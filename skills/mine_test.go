@@ -1,7 +1,10 @@
 package skills
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -449,5 +452,48 @@ func TestScanSameOnAnyNumberOfGoroutines(t *testing.T) {
 	}
 	if !reflect.DeepEqual(results[0], results[1]) {
 		t.Fatal("1 goroutine and 3 gave different candidates")
+	}
+}
+
+func TestScanSameWhenTasksAreNotStoredInSeqOrder(t *testing.T) {
+	var results [][]store.SkillCandidate
+	for _, reversed := range []bool{false, true} {
+		h := newHistoryDB(t)
+		if err := GenerateHistory(h.st, 1500, 7); err != nil {
+			t.Fatal(err)
+		}
+		if reversed {
+			// The table's stored order backwards, each task keeping its
+			// seq: a full scan's read in stored order must give up and
+			// read by seq.
+			db, err := sql.Open("sqlite", "file:"+h.path+"?_pragma=busy_timeout(5000)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`UPDATE tasks SET rowid = -rowid`); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			err = h.st.ViewMine(func(v *store.MineView) error {
+				return v.EachStoredTask(0, math.MaxInt64, func(*store.MineTask) error { return nil })
+			})
+			if !errors.Is(err, store.ErrNotInSeqOrder) {
+				t.Fatalf("reading the reversed table in stored order: %v, want ErrNotInSeqOrder", err)
+			}
+		}
+		if _, err := scan(h.st, ScanOptions{Now: func() time.Time { return day }}, 0); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := h.st.SkillCandidates("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, cs)
+	}
+	if len(results[0]) < 10 {
+		t.Fatalf("only %d candidates from a generated history", len(results[0]))
+	}
+	if !reflect.DeepEqual(results[0], results[1]) {
+		t.Fatal("the same history stored in another order gave other candidates")
 	}
 }
