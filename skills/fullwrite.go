@@ -313,8 +313,6 @@ func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 		}
 		return cmp.Compare(a, b)
 	})
-	// The pages, encoded a batch at a time on all CPUs and yielded in
-	// order: SQLite takes each batch while the next is encoded.
 	var pages [][2]int // each page's groups: gids[start:end]
 	for start := 0; start < len(gids); {
 		end := start + 1
@@ -330,30 +328,23 @@ func (f *fullBuild) encodeGroups(put func(k, v []byte) error) error {
 	for w := range linked {
 		linked[w] = map[uint64]int{}
 	}
-	const batch = 64
-	vals := make([][]byte, batch)
-	for b := 0; b < len(pages); b += batch {
-		part := pages[b:min(len(pages), b+batch)]
-		inParallel(len(part), workers, func(w, lo, hi int) {
-			size := 0 // the last page's: the next is about as long
-			for k := lo; k < hi; k++ {
-				vals[k] = encodePage[*group](make([]byte, 0, size+size/4), gids[part[k][0]:part[k][1]], func(b []byte, gid uint64) []byte {
-					clear(linked[w])
-					for _, l := range linksOf(links, gid) {
-						linked[w][l.b] = int(l.n)
-					}
-					f.row(&rows[w], gid, linked[w])
-					return appendGroup(b, &rows[w])
-				})
-				size = len(vals[k])
+	size := make([]int, workers) // each goroutine's last page's: the next is about as long
+	err := encodeInBatches(len(pages), workers, func(w, k int) []byte {
+		val := encodePage[*group](make([]byte, 0, size[w]+size[w]/4), gids[pages[k][0]:pages[k][1]], func(b []byte, gid uint64) []byte {
+			clear(linked[w])
+			for _, l := range linksOf(links, gid) {
+				linked[w][l.b] = int(l.n)
 			}
+			f.row(&rows[w], gid, linked[w])
+			return appendGroup(b, &rows[w])
 		})
-		for k, pg := range part {
-			if err := put(groupPageKey(groupPage(gids[pg[0]])), vals[k]); err != nil {
-				return err
-			}
-			vals[k] = nil
-		}
+		size[w] = len(val)
+		return val
+	}, func(k int, val []byte) error {
+		return put(groupPageKey(groupPage(gids[pages[k][0]])), val)
+	})
+	if err != nil {
+		return err
 	}
 	slices.Sort(gids)
 	var seqs []int64
@@ -537,39 +528,60 @@ func (f *fullBuild) meta(maxSeq, lastDecision int64, finished int) []metaValue {
 
 func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 	h := f.h
-	var (
-		chunk  = int64(-1)
-		buf    []byte
-		orders []uint64
-	)
-	flush := func() error {
-		if chunk < 0 || len(buf) == 0 {
-			return nil
+	var chunks [][2]int // the tasks of each chunk, by their seqs' high bits
+	for i := 0; i < h.n; {
+		j := i + 1
+		for j < h.n && h.seq[j]>>recordShift == h.seq[i]>>recordShift {
+			j++
 		}
-		err := put(key1(keyRecords, uint64(chunk)), buf)
-		// The next chunk is about as long: grown from nothing, its buffer
-		// would leave the collector twice its size to sweep.
-		buf = make([]byte, 0, len(buf)+len(buf)/4)
-		return err
+		chunks = append(chunks, [2]int{i, j})
+		i = j
 	}
-	for i := 0; i < h.n; i++ {
-		c := h.seq[i] >> recordShift
-		if c != chunk {
-			if err := flush(); err != nil {
+	workers := cpus()
+	orders := make([][]uint64, workers)
+	size := make([]int, workers) // each goroutine's last chunk's: the next is about as long
+	return encodeInBatches(len(chunks), workers, func(w, k int) []byte {
+		base := h.seq[chunks[k][0]] >> recordShift << recordShift
+		buf := make([]byte, 0, size[w]+size[w]/4)
+		for i := chunks[k][0]; i < chunks[k][1]; i++ {
+			orders[w] = f.appendOrders(orders[w][:0], i)
+			r := &record{seq: h.seq[i], id: h.id(i), role: h.roleNames[h.role[i]], status: h.status[i],
+				finished: h.finished[i], title: h.title[i], tags: h.tags(i), set: orders[w]}
+			if p, ok := h.prop[int32(i)]; ok {
+				r.prop, r.propName, r.propDoc = keyGID(gidProposal, proposalKey(p.Name)), p.Name, p.Description
+			}
+			r.cluster = h.clusterOf(i)
+			buf = appendRecord(buf, base, r)
+		}
+		size[w] = len(buf)
+		return buf
+	}, func(k int, val []byte) error {
+		return put(key1(keyRecords, uint64(h.seq[chunks[k][0]]>>recordShift)), val)
+	})
+}
+
+// encodeInBatches gives put the n values encode makes, in order: encoded a
+// batch at a time on workers goroutines (encode's w is which), each batch
+// yielded while the next is encoded; put, a putAhead's, hands them to
+// SQLite in a goroutine of its own.
+func encodeInBatches(n, workers int, encode func(w, k int) []byte, put func(k int, val []byte) error) error {
+	const batch = 64
+	vals := make([][]byte, batch)
+	for b := 0; b < n; b += batch {
+		m := min(batch, n-b)
+		inParallel(m, workers, func(w, lo, hi int) {
+			for k := lo; k < hi; k++ {
+				vals[k] = encode(w, b+k)
+			}
+		})
+		for k := range vals[:m] {
+			if err := put(b+k, vals[k]); err != nil {
 				return err
 			}
-			chunk = c
+			vals[k] = nil
 		}
-		orders = f.appendOrders(orders[:0], i)
-		r := &record{seq: h.seq[i], id: h.id(i), role: h.roleNames[h.role[i]], status: h.status[i],
-			finished: h.finished[i], title: h.title[i], tags: h.tags(i), set: orders}
-		if p, ok := h.prop[int32(i)]; ok {
-			r.prop, r.propName, r.propDoc = keyGID(gidProposal, proposalKey(p.Name)), p.Name, p.Description
-		}
-		r.cluster = h.clusterOf(i)
-		buf = appendRecord(buf, chunk<<recordShift, r)
 	}
-	return flush()
+	return nil
 }
 
 // writePostings writes the similarity index: every finished task with a
