@@ -46,6 +46,17 @@ type fullTasks struct {
 	cluster  []uint32 // cluster number (clusterOf) of each finished task with a set of two or more; a full scan numbers them from 1, one per such task at most
 }
 
+// finishedCount is how many of the tasks are finished.
+func (h *fullTasks) finishedCount() int {
+	n := 0
+	for _, c := range h.status {
+		if c != codeOpen {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *fullTasks) id(i int) string { return string(h.idBuf[h.idOff[i]:h.idOff[i+1]]) }
 func (h *fullTasks) tags(i int) []uint64 {
 	return h.tagBuf[h.tagOff[i]:h.tagOff[i+1]]
@@ -884,11 +895,7 @@ func fullRead(st *store.Store, o ScanOptions) (ScanResult, error) {
 		if err != nil {
 			return err
 		}
-		for _, c := range h.status {
-			if c != codeOpen {
-				finished++
-			}
-		}
+		finished = h.finishedCount()
 		f = &fullBuild{o: o, h: h}
 		f.mineAll()
 		return nil

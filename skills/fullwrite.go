@@ -220,12 +220,7 @@ func (f *fullBuild) write(tx *store.MineTx, maxSeq, lastDecision int64) error {
 	// needed, so that the next is encoded with the collector less pressed;
 	// the texts and the candidates, after, need only the tasks' seqs, ids
 	// and sets, and the settled groups' members.
-	finished := 0
-	for _, s := range f.h.status {
-		if s != codeOpen {
-			finished++
-		}
-	}
+	finished := f.h.finishedCount()
 	h := f.h
 	ranges := []struct {
 		from, to []byte // from the end of the texts on, with no gap
