@@ -3,6 +3,7 @@ package skills
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -581,11 +582,49 @@ func (j *join) indexPairs(lo, hi int32) {
 			fill[a-lo]++
 		})
 	})
+	// Each bucket is in place order already (each goroutine filled its
+	// part in order, after those of the goroutines before it): a stable
+	// sort by second token finishes it, by radix rather than comparisons.
+	tokBits := bits.Len32(uint32(j.maxTok))
 	inParallel(int(hi-lo), j.workers, func(_, from, to int) {
+		var tmp []uint64
 		for k := from; k < to; k++ {
-			slices.Sort(j.pairEntries[j.pairFirst[k]:j.pairFirst[k+1]])
+			tmp = sortBySecond(j.pairEntries[j.pairFirst[k]:j.pairFirst[k+1]], tmp, tokBits)
 		}
 	})
+}
+
+// sortBySecond sorts pair entries (second token << 32 | place) that are in
+// place order by their second token, of at most tokBits bits, keeping the
+// place order among equal ones; tmp is scratch, returned for the next.
+func sortBySecond(b, tmp []uint64, tokBits int) []uint64 {
+	if len(b) < 256 {
+		slices.Sort(b)
+		return tmp
+	}
+	if cap(tmp) < len(b) {
+		tmp = make([]uint64, len(b))
+	}
+	src, dst := b, tmp[:len(b)]
+	for shift := 32; shift < 32+tokBits; shift += 8 {
+		var at [257]int
+		for _, e := range src {
+			at[int(byte(e>>shift))+1]++
+		}
+		for d := 1; d < len(at); d++ {
+			at[d] += at[d-1]
+		}
+		for _, e := range src {
+			d := byte(e >> shift)
+			dst[at[d]] = e
+			at[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &b[0] {
+		copy(b, src)
+	}
+	return tmp
 }
 
 // probe looks up, for each place taken from cur, the shorter sets it may

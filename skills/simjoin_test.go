@@ -125,3 +125,22 @@ func TestByLengthOrdersByLengthThenNumber(t *testing.T) {
 		t.Fatalf("byLength = %v, want %v", got, want)
 	}
 }
+
+func TestSortBySecondSortsPlaceOrderedEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{0, 1, 7, 255, 256, 1000, 20000} {
+		for _, tokBits := range []int{1, 8, 14, 20} {
+			b := make([]uint64, n)
+			for i := range b {
+				tok := rng.Uint64N(1 << tokBits)
+				b[i] = tok<<32 | uint64(i) // places ascending, as the join fills them
+			}
+			want := slices.Clone(b)
+			slices.Sort(want)
+			sortBySecond(b, nil, tokBits)
+			if !slices.Equal(b, want) {
+				t.Fatalf("n=%d tokBits=%d: not sorted by second token, then place", n, tokBits)
+			}
+		}
+	}
+}
