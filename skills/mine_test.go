@@ -431,69 +431,59 @@ func TestDistilledBodyReadsWell(t *testing.T) {
 	}
 }
 
+// generatedCandidates scans a generated history of 1500 tasks on workers
+// goroutines (0: one per CPU), after prepare (if any) had the history,
+// and returns the candidates; a history that gave fewer than ten fails
+// the test, since comparing such results would prove little.
+func generatedCandidates(t *testing.T, workers int, prepare func(*historyDB)) []store.SkillCandidate {
+	t.Helper()
+	h := newHistoryDB(t)
+	if err := GenerateHistory(h.st, 1500, 7); err != nil {
+		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(h)
+	}
+	if _, err := scan(h.st, ScanOptions{Now: func() time.Time { return day }}, workers); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := h.st.SkillCandidates("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 10 {
+		t.Fatalf("only %d candidates from a generated history", len(cs))
+	}
+	return cs
+}
+
 func TestScanSameOnAnyNumberOfGoroutines(t *testing.T) {
-	var results [][]store.SkillCandidate
-	for _, workers := range []int{1, 3} {
-		h := newHistoryDB(t)
-		if err := GenerateHistory(h.st, 1500, 7); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := scan(h.st, ScanOptions{Now: func() time.Time { return day }}, workers); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := h.st.SkillCandidates("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		results = append(results, cs)
-	}
-	if len(results[0]) < 10 {
-		t.Fatalf("only %d candidates from a generated history", len(results[0]))
-	}
-	if !reflect.DeepEqual(results[0], results[1]) {
+	if !reflect.DeepEqual(generatedCandidates(t, 1, nil), generatedCandidates(t, 3, nil)) {
 		t.Fatal("1 goroutine and 3 gave different candidates")
 	}
 }
 
 func TestScanSameWhenTasksAreNotStoredInSeqOrder(t *testing.T) {
-	var results [][]store.SkillCandidate
-	for _, reversed := range []bool{false, true} {
-		h := newHistoryDB(t)
-		if err := GenerateHistory(h.st, 1500, 7); err != nil {
-			t.Fatal(err)
-		}
-		if reversed {
-			// The table's stored order backwards, each task keeping its
-			// seq: a full scan's read in stored order must give up and
-			// read by seq.
-			db, err := sql.Open("sqlite", "file:"+h.path+"?_pragma=busy_timeout(5000)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.Exec(`UPDATE tasks SET rowid = -rowid`); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
-			err = h.st.ViewMine(func(v *store.MineView) error {
-				return v.EachStoredTask(0, math.MaxInt64, func(*store.MineTask) error { return nil })
-			})
-			if !errors.Is(err, store.ErrNotInSeqOrder) {
-				t.Fatalf("reading the reversed table in stored order: %v, want ErrNotInSeqOrder", err)
-			}
-		}
-		if _, err := scan(h.st, ScanOptions{Now: func() time.Time { return day }}, 0); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := h.st.SkillCandidates("")
+	inOrder := generatedCandidates(t, 0, nil)
+	reversed := generatedCandidates(t, 0, func(h *historyDB) {
+		// The table's stored order backwards, each task keeping its seq:
+		// a full scan's read in stored order must give up and read by seq.
+		db, err := sql.Open("sqlite", "file:"+h.path+"?_pragma=busy_timeout(5000)")
 		if err != nil {
 			t.Fatal(err)
 		}
-		results = append(results, cs)
-	}
-	if len(results[0]) < 10 {
-		t.Fatalf("only %d candidates from a generated history", len(results[0]))
-	}
-	if !reflect.DeepEqual(results[0], results[1]) {
+		defer db.Close()
+		if _, err := db.Exec(`UPDATE tasks SET rowid = -rowid`); err != nil {
+			t.Fatal(err)
+		}
+		err = h.st.ViewMine(func(v *store.MineView) error {
+			return v.EachStoredTask(0, math.MaxInt64, func(*store.MineTask) error { return nil })
+		})
+		if !errors.Is(err, store.ErrNotInSeqOrder) {
+			t.Fatalf("reading the reversed table in stored order: %v, want ErrNotInSeqOrder", err)
+		}
+	})
+	if !reflect.DeepEqual(inOrder, reversed) {
 		t.Fatal("the same history stored in another order gave other candidates")
 	}
 }

@@ -206,13 +206,8 @@ func eachToken[T string | []byte](s T, buf []byte, fn func(tok []byte)) []byte {
 		}
 		j := i
 		buf = buf[:0]
-		for j < len(s) && asciiWordByte(s[j]) {
-			c := s[j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			buf = append(buf, c)
-			j++
+		for ; j < len(s) && asciiWordByte(s[j]); j++ {
+			buf = append(buf, lowerWord[s[j]])
 		}
 		i = j
 		if tok := foldASCII(buf); tok != nil {
@@ -222,9 +217,8 @@ func eachToken[T string | []byte](s T, buf []byte, fn func(tok []byte)) []byte {
 	return buf
 }
 
-func asciiWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+// asciiWordByte reports whether c is an ASCII letter or digit.
+func asciiWordByte(c byte) bool { return lowerWord[c] != 0 }
 
 // foldASCII is fold for a lower-case ASCII word, in place; nil for none.
 func foldASCII(w []byte) []byte {
