@@ -197,6 +197,12 @@ type Options struct {
 	// whose turn was lost.
 	DropTurns int
 
+	// CheckReport makes the agent look at its report file this long after
+	// writing it, as Claude Code's Write tool stats the file it renamed into
+	// place: a report that is gone by then is shown as an error ("✗ …:
+	// report file gone") and recorded (kind "report-gone"). Zero: no look.
+	CheckReport time.Duration
+
 	// SkipReports makes the first SkipReports tasks the agent works on end
 	// without a report: it works, says the turn ended, and writes nothing.
 	SkipReports int
@@ -262,6 +268,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ExitCode < 0 || o.ExitCode > 255 {
 		return fmt.Errorf("agent-sim: exit code %d out of range 0-255", o.ExitCode)
+	}
+	if o.CheckReport < 0 {
+		return fmt.Errorf("agent-sim: negative time before looking at the report again (%v)", o.CheckReport)
 	}
 	if o.DropTurns < 0 || o.SkipReports < 0 {
 		return fmt.Errorf("agent-sim: negative count of turns to drop (%d) or reports to skip (%d)", o.DropTurns, o.SkipReports)

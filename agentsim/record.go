@@ -28,11 +28,12 @@ func openRecorder(path string) (*recorder, error) {
 
 // Kinds of record entries.
 const (
-	recordSubmit  = "submit"  // Line is what was submitted
-	recordNewline = "newline" // a `\r` in the paste window became a newline; Line is the text before it
-	recordTask    = "task"    // Line is the title of a task the agent started
-	recordReport  = "report"  // Line is the path of a report the agent wrote
-	recordDialog  = "dialog"  // Dialog names a dialog, Line the option picked
+	recordSubmit  = "submit"      // Line is what was submitted
+	recordNewline = "newline"     // a `\r` in the paste window became a newline; Line is the text before it
+	recordTask    = "task"        // Line is the title of a task the agent started
+	recordReport  = "report"      // Line is the path of a report the agent wrote
+	recordGone    = "report-gone" // Line is the path of a report that was not there when the agent looked again
+	recordDialog  = "dialog"      // Dialog names a dialog, Line the option picked
 )
 
 type recordEntry struct {
@@ -67,6 +68,12 @@ func (r *recorder) task(t *task) error {
 // report records that the agent wrote the report on taskID to path.
 func (r *recorder) report(taskID, path string) error {
 	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordReport, TaskID: taskID, Line: path})
+}
+
+// gone records that the report on taskID was not at path when the agent
+// looked at it again.
+func (r *recorder) gone(taskID, path string) error {
+	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordGone, TaskID: taskID, Line: path})
 }
 
 func (r *recorder) write(e recordEntry) error {

@@ -648,6 +648,16 @@ func (a *agent) deliver(t *task, rep report) {
 	if err := a.rec.report(t.TaskID, t.reportPath); err != nil {
 		a.say("✗ agent-sim: record: " + err.Error())
 	}
+	if a.opts.CheckReport > 0 {
+		time.Sleep(a.opts.CheckReport)
+		if _, err := os.Stat(t.reportPath); err != nil {
+			if err := a.rec.gone(t.TaskID, t.reportPath); err != nil {
+				a.say("✗ agent-sim: record: " + err.Error())
+			}
+			a.say(fmt.Sprintf("✗ %s: report file gone: %v", t.TaskID, err))
+			return
+		}
+	}
 	a.say(fmt.Sprintf("✓ Reported %s (%s)", t.TaskID, rep.Status))
 }
 

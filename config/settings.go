@@ -127,6 +127,12 @@ type QueueSettings struct {
 	// Settle is how long a file's size and mtime must stay unchanged before
 	// it is read, for writers that do not rename (default 25ms).
 	Settle time.Duration
+	// ReportGrace is how long a report file stays where its agent wrote it
+	// after shogun has read it (default 10s; 0 archives it at once). A CLI
+	// that writes a file and then looks at it (Claude Code's Write tool
+	// renames its temporary file into place, then stats it) must not be
+	// told that its report failed because shogun was quicker.
+	ReportGrace time.Duration
 	// MaxFileBytes rejects larger command and report files (default 1 MiB).
 	MaxFileBytes int64
 	// Rescan is the period of the safety-net folder scan (default 3s).
@@ -152,7 +158,7 @@ func defaultSettings() Settings {
 		Data:   DataSettings{SQLitePath: "data/shogun.db", Retain: 90 * 24 * time.Hour},
 		Skills: SkillsSettings{Enabled: true, CodexPath: "skills/codex", CopilotPath: "skills/copilot", AutoCandidateThreshold: 2, Similarity: 0.6},
 		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
-		Queue:  QueueSettings{Settle: 25 * time.Millisecond, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20},
+		Queue:  QueueSettings{Settle: 25 * time.Millisecond, ReportGrace: 10 * time.Second, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20},
 		Notify: NotifySettings{Command: []string{}},
 
 		KeepAwake: true,
@@ -289,6 +295,11 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		if v := sec.take("settle"); v != nil {
 			if x, ok := d.duration(v, "settle", true); ok {
 				s.Queue.Settle = x
+			}
+		}
+		if v := sec.take("report_grace"); v != nil {
+			if x, ok := d.duration(v, "report_grace", true); ok {
+				s.Queue.ReportGrace = x
 			}
 		}
 		if v := sec.take("max_file_bytes"); v != nil {

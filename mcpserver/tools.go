@@ -278,10 +278,10 @@ func (t *tools) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportInp
 		out.Message = fmt.Sprintf("Report on %s written to %s; no supervisor is running, so it is recorded at the next `shogun start`.", rep.TaskID, t.rel(path))
 		return nil, out, nil
 	}
+	// The task was open when the report was checked: closed now, it was
+	// closed by this report (or cancelled). The file itself stays where it
+	// is for queue.report_grace, so its presence says nothing.
 	t.await(ctx, func() bool {
-		if _, err := os.Lstat(path); err == nil {
-			return false
-		}
 		if now, err := st.Task(rep.TaskID); err == nil {
 			task = now
 		}

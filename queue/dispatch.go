@@ -208,6 +208,9 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 			return true // the role's state changed meanwhile: look again
 		}
 	}
+	// The last report stays readable until now; the next one is written
+	// to a free name.
+	w.q.releaseRole(role)
 	at := w.q.now().UTC()
 	if err := w.writeTaskFile(*t, at); err != nil {
 		w.handOutFailed(t.ID, err)

@@ -96,7 +96,10 @@ func (in *intake) run(ctx context.Context) {
 		in.arm(timer)
 		select {
 		case <-ctx.Done():
+			in.q.releaseAll()
 			return
+		case <-in.q.held.wake:
+			in.processReports(in.q.held.takeFound())
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
@@ -144,7 +147,7 @@ func (in *intake) initial(ctx context.Context) {
 
 // arm sets the timer for the earliest pending file or retry.
 func (in *intake) arm(t *time.Timer) {
-	var next time.Time
+	next := in.q.held.next()
 	for _, c := range in.retries {
 		if next.IsZero() || c.due.Before(next) {
 			next = c.due
@@ -210,7 +213,7 @@ func (in *intake) noteAt(path string, complete bool) {
 		return
 	}
 	fi, err := os.Lstat(path)
-	if err != nil {
+	if err != nil || in.q.held.covers(path, fi) {
 		delete(in.pending, path)
 		return
 	}
@@ -237,6 +240,7 @@ func (in *intake) noteAt(path string, complete bool) {
 func (in *intake) settleDue() {
 	now := time.Now()
 	in.retryDue(now)
+	in.q.releaseDue(now)
 	var ready []settled
 	for path, st := range in.pending {
 		if st.due.After(now) {
@@ -273,7 +277,11 @@ func (in *intake) settleDue() {
 			continue
 		}
 		key := "claim " + filepath.Base(dir) + "/" + name
-		c, err := in.q.claimFile(dir, name)
+		claimFile := in.q.claimFile
+		if dir == in.q.dirs.reports {
+			claimFile = in.q.claimReport
+		}
+		c, err := claimFile(dir, name)
 		if err != nil {
 			switch {
 			case atomicfile.FileInUse(err):
@@ -293,6 +301,12 @@ func (in *intake) settleDue() {
 		}
 	}
 	in.keepTrying(in.q.processCommands(commands))
+	in.processReports(reports)
+}
+
+// processReports processes claimed reports, keeping those that failed for
+// a transient reason for another try.
+func (in *intake) processReports(reports []claim) {
 	for _, c := range reports {
 		if again, ok := in.q.processReport(c); !ok {
 			in.keepTrying([]claim{again})
@@ -319,11 +333,7 @@ func (in *intake) retryDue(now time.Time) {
 	}
 	in.retries = wait
 	in.keepTrying(in.q.processCommands(commands))
-	for _, c := range reports {
-		if again, ok := in.q.processReport(c); !ok {
-			in.keepTrying([]claim{again})
-		}
-	}
+	in.processReports(reports)
 }
 
 // keepTrying schedules claimed files for another try at their due time.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -393,6 +394,11 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
 		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
+	case errors.Is(err, store.ErrTaskClosed) && q.sameAsRecorded(rep):
+		// The agent wrote the same report again (it could not see the
+		// first one), or a crash left its file behind: nothing is wrong.
+		q.log.Info().Str("task_id", rep.TaskID).Str("path", textsafe.Escape(c.name)).Msg("report already recorded; archived as a duplicate")
+		q.event(rec.Role, "report-duplicate", rep.TaskID, "the same report again: archived, not applied")
 	case errors.Is(err, store.ErrTaskClosed):
 		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
 	case errors.Is(err, store.ErrNotDelivered):
@@ -405,7 +411,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 		return q.later(c, "record report", err), false
 	}
 	switch {
-	case again:
+	case again || err != nil: // redone after a crash, or a duplicate
 	case task.Status == store.StatusCancelled:
 		// Kept in the history and archived, but the person's cancel stands.
 		q.log.Warn().Str("role", task.Role).Str("task_id", task.ID).Str("status", rep.Status).Msg("report for a cancelled task recorded, not applied")
@@ -418,6 +424,21 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	}
 	q.done(c)
 	return c, true
+}
+
+// sameAsRecorded reports whether a report for a closed task says exactly
+// what a report already recorded for it says.
+func (q *Queue) sameAsRecorded(rep Report) bool {
+	recorded, err := q.st.ReportsForTask(rep.TaskID)
+	if err != nil {
+		return false
+	}
+	for _, r := range recorded {
+		if r.Status == rep.Status && r.Summary == rep.Summary && r.Details == rep.Details && slices.Equal(r.Files, rep.Files) {
+			return true
+		}
+	}
+	return false
 }
 
 // reported does what a newly recorded report calls for: log it, let the

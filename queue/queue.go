@@ -98,6 +98,7 @@ type Queue struct {
 	onReport func(store.Task)
 	notifyFn func(notify.Event)
 	headOf   func(role string) string
+	held     *heldReports // reports read but left where their agents wrote them
 	mu       sync.Mutex
 	recent   []attention         // files rejected during this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
@@ -135,6 +136,7 @@ func New(opts Options) (*Queue, error) {
 		onReport: opts.OnReport,
 		notifyFn: opts.Notify,
 		headOf:   opts.HeadCommit,
+		held:     newHeldReports(),
 	}
 	q.cfg.Store(opts.Config)
 	if q.now == nil {

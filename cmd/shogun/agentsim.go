@@ -44,6 +44,7 @@ func agentSimCommand() *cli.Command {
 			&cli.BoolFlag{Name: "limit-screen", Usage: "after the first submitted line, show a usage-limit screen and work no more"},
 			&cli.DurationFlag{Name: "limit-reset", Usage: "with --limit-screen: the limit lifts this long after it was hit (the screen names the time)"},
 			&cli.IntFlag{Name: "drop-turns", Usage: "lose the first `N` submitted lines that name a task file: take them, then do and show nothing"},
+			&cli.DurationFlag{Name: "check-report", Usage: "look at the report file this long after writing it, as Claude Code's Write tool does, and show an error if it is gone"},
 			&cli.IntFlag{Name: "skip-reports", Usage: "end the first `N` tasks worked on without writing a report"},
 			&cli.BoolFlag{Name: "bounce", Usage: "hand every task straight back: write a command with its title to the task's from role, then do it"},
 			&cli.StringFlag{Name: "record", Usage: "append every submit, paste-window newline, dialog answer, task and report to this JSON-lines `FILE`"},
@@ -81,6 +82,7 @@ func agentSimCommand() *cli.Command {
 				CommitWork:      c.String("commit-work"),
 				DropTurns:       c.Int("drop-turns"),
 				SkipReports:     c.Int("skip-reports"),
+				CheckReport:     c.Duration("check-report"),
 				Bounce:          c.Bool("bounce"),
 			}
 			if err := opts.Validate(); err != nil {
