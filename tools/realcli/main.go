@@ -5,6 +5,11 @@
 //	go run ./tools/realcli install [cli ...]     npm install into the cache
 //	go run ./tools/realcli fixtures [cli ...]    install, then record
 //	go run ./tools/realcli path CLI              print a CLI's executable
+//	go run ./tools/realcli setup -model URL -home DIR -project DIR CLI
+//	                                             set up a throwaway home for a
+//	                                             CLI that talks to a fake model
+//	                                             (tools/fakemodel) and print its
+//	                                             environment, one VAR=value a line
 //
 // The cache is $SHOGUN_REALCLI_CACHE, else ~/.cache/shogun-realcli. Every
 // run of a CLI gets a throwaway HOME set up offline (offline.go); nothing is
@@ -35,6 +40,9 @@ func run(args []string) error {
 	out := fs.String("out", "supervisor/testdata/screens", "fixtures: folder for the captures and index.yaml")
 	traceDir := fs.String("trace", "", "fixtures: write every distinct screen of each run, with times, into this folder")
 	par := fs.Int("p", 4, "fixtures: scenarios run at once")
+	model := fs.String("model", "", "setup: the fake model's base URL (http://127.0.0.1:PORT)")
+	home := fs.String("home", "", "setup: the throwaway home to set up")
+	project := fs.String("project", "", "setup: the project folder the CLI will run in")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -72,8 +80,23 @@ func run(args []string) error {
 		c, _ := lookupCLI(names[0])
 		fmt.Println(c.Path(cache))
 		return nil
+	case "setup":
+		if len(names) != 1 || *home == "" || *project == "" {
+			return fmt.Errorf("setup: name one CLI and set -home and -project")
+		}
+		c, _ := lookupCLI(names[0])
+		s := Ready
+		s.Model = *model
+		env, err := prepare(c, s, cache, *home, *project)
+		if err != nil {
+			return err
+		}
+		for _, kv := range env {
+			fmt.Println(kv)
+		}
+		return nil
 	default:
-		return fmt.Errorf("unknown command %q (want install, fixtures or path)", args[0])
+		return fmt.Errorf("unknown command %q (want install, fixtures, path or setup)", args[0])
 	}
 	logf("%s took %.1fs", args[0], time.Since(start).Seconds())
 	return err

@@ -44,6 +44,12 @@ type Setup struct {
 	// (offline it retries ten times, for over three minutes). Codex has no
 	// such switch: offline it waits for the network until interrupted.
 	FailFast bool
+	// Model, when set, is the base URL of a scripted model server
+	// (tools/fakemodel, http://127.0.0.1:PORT) that the CLI sends its model
+	// requests to; the tools a scripted task uses are allowed without
+	// asking (see modelEnv and the prepare functions), anything else
+	// still asks. Set Onboarded with it.
+	Model string
 }
 
 // Ready is a setup with which each CLI starts offline to its composer.
@@ -86,6 +92,9 @@ func cliEnv(c CLI, s Setup, cache, home string) []string {
 	switch c.Name {
 	case "claude":
 		env := []string{"ANTHROPIC_API_KEY=" + dummyAnthropicKey, "DISABLE_AUTOUPDATER=1"}
+		if s.Model != "" {
+			env = append(env, "ANTHROPIC_BASE_URL="+s.Model)
+		}
 		if s.FailFast {
 			env = append(env, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(unreachableURL, "/v1"), "CLAUDE_CODE_MAX_RETRIES=0")
 		}
@@ -120,6 +129,9 @@ func prepare(c CLI, s Setup, cache, home, project string) ([]string, error) {
 	switch c.Name {
 	case "claude":
 		err = prepareClaude(s, home, project)
+		if err == nil && s.Model != "" {
+			err = allowClaude(home)
+		}
 	case "codex":
 		err = prepareCodex(c, s, cache, env, home, project)
 	case "gemini":
@@ -156,6 +168,19 @@ func prepareClaude(s Setup, home, project string) error {
 		}
 	}
 	return writeJSON(filepath.Join(home, ".claude.json"), cfg)
+}
+
+// claudeAllowed are the tools a scripted task uses, allowed in
+// ~/.claude/settings.json. In the default mode Claude Code 2.1.197 asks
+// before a shell command writes a file in the project (echo hi > f, cat >
+// report <<EOF), so the mode is acceptEdits, which also lets touch, rm,
+// mkdir, mv and read-only commands run; python3, node, git init, curl
+// still ask ("This command requires approval").
+var claudeAllowed = []string{"Read", "Write", "Edit", "Bash(cat:*)", "Bash(mv:*)", "Bash(echo:*)", "mcp__shogun"}
+
+func allowClaude(home string) error {
+	return writeJSON(filepath.Join(home, ".claude", "settings.json"), map[string]any{
+		"permissions": map[string]any{"defaultMode": "acceptEdits", "allow": claudeAllowed}})
 }
 
 // prepareCodex logs in with `codex login --with-api-key` (the key on

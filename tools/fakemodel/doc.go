@@ -1,0 +1,79 @@
+// Package fakemodel is a scripted model server on 127.0.0.1 that makes the
+// real AI coding CLIs (Claude Code, Codex, Gemini CLI, Copilot CLI) carry
+// out whole shogun tasks offline, with their own tools, so that the
+// supervisor can be tested end to end without an account.
+//
+// It speaks enough of four wire protocols:
+//
+//	POST /v1/messages                       Anthropic Messages (Claude Code), SSE or JSON
+//	POST /v1/responses                      OpenAI Responses (Codex), SSE or JSON
+//	POST /v1/chat/completions               OpenAI Chat Completions (Copilot CLI), SSE or JSON
+//	POST /v1beta/models/M:generateContent   Gemini (Gemini CLI); :streamGenerateContent?alt=sse
+//
+// plus HEAD / (Claude Code's connectivity check), GET …/models and the
+// token counters.
+//
+// # The script
+//
+// The server keeps no conversation state: every request carries the whole
+// conversation, and the answer follows from it. The last message a person
+// typed decides:
+//
+//   - A nudge, "Read TASK_FILE and carry out the task. Write your report to
+//     REPORT_FILE." (or the reminder "You have an open task: read TASK_FILE
+//     and write your report to REPORT_FILE."): a task. Its first step reads
+//     TASK_FILE with the CLI's read tool (a shell cat where there is none).
+//     The read's result is the task file; the "fakemodel:" lines of its body
+//     are directives, carried out in order, one tool call per request. The
+//     number of tool results since the nudge says which step is next, so a
+//     retried request gets the same step. After the last directive the
+//     answer is a short text ("Done: SUMMARY").
+//   - Anything else gets a short text and no tool call: the startup prompt
+//     ("Read roles/x.md and follow it …"), a notification ("Report from X on
+//     'T': read PATH"), /clear and the like.
+//
+// Relative paths are made absolute with the working folder the CLI names
+// in its prompt (Claude Code "Working directory:", Codex <cwd>, Gemini CLI
+// "I'm currently working in the directory:").
+//
+// # Directives
+//
+// One per line of the task's body, after "fakemodel:". Words are separated
+// by spaces; a "double-quoted" word may hold spaces and Go escapes (\n, \").
+//
+//	write PATH TEXT                    write TEXT and a newline to PATH (relative to the
+//	                                   CLI's folder) with the CLI's file-write tool
+//	run COMMAND                        run the rest of the line with the CLI's shell tool
+//	report STATUS [via ROUTE] [SUMMARY]
+//	                                   write the report, "task_id: ID\nstatus: STATUS\nsummary: SUMMARY\n",
+//	                                   STATUS done, failed or blocked; ROUTE
+//	                                     write  the CLI's file-write tool (the default)
+//	                                     shell  cat > REPORT <<'FAKEMODEL_EOF' … with the shell tool
+//	                                     mv     the same into REPORT.tmp, then mv it into place
+//	                                     mcp    the report tool of the MCP server named shogun
+//	send ROLE [via mcp] TITLE BODY     the send_task tool of the MCP server named shogun
+//	slow DURATION                      the next answer pauses DURATION (5s) after its first event
+//	limit [DURATION]                   the next step is answered HTTP 429, the API's usage-limit
+//	                                   error, for DURATION (default 1h) from its first request;
+//	                                   the message names the reset time
+//
+// slow and limit apply to the next directive that calls a tool, or to the
+// final text when none follows. A directive that cannot be carried out (an
+// unknown word, a tool the CLI does not offer) is answered with a text that
+// says so, starting "fakemodel:".
+//
+// # Tools
+//
+// Tools are chosen by name from the request's tool list: Claude Code Read,
+// Write, Bash, mcp__shogun__report; Codex shell_command/exec_command/shell,
+// apply_patch and the namespace mcp__shogun; Gemini CLI read_file,
+// write_file, run_shell_command, mcp_shogun_report; Copilot CLI view,
+// create, bash, shogun-report. README.md records what each CLI sends and
+// how to set it up.
+//
+// # Side requests
+//
+// A request that wants JSON matching a schema (Claude Code's title request,
+// Gemini CLI's next-speaker check) gets an object filled from the schema:
+// the first enum value, "fakemodel" for strings, 0, false.
+package fakemodel

@@ -1,0 +1,422 @@
+package fakemodel
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	testCwd   = "/work/proj"
+	testNudge = "Read runtime/queue/tasks/ashigaru1.yaml and carry out the task. Write your report to runtime/queue/reports/ashigaru1.yaml."
+)
+
+// testTask is a task file as shogun writes it, with directives in its body.
+func testTask(body ...string) string {
+	var b strings.Builder
+	b.WriteString("task_id: t-20260101-0001\ncommand_id: cmd-1\nrole: ashigaru1\ntitle: Say hello\nbody: |\n")
+	for _, l := range body {
+		b.WriteString("  " + l + "\n")
+	}
+	b.WriteString("assigned_at: 2026-01-01T00:00:00Z\nreport_to: runtime/queue/reports/ashigaru1.yaml\n")
+	return b.String()
+}
+
+// start runs a server on a free port for the test.
+func start(t *testing.T, s *Server) *Server {
+	t.Helper()
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// post sends a JSON body and returns the answer's status, headers and body.
+func post(t *testing.T, url string, body any, header ...string) (int, http.Header, []byte) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, out
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	name string
+	data map[string]any
+	raw  string
+}
+
+func parseSSE(t *testing.T, body []byte) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "event: "):
+			cur.name = strings.TrimPrefix(l, "event: ")
+		case strings.HasPrefix(l, "data: "):
+			cur.raw = strings.TrimPrefix(l, "data: ")
+			if cur.raw != "[DONE]" {
+				if err := json.Unmarshal([]byte(cur.raw), &cur.data); err != nil {
+					t.Fatalf("event data %q: %v", cur.raw, err)
+				}
+			}
+		case l == "" && cur.raw != "":
+			out = append(out, cur)
+			cur = sseEvent{}
+		}
+	}
+	return out
+}
+
+func names(evs []sseEvent) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.name)
+	}
+	return out
+}
+
+// anthropicTools are the tools Claude Code 2.1.197 offers, in short.
+var anthropicTools = []map[string]any{
+	{"name": "Bash", "input_schema": schemaOf("command", "string", "description", "string")},
+	{"name": "Read", "input_schema": schemaOf("file_path", "string")},
+	{"name": "Write", "input_schema": schemaOf("file_path", "string", "content", "string")},
+	{"name": "mcp__shogun__report", "input_schema": schemaOf("task_id", "string", "status", "string", "summary", "string")},
+	{"name": "mcp__shogun__send_task", "input_schema": schemaOf("to", "string", "title", "string", "body", "string")},
+}
+
+func schemaOf(kv ...string) map[string]any {
+	props := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		props[kv[i]] = map[string]any{"type": kv[i+1]}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// anthropicTurns builds Claude's messages: the nudge, then for each result
+// a tool_use and its tool_result.
+func anthropicTurns(nudge string, results ...string) []any {
+	msgs := []any{map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "text", "text": "<system-reminder>context</system-reminder>"},
+		map[string]any{"type": "text", "text": nudge}}}}
+	for i, r := range results {
+		id := "toolu_" + string(rune('a'+i))
+		msgs = append(msgs,
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "X", "input": map[string]any{}}}},
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": r}}})
+	}
+	return msgs
+}
+
+// anthropicCall reads a streamed Messages answer: the tool called and its
+// arguments, or the text.
+func anthropicCall(t *testing.T, body []byte) (name string, args map[string]any, text string) {
+	t.Helper()
+	var partial strings.Builder
+	for _, e := range parseSSE(t, body) {
+		switch e.name {
+		case "content_block_start":
+			cb := e.data["content_block"].(map[string]any)
+			if cb["type"] == "tool_use" {
+				name = cb["name"].(string)
+			}
+		case "content_block_delta":
+			d := e.data["delta"].(map[string]any)
+			switch d["type"] {
+			case "input_json_delta":
+				partial.WriteString(d["partial_json"].(string))
+			case "text_delta":
+				text += d["text"].(string)
+			}
+		}
+	}
+	if name != "" {
+		if err := json.Unmarshal([]byte(partial.String()), &args); err != nil {
+			t.Fatalf("tool input %q: %v", partial.String(), err)
+		}
+	}
+	return name, args, text
+}
+
+func TestAnthropicStepsOfATask(t *testing.T) {
+	s := start(t, &Server{})
+	task := "     1\t" + strings.ReplaceAll(testTask(
+		"Greet.",
+		"fakemodel: write hello.txt hello world",
+		"fakemodel: run echo hi > out.txt",
+		`fakemodel: report done via write "Wrote hello.txt"`,
+		`fakemodel: report failed via shell "no luck"`,
+		`fakemodel: report blocked via mv "which one?"`,
+		`fakemodel: report done via mcp "via mcp"`,
+		`fakemodel: send ashigaru2 via mcp "Sub task" "fakemodel: write a.txt a\nfakemodel: report done"`,
+	), "\n", "\n     2\t")
+	report := testCwd + "/runtime/queue/reports/ashigaru1.yaml"
+	steps := []struct {
+		tool string
+		args map[string]any
+		text string
+	}{
+		{tool: "Read", args: map[string]any{"file_path": testCwd + "/runtime/queue/tasks/ashigaru1.yaml"}},
+		{tool: "Write", args: map[string]any{"file_path": testCwd + "/hello.txt", "content": "hello world\n"}},
+		{tool: "Bash", args: map[string]any{"command": "echo hi > out.txt", "description": "fakemodel step"}},
+		{tool: "Write", args: map[string]any{"file_path": report,
+			"content": "task_id: t-20260101-0001\nstatus: done\nsummary: Wrote hello.txt\n"}},
+		{tool: "Bash", args: map[string]any{"command": "cat > " + report + " <<'FAKEMODEL_EOF'\n" +
+			"task_id: t-20260101-0001\nstatus: failed\nsummary: no luck\nFAKEMODEL_EOF", "description": "fakemodel step"}},
+		{tool: "Bash", args: map[string]any{"command": "cat > " + report + ".tmp <<'FAKEMODEL_EOF'\n" +
+			"task_id: t-20260101-0001\nstatus: blocked\nsummary: \"which one?\"\nFAKEMODEL_EOF\nmv " + report + ".tmp " + report,
+			"description": "fakemodel step"}},
+		{tool: "mcp__shogun__report", args: map[string]any{"task_id": "t-20260101-0001", "status": "done", "summary": "via mcp"}},
+		{tool: "mcp__shogun__send_task", args: map[string]any{"to": "ashigaru2", "title": "Sub task",
+			"body": "fakemodel: write a.txt a\nfakemodel: report done"}},
+		{text: "Done: via mcp"},
+	}
+	var results []string
+	for i, want := range steps {
+		req := map[string]any{"model": "claude-opus", "stream": true, "system": "Working directory: " + testCwd + "\n",
+			"tools": anthropicTools, "messages": anthropicTurns(testNudge, results...)}
+		status, _, body := post(t, s.URL()+"/v1/messages?beta=true", req)
+		if status != 200 {
+			t.Fatalf("step %d: status %d: %s", i, status, body)
+		}
+		name, args, text := anthropicCall(t, body)
+		if name != want.tool || text != want.text {
+			t.Fatalf("step %d: called %q with text %q, want %q %q", i, name, text, want.tool, want.text)
+		}
+		if want.tool != "" {
+			gotJSON, _ := json.Marshal(args)
+			wantJSON, _ := json.Marshal(want.args)
+			if !bytes.Equal(gotJSON, wantJSON) {
+				t.Errorf("step %d: %s args\n %s\nwant\n %s", i, name, gotJSON, wantJSON)
+			}
+		}
+		if i == 0 {
+			results = append(results, task)
+		} else {
+			results = append(results, "ok")
+		}
+	}
+}
+
+func TestAnthropicStreamShape(t *testing.T) {
+	s := start(t, &Server{})
+	req := map[string]any{"model": "m", "stream": true, "system": "Working directory: /p", "tools": anthropicTools,
+		"messages": anthropicTurns(testNudge)}
+	_, h, body := post(t, s.URL()+"/v1/messages", req)
+	if ct := h.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	want := "message_start ping content_block_start content_block_delta content_block_stop message_delta message_stop"
+	evs := parseSSE(t, body)
+	if got := strings.Join(compact(names(evs)), " "); got != want {
+		t.Errorf("events %s\nwant %s", got, want)
+	}
+	for _, e := range evs {
+		if e.data["type"] != e.name {
+			t.Errorf("event %s has type %v", e.name, e.data["type"])
+		}
+		if e.name == "message_delta" {
+			if sr := e.data["delta"].(map[string]any)["stop_reason"]; sr != "tool_use" {
+				t.Errorf("stop_reason %v, want tool_use", sr)
+			}
+		}
+	}
+
+	// Not streamed: one JSON message.
+	req["stream"] = false
+	_, _, body = post(t, s.URL()+"/v1/messages", req)
+	var msg struct {
+		StopReason string `json:"stop_reason"`
+		Content    []struct {
+			Type, Name string
+			Input      map[string]any
+		}
+	}
+	if err := json.Unmarshal(body, &msg); err != nil || msg.StopReason != "tool_use" || len(msg.Content) != 1 ||
+		msg.Content[0].Name != "Read" || msg.Content[0].Input["file_path"] != "/p/runtime/queue/tasks/ashigaru1.yaml" {
+		t.Errorf("non-streamed answer %s (%v)", body, err)
+	}
+}
+
+// compact drops repeats of the same event in a row.
+func compact(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if len(out) == 0 || out[len(out)-1] != v {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestTextAnswers(t *testing.T) {
+	s := start(t, &Server{})
+	cases := []struct{ typed, want string }{
+		{"Read roles/ashigaru.md and follow it from now on. You are Ashigaru 1 (role id: ashigaru1) in a shogun team.", "Understood"},
+		{"Report from ashigaru2 on 'Sub task': read runtime/queue/reports/ashigaru2.yaml", "Noted"},
+		{"/clear", "OK."},
+		{"You have an open task: read runtime/queue/tasks/a.yaml and write your report to runtime/queue/reports/a.yaml.", ""},
+	}
+	for _, c := range cases {
+		req := map[string]any{"model": "m", "stream": true, "tools": anthropicTools, "messages": anthropicTurns(c.typed)}
+		_, _, body := post(t, s.URL()+"/v1/messages", req)
+		name, _, text := anthropicCall(t, body)
+		if c.want == "" {
+			if name != "Read" {
+				t.Errorf("%q: called %q (text %q), want Read of the task", c.typed, name, text)
+			}
+			continue
+		}
+		if name != "" || !strings.HasPrefix(text, c.want) {
+			t.Errorf("%q: called %q, text %q, want text %q…", c.typed, name, text, c.want)
+		}
+	}
+}
+
+func TestMissingToolAndBadDirective(t *testing.T) {
+	s := start(t, &Server{})
+	cases := []struct {
+		name    string
+		tools   []map[string]any
+		results []string
+		want    string
+	}{
+		{"no read or shell", anthropicTools[2:3], nil, "no read or shell tool"},
+		{"no write", anthropicTools[:2], []string{testTask("fakemodel: write a.txt a")}, "no write tool"},
+		{"no mcp", anthropicTools[:3], []string{testTask("fakemodel: report done via mcp")}, "no tool report of the MCP server shogun"},
+		{"unknown directive", anthropicTools, []string{testTask("fakemodel: dance")}, `unknown directive "dance"`},
+		{"bad route", anthropicTools, []string{testTask("fakemodel: report done via pigeon")}, `route "pigeon"`},
+		{"not a task", anthropicTools, []string{"no such file"}, "cannot read the task"},
+	}
+	for _, c := range cases {
+		req := map[string]any{"model": "m", "stream": true, "tools": c.tools, "messages": anthropicTurns(testNudge, c.results...)}
+		_, _, body := post(t, s.URL()+"/v1/messages", req)
+		name, _, text := anthropicCall(t, body)
+		if name != "" || !strings.Contains(text, c.want) {
+			t.Errorf("%s: called %q, text %q, want text with %q", c.name, name, text, c.want)
+		}
+	}
+}
+
+func TestLimitAndSlow(t *testing.T) {
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	s := start(t, &Server{Now: func() time.Time { return now }})
+	task := testTask("fakemodel: limit 2m", "fakemodel: slow 300ms", "fakemodel: report done")
+	req := map[string]any{"model": "m", "stream": true, "tools": anthropicTools, "messages": anthropicTurns(testNudge, task)}
+	status, h, body := post(t, s.URL()+"/v1/messages", req)
+	if status != http.StatusTooManyRequests || h.Get("anthropic-ratelimit-unified-status") != "rejected" ||
+		!strings.Contains(string(body), `"rate_limit_error"`) || !strings.Contains(string(body), "resets 10:02:00") {
+		t.Fatalf("first answer %d %v %s, want a 429 rate_limit_error resetting at 10:02:00", status, h, body)
+	}
+	now = now.Add(time.Minute)
+	if status, _, _ = post(t, s.URL()+"/v1/messages", req); status != http.StatusTooManyRequests {
+		t.Fatalf("a minute later: status %d, want still 429", status)
+	}
+	now = now.Add(time.Minute)
+	began := time.Now()
+	status, _, body = post(t, s.URL()+"/v1/messages", req)
+	name, _, _ := anthropicCall(t, body)
+	if status != 200 || name != "Write" {
+		t.Fatalf("after the reset: status %d, called %q, want the report written", status, name)
+	}
+	if d := time.Since(began); d < 300*time.Millisecond {
+		t.Errorf("slow answer took %v, want at least 300ms", d)
+	}
+}
+
+func TestJSONSideRequest(t *testing.T) {
+	s := start(t, &Server{})
+	// Claude Code's title request.
+	req := map[string]any{"model": "haiku", "stream": true, "messages": anthropicTurns("<session>" + testNudge + "</session>"),
+		"output_config": map[string]any{"format": map[string]any{"type": "json_schema", "schema": map[string]any{
+			"type": "object", "properties": map[string]any{"title": map[string]any{"type": "string"}}, "required": []any{"title"}}}}}
+	_, _, body := post(t, s.URL()+"/v1/messages", req)
+	_, _, text := anthropicCall(t, body)
+	var v map[string]any
+	if err := json.Unmarshal([]byte(text), &v); err != nil || v["title"] == nil {
+		t.Errorf("title answer %q (%v), want JSON with a title", text, err)
+	}
+}
+
+func TestLogRedactsSecrets(t *testing.T) {
+	var log bytes.Buffer
+	s := start(t, &Server{Log: &log})
+	req := map[string]any{"model": "m", "contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}}}
+	post(t, s.URL()+"/v1beta/models/gemini-2.5-pro:generateContent?key=secret-gemini", req, "x-goog-api-key", "secret-goog")
+	post(t, s.URL()+"/v1/messages", map[string]any{"model": "m", "messages": anthropicTurns("hi")}, "x-api-key", "secret-ant", "Authorization", "Bearer secret-bearer")
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests recorded, want 2", len(reqs))
+	}
+	all := log.String()
+	for _, r := range reqs {
+		b, _ := json.Marshal(r)
+		all += string(b)
+	}
+	for _, secret := range []string{"secret-gemini", "secret-goog", "secret-ant", "secret-bearer"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%s in the log or the records:\n%s", secret, all)
+		}
+	}
+	if reqs[0].API != "gemini" || reqs[0].Model != "gemini-2.5-pro" || !strings.Contains(reqs[0].Path, "key=REDACTED") {
+		t.Errorf("gemini request recorded as %+v", reqs[0])
+	}
+}
+
+func TestListensOnLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0"} {
+		s := &Server{Addr: addr}
+		if err := s.Start(context.Background()); err == nil {
+			s.Close()
+			t.Errorf("Start on %s succeeded, want an error", addr)
+		}
+	}
+	s := start(t, &Server{})
+	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") {
+		t.Errorf("URL %s", s.URL())
+	}
+	resp, err := http.Head(s.URL() + "/")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("HEAD /: %v %v", resp, err)
+	}
+}
+
+func TestParseTask(t *testing.T) {
+	cases := []struct {
+		name, text, body string
+	}{
+		{"block", testTask("a", "fakemodel: run ls"), "a\nfakemodel: run ls"},
+		{"numbered", "1\ttask_id: t-1\n2\tbody: |-\n3\t  x\n4\t  y\n5\treport_to: r.yaml\n", "x\ny"},
+		{"single quoted", "task_id: t-1\nbody: 'fakemodel: run echo ''hi'''\n", "fakemodel: run echo 'hi'"},
+		{"double quoted", "task_id: t-1\nbody: \"fakemodel: write a.txt \\\"x\\\"\\nfakemodel: report done\"\n", "fakemodel: write a.txt \"x\"\nfakemodel: report done"},
+	}
+	for _, c := range cases {
+		tk, err := parseTask(c.text)
+		if err != nil || tk.Body != c.body {
+			t.Errorf("%s: body %q (%v), want %q", c.name, tk.Body, err, c.body)
+		}
+	}
+}
