@@ -10,7 +10,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 PKGS     := ./...
 
-.PHONY: all build test test-only lint demo bench cross clean fixtures test-real screenshots console-vendor
+.PHONY: all build test test-only lint demo bench cross clean fixtures test-real test-e2e screenshots console-vendor
 
 all: build
 
@@ -40,6 +40,13 @@ test-only:
 ## when Node.js or npm is missing. See tools/realcli.
 test-real:
 	$(GO) test -tags realcli -count=1 -timeout 9m -v -run TestRealCLIsUnderShogun ./tools/realcli
+
+## test-e2e: the real CLIs do whole tasks under shogun start, against the scripted
+## model of tools/fakemodel on 127.0.0.1 (every report route, a task handed on through
+## MCP, a permission prompt answered through attach, a usage limit that lifts by
+## itself). Installs the CLIs like test-real; skips when Node.js or npm is missing.
+test-e2e:
+	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestUsageLimit' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)
