@@ -137,7 +137,7 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(modelLog.Name())
-			t.Logf("scripted model's log:\n%s", tail(b, 60))
+			t.Logf("scripted model's log:\n%s", tail(b, 25))
 		}
 	})
 	return tm
