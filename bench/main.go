@@ -23,7 +23,7 @@ func main() {
 	drainMB := flag.Int("drain-mb", 120, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 10*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, history, search, prune, console or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, realcli, history, search, prune, console or go")
 	consoleIdle := flag.Duration("console-idle-for", 5*time.Second, "how long each idle-tab cost is sampled")
 	consoleFloodMB := flag.Int("console-flood-mb", 120, "size of the file the flooding role writes while console tabs watch, in MB")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
@@ -37,6 +37,7 @@ func main() {
 	historyN := flag.String("history-tasks", "100000,1000000", "finished tasks of the histories in the history-cost measurement, comma-separated")
 	steadyFor := flag.Duration("steady-for", 10*time.Second, "how long the steady work on each history is fed")
 	typingN := flag.Int("typing-tasks", 250, "tasks in the typing-truth measurement")
+	realN := flag.Int("realcli-tasks", 20, "tasks per real CLI in the real-CLI measurement")
 	flag.Parse()
 	if *asProbe {
 		if err := probe(); err != nil {
@@ -108,6 +109,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %d deliveries under random paste windows …\n", *typingN)
 		if err := measureTyping(r, bin, 10, *typingN, 8); err != nil {
 			fatal(fmt.Errorf("typing: %w", err))
+		}
+	}
+	if want("realcli") {
+		fmt.Fprintf(os.Stderr, "bench: %d tasks for each real CLI against the scripted model …\n", *realN)
+		if err := measureRealCLIs(r, *realN); err != nil {
+			fatal(fmt.Errorf("real CLIs: %w", err))
 		}
 	}
 	if want("history") {
