@@ -66,9 +66,9 @@ func measureRealCLIs(r *report, n int) error {
 	r.add("Real CLIs against the scripted model", fmt.Sprintf(`
 Each pinned CLI (installed from npm, see tools/realcli) runs as a role under shogun start, pointed at the scripted model of
 tools/fakemodel on 127.0.0.1, in a throwaway home of its own. It is sent %d tasks one after another (the CLIs side by side),
+each once the role is idle again (its turn over and its between_tasks keys, typed right after a report, confirmed),
 each read by the CLI's own tool, a file written, and the report written through the routes in turn (write, shell, mv, MCP).
-Times run from just before `+"`shogun send`"+` to the delivery the screen confirmed and to the recorded report; between two tasks
-the role's between_tasks keys are typed first. %.1f s in all.
+Times run from just before `+"`shogun send`"+` to the delivery the screen confirmed and to the recorded report. %.1f s in all.
 
 | CLI | tasks | submits per task | send → delivered p50 | p90 | send → done p50 | p90 |
 |---|---|---|---|---|---|---|

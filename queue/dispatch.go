@@ -200,6 +200,12 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 				w.failures = 0
 				w.q.unblock(w.blockKey())
 			}
+			if err == nil && w.fresh && w.conf().BetweenTasks != "" {
+				// After a report, with nothing queued yet: a fresh context
+				// now, so that the next task need not wait for it.
+				w.betweenTasks(ctx)
+				return true
+			}
 			return false
 		}
 		if w.fresh && w.conf().BetweenTasks != "" {

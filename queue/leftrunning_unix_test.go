@@ -198,13 +198,23 @@ func TestLimitedRoleIsRemindedWhenTheLimitLifts(t *testing.T) {
 	}
 }
 
-// between_tasks is typed after a report and before the role's next task.
+// between_tasks is typed after a report and before the role's next task:
+// as soon as the role is idle after its report, so that a task sent later
+// does not wait for it.
 func TestBetweenTasksBeforeTheNextTask(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--work-time", "100ms"), `between_tasks: "/fresh"`))
 	r := startTeam(t, ws)
 	r.drop(t, "a.yaml", "to: ashigaru1\ntitle: First\nbody: one\n")
 	r.waitTasks(t, "the first task done", 30*time.Second, func(ts []store.Task) bool { return countStatus(ts, store.StatusDone) == 1 })
+	waitFor(t, "between_tasks typed with no task waiting", 15*time.Second, func() bool {
+		for _, s := range shoguntest.Submits(t, rec) {
+			if s.Line == "/fresh" {
+				return true
+			}
+		}
+		return false
+	})
 	r.drop(t, "b.yaml", "to: ashigaru1\ntitle: Second\nbody: two\n")
 	r.waitTasks(t, "the second task done", 30*time.Second, func(ts []store.Task) bool { return countStatus(ts, store.StatusDone) == 2 })
 	var seen []string

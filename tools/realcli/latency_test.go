@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,8 @@ type Latencies struct {
 
 // TestRealCLILatency is `make bench`'s real-CLI section, not a check: with
 // $SHOGUN_REALCLI_BENCH_OUT set, each CLI is sent $SHOGUN_REALCLI_BENCH_TASKS
-// tasks (default 20) one after another, the CLIs side by side, and the
+// tasks (default 20) one after another, each once the role is idle again,
+// the CLIs side by side, and the
 // times are written to that file as JSON (CLI → Latencies). bench/realcli.go
 // runs it and reports percentiles; nothing here asserts a time.
 func TestRealCLILatency(t *testing.T) {
@@ -47,6 +49,28 @@ func TestRealCLILatency(t *testing.T) {
 		if !tm.waitState(role, "ready", 2*time.Minute) {
 			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
 		}
+	}
+	// A task is sent to an idle role, as the measurement is of shogun's
+	// path: the previous turn over and the between_tasks keys typed (the
+	// history's between-tasks event after the previous report).
+	hist, err := store.Open(filepath.Join(tm.ws, "data", "shogun.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hist.Close()
+	idleAfter := func(role string, since time.Time) bool {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			evs, err := hist.Events(50)
+			if err != nil {
+				return false
+			}
+			for _, e := range evs {
+				if e.Role == role && e.Kind == "between-tasks" && !e.At.Before(since) {
+					return true
+				}
+			}
+		}
+		return false
 	}
 	var mu sync.Mutex
 	results := map[string]*Latencies{}
@@ -76,6 +100,10 @@ func TestRealCLILatency(t *testing.T) {
 				lat.Done = append(lat.Done, ms(task.FinishedAt.Sub(sent)))
 				lat.Submits += task.Submits
 				lat.Tasks++
+				if !idleAfter(role, task.FinishedAt) {
+					t.Errorf("%s: between_tasks not typed within a minute of the report on bench task %d", role, i)
+					return
+				}
 			}
 			mu.Lock()
 			results[role] = lat
