@@ -159,6 +159,7 @@ var cwdPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`<cwd>([^<\n]+)</cwd>`),
 	regexp.MustCompile(`(?i)working directory(?: is)?:\s*(/[^\s<>'"` + "`" + `]*)`),
 	regexp.MustCompile(`(?i)working in the directory:?\s*(/[^\s<>'"` + "`" + `]*)`),
+	regexp.MustCompile(`(?i)workspace directories:\**\s*-\s*(/[^\s<>'"` + "`" + `]*)`),
 	regexp.MustCompile(`(?i)\bcwd:?\s*(/[^\s<>'"` + "`" + `]*)`),
 }
 

@@ -43,14 +43,15 @@ func (c *call) argsJSON() string {
 
 // action is one tool call of a task's plan, before a tool is chosen.
 type action struct {
-	note    string
-	kind    toolKind // read, write, shell; "" with mcp
-	path    string   // read, write
-	content string   // write
-	command string   // shell
-	mcp     string   // the shogun MCP tool's name
-	mcpArgs map[string]any
-	summary string // a report's summary
+	note     string
+	kind     toolKind // read, write, shell; "" with mcp
+	path     string   // read, write
+	content  string   // write
+	command  string   // shell
+	escalate bool     // shell: ask the person to run it outside the sandbox
+	mcp      string   // the shogun MCP tool's name
+	mcpArgs  map[string]any
+	summary  string // a report's summary
 	// Modifiers from the directives before it.
 	delay    time.Duration
 	limit    time.Duration // > 0: answer 429 for this long first
@@ -185,7 +186,9 @@ func chooseCall(c *conversation, a action) (*call, error) {
 	case kindWrite:
 		t, ok := c.find(kindWrite)
 		if !ok {
-			return nil, fmt.Errorf("no write tool (one of %s) among the %d offered", strings.Join(toolNames[kindWrite], ", "), len(c.Tools))
+			// Codex offers apply_patch only to models it knows; for
+			// others its shell is its way to write files.
+			return shellCall(c, heredoc(a.path, a.content), "no write or shell tool")
 		}
 		if t.Name == "apply_patch" {
 			return applyPatch(t, a.path, a.content), nil
@@ -195,7 +198,15 @@ func chooseCall(c *conversation, a action) (*call, error) {
 			t.arg("content", "file_text", "contents", "text"): a.content,
 		}}, nil
 	case kindShell:
-		return shellCall(c, a.command, "no shell tool")
+		cl, err := shellCall(c, a.command, "no shell tool")
+		if err == nil && a.escalate {
+			// Codex: run outside the sandbox, which asks the person.
+			if _, ok := cl.Tool.props()["sandbox_permissions"]; ok {
+				cl.Args["sandbox_permissions"] = "require_escalated"
+				cl.Args["justification"] = "fakemodel asks: may I run this?"
+			}
+		}
+		return cl, err
 	}
 	return nil, fmt.Errorf("unknown action %q", a.kind)
 }
@@ -216,6 +227,11 @@ func shellCall(c *conversation, command, missing string) (*call, error) {
 		args["description"] = "fakemodel step"
 	}
 	return &call{Tool: t, Args: args}, nil
+}
+
+// heredoc is a shell command that writes content to file.
+func heredoc(file, content string) string {
+	return "cat > " + quote(file) + " <<'FAKEMODEL_EOF'\n" + content + "FAKEMODEL_EOF"
 }
 
 // applyPatch is Codex's way to write a file: a patch that adds it.
@@ -318,11 +334,11 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 				return nil, fmt.Errorf("body line %d: write wants a path and a text", d.line)
 			}
 			a.kind, a.path, a.content = kindWrite, abs(cwd, f[1]), rest(d.text, 2)+"\n"
-		case "run":
+		case "run", "ask":
 			if len(f) < 2 {
-				return nil, fmt.Errorf("body line %d: run wants a command", d.line)
+				return nil, fmt.Errorf("body line %d: %s wants a command", d.line, f[0])
 			}
-			a.kind, a.command = kindShell, strings.TrimSpace(strings.TrimPrefix(d.text, "run"))
+			a.kind, a.command, a.escalate = kindShell, strings.TrimSpace(strings.TrimPrefix(d.text, f[0])), f[0] == "ask"
 		case "report":
 			var err error
 			if a, err = reportAction(t, f, d, reportFile, cwd); err != nil {
@@ -361,7 +377,7 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 			mod.limitKey = fmt.Sprintf("%s/%d", t.ID, i)
 			continue
 		default:
-			return nil, fmt.Errorf("body line %d: unknown directive %q (want write, run, report, send, slow or limit)", d.line, f[0])
+			return nil, fmt.Errorf("body line %d: unknown directive %q (want write, run, ask, report, send, slow or limit)", d.line, f[0])
 		}
 		a.delay, a.limit, a.limitKey = mod.delay, mod.limit, mod.limitKey
 		mod = action{}
@@ -406,10 +422,10 @@ func reportRoute(route, id, status, summary, file string) (action, error) {
 	case "write":
 		return action{kind: kindWrite, path: file, content: yaml}, nil
 	case "shell":
-		return action{kind: kindShell, command: "cat > " + quote(file) + " <<'FAKEMODEL_EOF'\n" + yaml + "FAKEMODEL_EOF"}, nil
+		return action{kind: kindShell, command: heredoc(file, yaml)}, nil
 	case "mv":
 		tmp := file + ".tmp"
-		return action{kind: kindShell, command: "cat > " + quote(tmp) + " <<'FAKEMODEL_EOF'\n" + yaml + "FAKEMODEL_EOF\nmv " + quote(tmp) + " " + quote(file)}, nil
+		return action{kind: kindShell, command: heredoc(tmp, yaml) + "\nmv " + quote(tmp) + " " + quote(file)}, nil
 	case "mcp":
 		return action{mcp: "report", mcpArgs: map[string]any{"task_id": id, "status": status, "summary": summary}}, nil
 	}

@@ -305,7 +305,7 @@ func TestMissingToolAndBadDirective(t *testing.T) {
 		want    string
 	}{
 		{"no read or shell", anthropicTools[2:3], nil, "no read or shell tool"},
-		{"no write", anthropicTools[:2], []string{testTask("fakemodel: write a.txt a")}, "no write tool"},
+		{"no write or shell", anthropicTools[1:2], []string{testTask("fakemodel: write a.txt a")}, "no write or shell tool"},
 		{"no mcp", anthropicTools[:3], []string{testTask("fakemodel: report done via mcp")}, "no tool report of the MCP server shogun"},
 		{"unknown directive", anthropicTools, []string{testTask("fakemodel: dance")}, `unknown directive "dance"`},
 		{"bad route", anthropicTools, []string{testTask("fakemodel: report done via pigeon")}, `route "pigeon"`},
@@ -419,4 +419,320 @@ func TestParseTask(t *testing.T) {
 			t.Errorf("%s: body %q (%v), want %q", c.name, tk.Body, err, c.body)
 		}
 	}
+}
+
+// codexTools are the tools Codex 0.169.0 offers a model it does not know,
+// in short: exec_command and the shogun MCP server as a namespace.
+var codexTools = []any{
+	map[string]any{"type": "function", "name": "exec_command", "parameters": schemaOf("cmd", "string", "sandbox_permissions", "string", "justification", "string")},
+	map[string]any{"type": "function", "name": "view_image", "parameters": schemaOf("path", "string")},
+	map[string]any{"type": "namespace", "name": "mcp__shogun", "tools": []any{
+		map[string]any{"type": "function", "name": "report", "parameters": schemaOf("task_id", "string", "status", "string", "summary", "string")},
+		map[string]any{"type": "function", "name": "send_task", "parameters": schemaOf("to", "string", "title", "string", "body", "string")},
+	}},
+}
+
+// codexInput builds Codex's input items: context, the nudge, then a
+// function_call and its output per result.
+func codexInput(nudge string, results ...string) []any {
+	in := []any{
+		map[string]any{"type": "message", "role": "developer", "content": []any{map[string]any{"type": "input_text", "text": "<permissions instructions>…"}}},
+		map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "<environment_context>\n  <cwd>" + testCwd + "</cwd>\n</environment_context>"}}},
+		map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": nudge}}},
+	}
+	for i, r := range results {
+		id := "call_" + string(rune('a'+i))
+		in = append(in,
+			map[string]any{"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": id},
+			map[string]any{"type": "function_call_output", "call_id": id, "output": "Process exited with code 0\nOutput:\n" + r})
+	}
+	return in
+}
+
+// responsesItem reads a streamed Responses answer: its one output item as
+// response.output_item.done has it, after checking the event order.
+func responsesItem(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	evs := parseSSE(t, body)
+	got := compact(names(evs))
+	if len(got) < 5 || got[0] != "response.created" || got[1] != "response.in_progress" ||
+		got[2] != "response.output_item.added" || got[len(got)-2] != "response.output_item.done" || got[len(got)-1] != "response.completed" {
+		t.Fatalf("events %v", got)
+	}
+	for i, e := range evs {
+		if e.data["type"] != e.name || e.data["sequence_number"] != float64(i) {
+			t.Errorf("event %d %s: type %v sequence %v", i, e.name, e.data["type"], e.data["sequence_number"])
+		}
+	}
+	done := evs[len(evs)-1].data["response"].(map[string]any)
+	if done["status"] != "completed" || done["usage"] == nil {
+		t.Errorf("response.completed: %v", done)
+	}
+	return evs[len(evs)-2].data["item"].(map[string]any)
+}
+
+func TestResponsesStepsOfATask(t *testing.T) {
+	s := start(t, &Server{})
+	task := testTask("fakemodel: write hello.txt hi", "fakemodel: ask touch x", `fakemodel: report done via mcp "ok"`,
+		`fakemodel: send ashigaru2 "T" "B"`)
+	steps := []struct {
+		name, namespace string
+		args            map[string]any
+		text            string
+	}{
+		{name: "exec_command", args: map[string]any{"cmd": "cat " + testCwd + "/runtime/queue/tasks/ashigaru1.yaml"}},
+		{name: "exec_command", args: map[string]any{"cmd": "cat > " + testCwd + "/hello.txt <<'FAKEMODEL_EOF'\nhi\nFAKEMODEL_EOF"}},
+		{name: "exec_command", args: map[string]any{"cmd": "touch x", "sandbox_permissions": "require_escalated",
+			"justification": "fakemodel asks: may I run this?"}},
+		{name: "report", namespace: "mcp__shogun", args: map[string]any{"task_id": "t-20260101-0001", "status": "done", "summary": "ok"}},
+		{name: "send_task", namespace: "mcp__shogun", args: map[string]any{"to": "ashigaru2", "title": "T", "body": "B"}},
+		{text: "Done: ok"},
+	}
+	var results []string
+	for i, want := range steps {
+		req := map[string]any{"model": "fake-model", "stream": true, "instructions": "You are Codex.", "tools": codexTools,
+			"input": codexInput(testNudge, results...)}
+		status, _, body := post(t, s.URL()+"/v1/responses", req)
+		if status != 200 {
+			t.Fatalf("step %d: status %d %s", i, status, body)
+		}
+		item := responsesItem(t, body)
+		if want.text != "" {
+			content, _ := item["content"].([]any)
+			if item["type"] != "message" || len(content) != 1 || content[0].(map[string]any)["text"] != want.text {
+				t.Fatalf("step %d: item %v, want the text %q", i, item, want.text)
+			}
+			continue
+		}
+		var args map[string]any
+		_ = json.Unmarshal([]byte(item["arguments"].(string)), &args)
+		gotJSON, _ := json.Marshal(args)
+		wantJSON, _ := json.Marshal(want.args)
+		ns, _ := item["namespace"].(string)
+		if item["type"] != "function_call" || item["name"] != want.name || ns != want.namespace || !bytes.Equal(gotJSON, wantJSON) ||
+			item["call_id"] == "" {
+			t.Fatalf("step %d: item %v\nwant %s %s %s", i, item, want.namespace, want.name, wantJSON)
+		}
+		r := "ok"
+		if i == 0 {
+			r = task
+		}
+		results = append(results, r)
+	}
+}
+
+func TestLimitBodies(t *testing.T) {
+	s := start(t, &Server{})
+	task := testTask("fakemodel: limit", "fakemodel: run ls")
+	cases := []struct {
+		name, path string
+		req        map[string]any
+		want       []string
+	}{
+		{"responses", "/v1/responses", map[string]any{"model": "m", "stream": true, "tools": codexTools, "input": codexInput(testNudge, task)},
+			[]string{`"type":"usage_limit_reached"`, `"resets_at":`}},
+		{"gemini", "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", map[string]any{
+			"tools": geminiTools, "contents": geminiContents(testNudge, task)},
+			[]string{`"status":"RESOURCE_EXHAUSTED"`, `PerDay`, `"retryDelay":`}},
+		{"chat", "/v1/chat/completions", map[string]any{"model": "m", "stream": true, "tools": chatTools, "messages": chatMessages(testNudge, task)},
+			[]string{`"code":"rate_limit_exceeded"`, "Rate limit exceeded"}},
+	}
+	for _, c := range cases {
+		status, h, body := post(t, s.URL()+c.path, c.req)
+		if status != http.StatusTooManyRequests || h.Get("Retry-After") == "" {
+			t.Errorf("%s: status %d, retry-after %q, want 429 with retry-after", c.name, status, h.Get("Retry-After"))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(body), w) {
+				t.Errorf("%s: body %s, want %s in it", c.name, body, w)
+			}
+		}
+	}
+}
+
+// geminiTools are the tools Gemini CLI 0.61.0 offers, in short.
+var geminiTools = []any{map[string]any{"functionDeclarations": []any{
+	map[string]any{"name": "read_file", "parametersJsonSchema": schemaOf("file_path", "string")},
+	map[string]any{"name": "write_file", "parametersJsonSchema": schemaOf("file_path", "string", "content", "string")},
+	map[string]any{"name": "run_shell_command", "parametersJsonSchema": schemaOf("command", "string", "description", "string")},
+	map[string]any{"name": "mcp_shogun_report", "parametersJsonSchema": schemaOf("task_id", "string", "status", "string", "summary", "string")},
+}}}
+
+// geminiContents builds Gemini CLI's contents: the context, the nudge,
+// then a functionCall and its functionResponse per result.
+func geminiContents(nudge string, results ...string) []any {
+	c := []any{
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": "- **Workspace Directories:**\n  - " + testCwd + "\n"}}},
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": nudge}}},
+	}
+	for _, r := range results {
+		c = append(c,
+			map[string]any{"role": "model", "parts": []any{map[string]any{"functionCall": map[string]any{"name": "x", "args": map[string]any{}}}}},
+			map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"name": "x",
+				"response": map[string]any{"output": r}}}}})
+	}
+	return c
+}
+
+func TestGeminiSteps(t *testing.T) {
+	s := start(t, &Server{})
+	task := testTask(`fakemodel: report done via mcp "ok"`)
+	cases := []struct {
+		name    string
+		results []string
+		call    string
+		args    map[string]any
+		text    string
+	}{
+		{"read", nil, "read_file", map[string]any{"file_path": testCwd + "/runtime/queue/tasks/ashigaru1.yaml"}, ""},
+		{"mcp report", []string{task}, "mcp_shogun_report", map[string]any{"task_id": "t-20260101-0001", "status": "done", "summary": "ok"}, ""},
+		{"finished", []string{task, "ok"}, "", nil, "Done: ok"},
+	}
+	for _, c := range cases {
+		for _, stream := range []bool{true, false} {
+			path := "/v1beta/models/gemini-3.1-pro-preview:generateContent"
+			if stream {
+				path = "/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse"
+			}
+			_, _, body := post(t, s.URL()+path, map[string]any{"tools": geminiTools, "contents": geminiContents(testNudge, c.results...)})
+			var chunks []map[string]any
+			if stream {
+				for _, e := range parseSSE(t, body) {
+					chunks = append(chunks, e.data)
+				}
+			} else {
+				var v map[string]any
+				if err := json.Unmarshal(body, &v); err != nil {
+					t.Fatalf("%s: %s", c.name, body)
+				}
+				chunks = append(chunks, v)
+			}
+			var call map[string]any
+			text := ""
+			for _, ch := range chunks {
+				cand := ch["candidates"].([]any)[0].(map[string]any)
+				for _, p := range cand["content"].(map[string]any)["parts"].([]any) {
+					part := p.(map[string]any)
+					if fc, ok := part["functionCall"].(map[string]any); ok {
+						call = fc
+					}
+					if tx, ok := part["text"].(string); ok {
+						text += tx
+					}
+				}
+			}
+			if last := chunks[len(chunks)-1]["candidates"].([]any)[0].(map[string]any); last["finishReason"] != "STOP" {
+				t.Errorf("%s (stream %v): last chunk without finishReason STOP: %v", c.name, stream, last)
+			}
+			if c.call == "" {
+				if call != nil || text != c.text {
+					t.Errorf("%s (stream %v): call %v text %q, want text %q", c.name, stream, call, text, c.text)
+				}
+				continue
+			}
+			gotJSON, _ := json.Marshal(call["args"])
+			wantJSON, _ := json.Marshal(c.args)
+			if call == nil || call["name"] != c.call || !bytes.Equal(gotJSON, wantJSON) {
+				t.Errorf("%s (stream %v): call %v, want %s %s", c.name, stream, call, c.call, wantJSON)
+			}
+		}
+	}
+
+	// The side request that wants JSON: a filled object, not a tool call.
+	_, _, body := post(t, s.URL()+"/v1beta/models/gemini-3.5-flash-lite:generateContent", map[string]any{
+		"contents": geminiContents(testNudge),
+		"generationConfig": map[string]any{"responseMimeType": "application/json", "responseJsonSchema": map[string]any{
+			"type": "OBJECT", "properties": map[string]any{
+				"complexity_reasoning": map[string]any{"type": "STRING"}, "complexity_score": map[string]any{"type": "INTEGER"},
+				"next_speaker": map[string]any{"type": "STRING", "enum": []any{"user", "model"}}}}}})
+	var resp struct {
+		Candidates []struct {
+			Content struct{ Parts []struct{ Text string } }
+		}
+	}
+	var obj map[string]any
+	if json.Unmarshal(body, &resp) != nil || len(resp.Candidates) != 1 ||
+		json.Unmarshal([]byte(resp.Candidates[0].Content.Parts[0].Text), &obj) != nil ||
+		obj["next_speaker"] != "user" || obj["complexity_score"] != float64(0) || obj["complexity_reasoning"] != "fakemodel" {
+		t.Errorf("JSON side request answered %s", body)
+	}
+}
+
+// chatTools are tools as an OpenAI Chat Completions client offers them.
+var chatTools = []any{
+	map[string]any{"type": "function", "function": map[string]any{"name": "view", "parameters": schemaOf("path", "string")}},
+	map[string]any{"type": "function", "function": map[string]any{"name": "create", "parameters": schemaOf("path", "string", "file_text", "string")}},
+	map[string]any{"type": "function", "function": map[string]any{"name": "bash", "parameters": schemaOf("command", "string", "description", "string")}},
+}
+
+func chatMessages(nudge string, results ...string) []any {
+	m := []any{
+		map[string]any{"role": "system", "content": "Current working directory: " + testCwd},
+		map[string]any{"role": "user", "content": nudge},
+	}
+	for i, r := range results {
+		id := "call_" + string(rune('a'+i))
+		m = append(m,
+			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function",
+				"function": map[string]any{"name": "x", "arguments": "{}"}}}},
+			map[string]any{"role": "tool", "tool_call_id": id, "content": r})
+	}
+	return m
+}
+
+func TestChatSteps(t *testing.T) {
+	s := start(t, &Server{})
+	task := testTask("fakemodel: write a.txt hi")
+	cases := []struct {
+		results []string
+		call    string
+		args    string
+		text    string
+	}{
+		{nil, "view", `{"path":"` + testCwd + `/runtime/queue/tasks/ashigaru1.yaml"}`, ""},
+		{[]string{task}, "create", `{"file_text":"hi\n","path":"` + testCwd + `/a.txt"}`, ""},
+		{[]string{task, "ok"}, "", "", "Done: task t-20260101-0001 (Say hello)."},
+	}
+	for i, c := range cases {
+		_, _, body := post(t, s.URL()+"/v1/chat/completions", map[string]any{"model": "gpt-4o", "stream": true,
+			"tools": chatTools, "messages": chatMessages(testNudge, c.results...)})
+		evs := parseSSE(t, body)
+		if evs[len(evs)-1].raw != "[DONE]" {
+			t.Errorf("case %d: stream does not end with [DONE]", i)
+		}
+		var name, args, text, finish string
+		for _, e := range evs[:len(evs)-1] {
+			choices, _ := e.data["choices"].([]any)
+			if len(choices) == 0 {
+				continue
+			}
+			ch := choices[0].(map[string]any)
+			if f, ok := ch["finish_reason"].(string); ok {
+				finish = f
+			}
+			d := ch["delta"].(map[string]any)
+			if tx, ok := d["content"].(string); ok {
+				text += tx
+			}
+			for _, tc := range asList(d["tool_calls"]) {
+				fn := tc.(map[string]any)["function"].(map[string]any)
+				if n, ok := fn["name"].(string); ok {
+					name = n
+				}
+				args += fn["arguments"].(string)
+			}
+		}
+		wantFinish := "stop"
+		if c.call != "" {
+			wantFinish = "tool_calls"
+		}
+		if name != c.call || args != c.args || text != c.text || finish != wantFinish {
+			t.Errorf("case %d: call %q %s text %q finish %q, want %q %s %q %q", i, name, args, text, finish, c.call, c.args, c.text, wantFinish)
+		}
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

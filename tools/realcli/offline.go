@@ -100,11 +100,18 @@ func cliEnv(c CLI, s Setup, cache, home string) []string {
 		}
 		return env
 	case "codex":
-		return []string{"CODEX_HOME=" + filepath.Join(home, ".codex")}
+		env := []string{"CODEX_HOME=" + filepath.Join(home, ".codex")}
+		if s.Model != "" {
+			env = append(env, codexModelKey+"="+dummyOpenAIKey)
+		}
+		return env
 	case "gemini":
 		env := []string{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH=" + geminiDefaults(cache)}
 		if s.Onboarded {
 			env = append(env, "GEMINI_API_KEY="+dummyGeminiKey)
+		}
+		if s.Model != "" {
+			env = append(env, "GOOGLE_GEMINI_BASE_URL="+s.Model)
 		}
 		return env
 	case "copilot":
@@ -183,6 +190,28 @@ func allowClaude(home string) error {
 		"permissions": map[string]any{"defaultMode": "acceptEdits", "allow": claudeAllowed}})
 }
 
+// codexModel points Codex at a fake model (Setup.Model) as a provider of
+// its own. The model's name is one Codex does not know, so it offers its
+// generic tools (exec_command and no apply_patch; a name it knows, such as
+// gpt-5.5, brings a model-migration screen and another tool set). In the
+// workspace-write sandbox commands that stay in the project run without
+// asking; approval_policy on-request asks when one wants out of it.
+const codexModel = `
+model = "fake-model"
+model_provider = "fakemodel"
+approval_policy = "on-request"
+sandbox_mode = "workspace-write"
+
+[model_providers.fakemodel]
+name = "fakemodel"
+base_url = "%s/v1"
+env_key = "` + codexModelKey + `"
+wire_api = "responses"
+`
+
+// codexModelKey is the variable that holds the fake model's dummy key.
+const codexModelKey = "SHOGUN_FAKEMODEL_KEY"
+
 // prepareCodex logs in with `codex login --with-api-key` (the key on
 // standard input) and trusts the project in config.toml. Codex 0.169 asks
 // about trust only for a folder inside a git repository.
@@ -194,6 +223,9 @@ func prepareCodex(c CLI, s Setup, cache string, env []string, home, project stri
 	var toml strings.Builder
 	// Offline the update check only fails; keep it from adding a screen.
 	toml.WriteString("check_for_update_on_startup = false\n")
+	if s.Model != "" {
+		fmt.Fprintf(&toml, codexModel, s.Model)
+	}
 	if s.Trusted {
 		fmt.Fprintf(&toml, "\n[projects.%q]\ntrust_level = \"trusted\"\n", project)
 	}
@@ -233,12 +265,43 @@ func prepareGemini(s Setup, cache, home, project string) error {
 	}
 	if s.Onboarded {
 		settings := map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}
+		if s.Model != "" {
+			if err := os.MkdirAll(filepath.Join(home, ".gemini", "policies"), 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(home, ".gemini", "policies", "fakemodel.toml"), []byte(geminiPolicy), 0o600); err != nil {
+				return err
+			}
+		}
 		if err := writeJSON(filepath.Join(home, ".gemini", "settings.json"), settings); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// geminiPolicy allows the tools a scripted task uses, in Gemini CLI's
+// policy engine (~/.gemini/policies/*.toml; settings.json tools.allowed
+// works too but puts a deprecation warning on the screen). Other shell
+// commands ask ("Allow execution of [Shell]?"); without allowRedirection
+// a command with > asks too ("Redirection detected").
+const geminiPolicy = `[[rule]]
+toolName = "read_file"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "write_file"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["cat", "mv", "echo"]
+allowRedirection = true
+decision = "allow"
+priority = 100
+`
 
 // prepareCopilot trusts the folder in ~/.copilot/config.json (its
 // "trustedFolders", where answering "Yes, and remember this folder" saves
