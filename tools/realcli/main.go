@@ -95,7 +95,7 @@ func run(args []string) error {
 		for _, kv := range env {
 			fmt.Println(kv)
 		}
-		if args := ModelArgs(c, s); len(args) > 0 {
+		if args := modelArgs(c, s); len(args) > 0 {
 			logf("run %s with: %s", c.Name, strings.Join(args, " "))
 		}
 		return nil

@@ -307,13 +307,13 @@ decision = "allow"
 priority = 100
 `
 
-// ModelArgs are the command-line arguments a CLI needs besides its
+// modelArgs are the command-line arguments a CLI needs besides its
 // environment to run a scripted task of a fake model (Setup.Model)
 // unattended. Copilot CLI 1.0.102 takes its allowed tools only as flags:
 // cat, mv and echo, file writes (its apply_patch tool) and the shogun MCP
 // server; other commands ask ("Do you want to run this command?"). Shell
 // redirections (> file) are allowed for allowed commands.
-func ModelArgs(c CLI, s Setup) []string {
+func modelArgs(c CLI, s Setup) []string {
 	if s.Model == "" || c.Name != "copilot" {
 		return nil
 	}
