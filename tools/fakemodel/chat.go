@@ -25,6 +25,9 @@ func (chatAPI) parse(r *http.Request, body []byte) (*conversation, error) {
 				Function struct {
 					Name string `json:"name"`
 				} `json:"function"`
+				Custom struct {
+					Name string `json:"name"`
+				} `json:"custom"`
 			} `json:"tool_calls"`
 		} `json:"messages"`
 		Tools []struct {
@@ -33,6 +36,10 @@ func (chatAPI) parse(r *http.Request, body []byte) (*conversation, error) {
 				Name       string         `json:"name"`
 				Parameters map[string]any `json:"parameters"`
 			} `json:"function"`
+			// A freeform tool (Copilot CLI's apply_patch).
+			Custom struct {
+				Name string `json:"name"`
+			} `json:"custom"`
 		} `json:"tools"`
 		ResponseFormat *struct {
 			Type       string `json:"type"`
@@ -49,6 +56,10 @@ func (chatAPI) parse(r *http.Request, body []byte) (*conversation, error) {
 		c.Schema = f.JSONSchema.Schema
 	}
 	for _, t := range req.Tools {
+		if t.Type == "custom" {
+			c.Tools = append(c.Tools, tool{Name: t.Custom.Name, Freeform: true})
+			continue
+		}
 		c.Tools = append(c.Tools, tool{Name: t.Function.Name, Params: t.Function.Parameters})
 	}
 	for _, m := range req.Messages {
@@ -62,7 +73,7 @@ func (chatAPI) parse(r *http.Request, body []byte) (*conversation, error) {
 		case "assistant":
 			msg := message{Role: "assistant", Text: text}
 			for _, tc := range m.ToolCalls {
-				msg.Calls = append(msg.Calls, tc.Function.Name)
+				msg.Calls = append(msg.Calls, tc.Function.Name+tc.Custom.Name)
 			}
 			c.Messages = append(c.Messages, msg)
 		case "tool", "function":
@@ -89,6 +100,10 @@ func (chatAPI) write(out *stream, s *Server, c *conversation, st step) {
 		finish = "tool_calls"
 		tc = map[string]any{"id": s.nextID("call_fake"), "type": "function",
 			"function": map[string]any{"name": st.Call.Tool.Name, "arguments": st.Call.argsJSON()}}
+		if st.Call.Tool.Freeform {
+			tc = map[string]any{"id": tc["id"], "type": "custom",
+				"custom": map[string]any{"name": st.Call.Tool.Name, "input": st.Call.Input}}
+		}
 		msg["content"], msg["tool_calls"] = nil, []any{tc}
 	}
 	if !c.Stream {
@@ -102,7 +117,12 @@ func (chatAPI) write(out *stream, s *Server, c *conversation, st step) {
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
 	out.event("", chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-	if tc != nil {
+	if tc != nil && tc["type"] == "custom" {
+		// A freeform call goes in one piece: clients do not join custom
+		// input deltas.
+		tc["index"] = 0
+		out.event("", chunk(map[string]any{"tool_calls": []any{tc}}, nil))
+	} else if tc != nil {
 		fn := tc["function"].(map[string]any)
 		out.event("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": tc["id"], "type": "function",
 			"function": map[string]any{"name": fn["name"], "arguments": ""}}}}, nil))

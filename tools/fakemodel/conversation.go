@@ -111,7 +111,7 @@ var toolNames = map[toolKind][]string{
 	// Claude Code Read, Gemini CLI read_file, Copilot CLI view.
 	kindRead: {"Read", "read_file", "view"},
 	// Claude Code Write, Gemini CLI write_file, Copilot CLI create,
-	// Codex apply_patch.
+	// Codex and Copilot CLI apply_patch.
 	kindWrite: {"Write", "write_file", "create", "apply_patch"},
 	// Claude Code Bash, Gemini CLI run_shell_command, Codex
 	// shell_command / shell / exec_command, Copilot CLI bash.

@@ -42,8 +42,11 @@
 // by spaces; a "double-quoted" word may hold spaces and Go escapes (\n, \").
 //
 //	write PATH TEXT                    write TEXT and a newline to PATH (relative to the
-//	                                   CLI's folder) with the CLI's file-write tool
+//	                                   CLI's folder) with the CLI's file-write tool, or a
+//	                                   heredoc through its shell when it has none (Codex)
 //	run COMMAND                        run the rest of the line with the CLI's shell tool
+//	ask COMMAND                        the same, asking the person first where the model can
+//	                                   ask for that (Codex: sandbox_permissions require_escalated)
 //	report STATUS [via ROUTE] [SUMMARY]
 //	                                   write the report, "task_id: ID\nstatus: STATUS\nsummary: SUMMARY\n",
 //	                                   STATUS done, failed or blocked; ROUTE
@@ -65,10 +68,10 @@
 // # Tools
 //
 // Tools are chosen by name from the request's tool list: Claude Code Read,
-// Write, Bash, mcp__shogun__report; Codex shell_command/exec_command/shell,
-// apply_patch and the namespace mcp__shogun; Gemini CLI read_file,
-// write_file, run_shell_command, mcp_shogun_report; Copilot CLI view,
-// create, bash, shogun-report. README.md records what each CLI sends and
+// Write, Bash, mcp__shogun__report; Codex exec_command and the namespace
+// mcp__shogun; Gemini CLI read_file, write_file, run_shell_command,
+// mcp_shogun_report; Copilot CLI view, apply_patch (freeform), bash,
+// shogun-report. README.md records what each CLI sends and
 // how to set it up.
 //
 // # Side requests

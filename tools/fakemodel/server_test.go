@@ -736,3 +736,26 @@ func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
+
+// Copilot CLI's apply_patch is a freeform (custom) tool: the call is one
+// tool_calls delta of type custom with the whole patch as input.
+func TestChatFreeformApplyPatch(t *testing.T) {
+	s := start(t, &Server{})
+	tools := append([]any{map[string]any{"type": "custom", "custom": map[string]any{"name": "apply_patch"}}}, chatTools[0], chatTools[2])
+	_, _, body := post(t, s.URL()+"/v1/chat/completions", map[string]any{"model": "gpt-4o", "stream": true, "tools": tools,
+		"messages": chatMessages(testNudge, testTask("fakemodel: write a.txt one\\ntwo"))})
+	var custom map[string]any
+	for _, e := range parseSSE(t, body) {
+		for _, ch := range asList(e.data["choices"]) {
+			for _, tc := range asList(ch.(map[string]any)["delta"].(map[string]any)["tool_calls"]) {
+				if c, ok := tc.(map[string]any)["custom"].(map[string]any); ok {
+					custom = c
+				}
+			}
+		}
+	}
+	want := "*** Begin Patch\n*** Add File: " + testCwd + "/a.txt\n+one\\ntwo\n*** End Patch\n"
+	if custom == nil || custom["name"] != "apply_patch" || custom["input"] != want {
+		t.Errorf("custom call %v, want apply_patch with %q", custom, want)
+	}
+}

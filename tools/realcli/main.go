@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -93,6 +94,9 @@ func run(args []string) error {
 		}
 		for _, kv := range env {
 			fmt.Println(kv)
+		}
+		if args := modelArgs(c, s); len(args) > 0 {
+			logf("run %s with: %s", c.Name, strings.Join(args, " "))
 		}
 		return nil
 	default:

@@ -117,7 +117,11 @@ func cliEnv(c CLI, s Setup, cache, home string) []string {
 	case "copilot":
 		env := []string{"COPILOT_AUTO_UPDATE=false"}
 		if s.Onboarded {
-			env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+unreachableURL,
+			provider := unreachableURL
+			if s.Model != "" {
+				provider = s.Model + "/v1"
+			}
+			env = append(env, "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+provider,
 				"COPILOT_PROVIDER_API_KEY="+dummyProviderKey, "COPILOT_PROVIDER_MODEL_ID=gpt-4o")
 		}
 		return env
@@ -302,6 +306,20 @@ allowRedirection = true
 decision = "allow"
 priority = 100
 `
+
+// modelArgs are the command-line arguments a CLI needs besides its
+// environment to run a scripted task of a fake model (Setup.Model)
+// unattended. Copilot CLI 1.0.102 takes its allowed tools only as flags:
+// cat, mv and echo, file writes (its apply_patch tool) and the shogun MCP
+// server; other commands ask ("Do you want to run this command?"). Shell
+// redirections (> file) are allowed for allowed commands.
+func modelArgs(c CLI, s Setup) []string {
+	if s.Model == "" || c.Name != "copilot" {
+		return nil
+	}
+	return []string{"--allow-tool=shell(cat)", "--allow-tool=shell(mv)", "--allow-tool=shell(echo)",
+		"--allow-tool=write", "--allow-tool=shogun"}
+}
 
 // prepareCopilot trusts the folder in ~/.copilot/config.json (its
 // "trustedFolders", where answering "Yes, and remember this folder" saves
