@@ -260,6 +260,8 @@ var presets = func() map[string]Preset {
 	copilot.InputMarker = "❯"
 	copilot.LimitPattern = `(?i)rate limit(?:ed| exceeded)|quota exceeded|\b429\b[^\n]*(?:too many|rate|quota)`
 	copilot.InterruptKeys = "\x1b"
+	// Copilot CLI 1.0.102's /clear starts over with an empty conversation.
+	copilot.BetweenTasks = "/clear"
 	copilot.Stop.Keys = "/exit\r"
 
 	gemini := base
@@ -280,6 +282,8 @@ var presets = func() map[string]Preset {
 	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429).
 	gemini.LimitPattern = `(?i)quota exceeded|resource_exhausted|rate limit|\b429\b[^\n]*(?:too many|rate|quota)`
 	gemini.InterruptKeys = "\x1b"
+	// Gemini CLI 0.61's /clear clears the screen and the conversation.
+	gemini.BetweenTasks = "/clear"
 	gemini.Stop.Keys = "/quit\r"
 
 	// A generic program promises nothing: readiness is quiet output, work is

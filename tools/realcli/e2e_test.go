@@ -27,13 +27,13 @@ import (
 )
 
 // e2eCLIs are the CLIs the end-to-end test runs, or those named in
-// $SHOGUN_E2E_CLIS (comma-separated). Copilot CLI is left out: see README
-// ("What the end-to-end test proves").
+// $SHOGUN_E2E_CLIS (comma-separated). $SHOGUN_E2E_KEEP, a folder, keeps
+// each test's runtime/logs and the model's request log there.
 var e2eCLIs = func() []string {
 	if v := os.Getenv("SHOGUN_E2E_CLIS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"claude", "codex", "gemini"}
+	return []string{"claude", "codex", "gemini", "copilot"}
 }()
 
 // reportRoutes are the ways a scripted task writes its report
@@ -100,17 +100,7 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&entries, "  - id: %s\n    prompt_path: roles/ashigaru.md\n    cli: %s\n", name, name)
-		fmt.Fprintf(&entries, "    command:\n      exec: %q\n", c.Path(cache))
-		if args := modelArgs(c); len(args) > 0 {
-			fmt.Fprintf(&entries, "      args: [%s]\n", quoteAll(args))
-		}
-		entries.WriteString("      env:\n")
-		for _, kv := range roleEnv {
-			k, v, _ := strings.Cut(kv, "=")
-			fmt.Fprintf(&entries, "        %s: %q\n", k, v)
-		}
-		fmt.Fprintf(&entries, "        %s: %q\n", runMarker, marker)
+		entries.WriteString(modelRoleEntry(name, c, s, cache, append(roleEnv, runMarker+"="+marker)))
 		if tune != nil {
 			entries.WriteString(tune(name))
 		}
@@ -135,25 +125,18 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 			_ = tm.sup.Process.Kill()
 			<-tm.done
 		}
+		if keep := os.Getenv("SHOGUN_E2E_KEEP"); keep != "" {
+			// For a look afterwards: the logs and the model's requests.
+			dst := filepath.Join(keep, t.Name())
+			_ = os.MkdirAll(dst, 0o755)
+			_ = exec.Command("cp", "-r", filepath.Join(ws, "runtime", "logs"), modelLog.Name(), dst).Run()
+		}
 		if t.Failed() {
 			b, _ := os.ReadFile(modelLog.Name())
 			t.Logf("scripted model's log:\n%s", tail(b, 25))
 		}
 	})
 	return tm
-}
-
-// modelArgs are the arguments a CLI runs with under the scripted model.
-func modelArgs(c CLI) []string {
-	return nil
-}
-
-func quoteAll(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = fmt.Sprintf("%q", a)
-	}
-	return strings.Join(q, ", ")
 }
 
 // send hands a task to role and returns its command id.

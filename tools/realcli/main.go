@@ -10,6 +10,10 @@
 //	                                             CLI that talks to a fake model
 //	                                             (tools/fakemodel) and print its
 //	                                             environment, one VAR=value a line
+//	go run ./tools/realcli tour [-dir DIR] [-addr ADDR] [cli ...]
+//	                                             the scripted model in the foreground
+//	                                             and a workspace whose roles use it:
+//	                                             a team of real CLIs without an account
 //
 // The cache is $SHOGUN_REALCLI_CACHE, else ~/.cache/shogun-realcli. Every
 // run of a CLI gets a throwaway HOME set up offline (offline.go); nothing is
@@ -22,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -35,7 +40,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: realcli install|fixtures|path [flags] [cli ...]")
+		return fmt.Errorf("usage: realcli install|fixtures|path|setup|tour [flags] [cli ...]")
 	}
 	fs := flag.NewFlagSet("realcli "+args[0], flag.ContinueOnError)
 	out := fs.String("out", "supervisor/testdata/screens", "fixtures: folder for the captures and index.yaml")
@@ -44,6 +49,8 @@ func run(args []string) error {
 	model := fs.String("model", "", "setup: the fake model's base URL (http://127.0.0.1:PORT)")
 	home := fs.String("home", "", "setup: the throwaway home to set up")
 	project := fs.String("project", "", "setup: the project folder the CLI will run in")
+	tourDir := fs.String("dir", filepath.Join(os.TempDir(), "shogun-tour"), "tour: the workspace to set up")
+	tourAddr := fs.String("addr", "127.0.0.1:8787", "tour: where the scripted model listens (loopback only)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -99,8 +106,10 @@ func run(args []string) error {
 			logf("run %s with: %s", c.Name, strings.Join(args, " "))
 		}
 		return nil
+	case "tour":
+		return tour(cache, *tourDir, *tourAddr, names, logf)
 	default:
-		return fmt.Errorf("unknown command %q (want install, fixtures, path or setup)", args[0])
+		return fmt.Errorf("unknown command %q (want install, fixtures, path, setup or tour)", args[0])
 	}
 	logf("%s took %.1fs", args[0], time.Since(start).Seconds())
 	return err
