@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,38 @@ roles:
 	want := "--dangerously-skip-permissions cannot be used with root/sudo privileges"
 	if st.LastLine != want || !strings.Contains(st.LastError, want) {
 		t.Errorf("status last line %q, last error %q; want both to name %q", st.LastLine, st.LastError, want)
+	}
+}
+
+// Claude Code without a key or a sign-in draws its composer as usual, with
+// "Not logged in · Run /login" in the footer (the recorded screen, played
+// through a real terminal): the role waits for a person, and neither the
+// startup prompt nor anything else is typed.
+func TestNotLoggedInWaitsForAPerson(t *testing.T) {
+	screen, err := filepath.Abs(filepath.Join("testdata", "screens", "claude-not-logged-in.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := filepath.Join(t.TempDir(), "typed")
+	ws := testWorkspace(t, `
+roles:
+  - id: claude
+    prompt_path: roles/claude.md
+    command: {exec: /bin/sh, args: ["-c", "stty raw -echo; cat '`+screen+`'; exec cat > '`+got+`'"]}
+    cli: claude
+`)
+	r := start(t, ws, nil)
+	r.waitState(t, "claude", Attention, 15*time.Second)
+	// Long enough for a ready role to have had its startup prompt typed.
+	time.Sleep(2 * time.Second)
+	if s := r.role(t, "claude").State(); s != Attention {
+		t.Errorf("state %s, want attention", s)
+	}
+	// The screen model answers the capture's device-attributes query; a
+	// person-less terminal does that. Anything else was typed.
+	b, _ := os.ReadFile(got)
+	if typed := regexp.MustCompile(`\x1b\[[?>0-9;]*c`).ReplaceAllString(string(b), ""); typed != "" {
+		t.Errorf("typed into a program that is not logged in: %q", typed)
 	}
 }
 

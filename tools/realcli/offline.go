@@ -44,6 +44,9 @@ type Setup struct {
 	// (offline it retries ten times, for over three minutes). Codex has no
 	// such switch: offline it waits for the network until interrupted.
 	FailFast bool
+	// NoKey: Claude Code gets no ANTHROPIC_API_KEY, as for a person who
+	// never signed in.
+	NoKey bool
 }
 
 // Ready is a setup with which each CLI starts offline to its composer.
@@ -85,7 +88,10 @@ func userName() string {
 func cliEnv(c CLI, s Setup, cache, home string) []string {
 	switch c.Name {
 	case "claude":
-		env := []string{"ANTHROPIC_API_KEY=" + dummyAnthropicKey, "DISABLE_AUTOUPDATER=1"}
+		env := []string{"DISABLE_AUTOUPDATER=1"}
+		if !s.NoKey {
+			env = append(env, "ANTHROPIC_API_KEY="+dummyAnthropicKey)
+		}
 		if s.FailFast {
 			env = append(env, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(unreachableURL, "/v1"), "CLAUDE_CODE_MAX_RETRIES=0")
 		}
