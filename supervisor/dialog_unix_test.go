@@ -149,6 +149,58 @@ roles:
 	}
 }
 
+// A program that says why it gives up and then adds a hint and a link, as
+// Claude Code does offline ("Failed to connect to api.anthropic.com:
+// ENOTFOUND", then "https://anthropic.com/supported-countries"), is fatal
+// for its error line, not for the link; and the fatal reason, the event
+// that reports it and the status count the same restarts.
+func TestFatalReasonIsTheErrorLineNotTheLink(t *testing.T) {
+	ws := testWorkspace(t, `
+roles:
+  - id: offline
+    prompt_path: roles/offline.md
+    command: {exec: /bin/sh, args: ["-c", "echo ' Unable to connect to Anthropic services'; echo; echo ' Failed to connect to api.anthropic.com: ENOTFOUND'; echo; echo ' Please check your internet connection and network settings.'; echo; echo ' https://anthropic.com/supported-countries'; exit 1"]}
+    restart: {policy: on-failure, max_restarts: 2, window: 1m}
+`)
+	r := start(t, ws, func(o *Options) { o.Backoff = RestartBackoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond} })
+	r.waitState(t, "offline", Fatal, 20*time.Second)
+	st := r.role(t, "offline").Status()
+	const line = "Failed to connect to api.anthropic.com: ENOTFOUND"
+	if st.LastLine != line {
+		t.Errorf("status last line %q, want %q", st.LastLine, line)
+	}
+	if want := "last output: " + line + "; given up after 2 restarts within 1m0s"; st.LastError != want {
+		t.Errorf("status last error %q, want %q", st.LastError, want)
+	}
+	if st.Restarts != 2 {
+		t.Errorf("status restarts %d, want 2", st.Restarts)
+	}
+	ev := r.waitEvent(t, "the fatal event", 5*time.Second, func(e Event) bool { return e.Kind == EventState && e.State == Fatal })
+	if ev.Message != st.LastError {
+		t.Errorf("the fatal event says %q, the status %q: want one reason", ev.Message, st.LastError)
+	}
+}
+
+// A program that cannot be started at all is fatal for that: the start
+// error is the reason, not a restart count or an older program's output.
+func TestFatalReasonIsTheStartError(t *testing.T) {
+	ws := testWorkspace(t, `
+roles:
+  - id: missing
+    prompt_path: roles/missing.md
+    command: {exec: shogun-test-no-such-program}
+    restart: {policy: on-failure, max_restarts: 1, window: 1m}
+`)
+	r := start(t, ws, func(o *Options) { o.Backoff = RestartBackoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond} })
+	r.waitState(t, "missing", Fatal, 20*time.Second)
+	st := r.role(t, "missing").Status()
+	want := `cannot start: ptyhost: start "shogun-test-no-such-program": exec: "shogun-test-no-such-program": executable file not found in $PATH; ` +
+		"given up after 1 restart within 1m0s"
+	if st.LastError != want || st.Restarts != 1 {
+		t.Errorf("status last error %q, restarts %d; want %q, 1", st.LastError, st.Restarts, want)
+	}
+}
+
 // Claude Code without a key or a sign-in draws its composer as usual, with
 // "Not logged in · Run /login" in the footer (the recorded screen, played
 // through a real terminal): the role waits for a person, and neither the

@@ -130,6 +130,62 @@ func TestStatusShowsEveryState(t *testing.T) {
 	}
 }
 
+// A role whose program prints an error, a hint and a link and exits 1 (as
+// Claude Code does offline from a fresh home) is fatal for its error line,
+// not the link, and everything that reports it counts the same restarts:
+// status --json, the status table, the status's attention line, the log
+// and the notification.
+func TestFatalRoleSaysWhyWithOneCount(t *testing.T) {
+	notes := filepath.Join(t.TempDir(), "notes.jsonl")
+	ws := teamWorkspace(t, shEntry("offline",
+		"echo ' Unable to connect to Anthropic services'; echo; echo ' Failed to connect to api.anthropic.com: ENOTFOUND'; echo; "+
+			"echo ' Note: Claude Code might not be available in your country. Check supported countries at'; "+
+			"echo ' https://anthropic.com/supported-countries'; exit 1",
+		"    restart: {policy: on-failure, max_restarts: 2, window: 10m}\n"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	b, _ := os.ReadFile(settings)
+	b = append(b, fmt.Sprintf("\nnotify:\n  command: [\"sh\", \"-c\", \"cat >> '%s'; echo >> '%s'\"]\n", notes, notes)...)
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	st := waitStatus(t, ws, "fatal", func(s control.StatusReply) bool { return stateOf(s, "offline") == "fatal" })
+
+	const line = "Failed to connect to api.anthropic.com: ENOTFOUND"
+	const reason = "last output: " + line + "; given up after 2 restarts within 10m0s"
+	r := st.Roles[0]
+	if r.Restarts != 2 || r.LastLine != line || r.LastError != reason {
+		t.Errorf("status --json: restarts %d, last line %q, last error %q; want 2, %q, %q", r.Restarts, r.LastLine, r.LastError, line, reason)
+	}
+	if len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "role offline is fatal ("+reason+")") {
+		t.Errorf("status attention = %q, want the fatal role with %q", st.Attention, reason)
+	}
+	out, _, _ := shogun(t, "status", "-w", ws)
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 5 && f[0] == "offline" && (f[2] != "fatal" || f[5] != "2") {
+			t.Errorf("status table row %q: want fatal with 2 restarts", l)
+		}
+	}
+	if !strings.Contains(out, "attention: role offline is fatal ("+reason+")") {
+		t.Errorf("status table lacks the reason %q:\n%s", reason, out)
+	}
+	shoguntest.WaitFor(t, "the fatal notification", 15*time.Second, func() bool {
+		b, _ := os.ReadFile(notes)
+		return strings.Contains(string(b), `"kind":"fatal"`)
+	})
+	b, _ = os.ReadFile(notes)
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ev struct{ Kind, Message string }
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Kind == "fatal" && ev.Message != reason {
+			t.Errorf("the fatal notification says %q, want %q", ev.Message, reason)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	if !strings.Contains(string(log), reason) || strings.Contains(string(log), "more than") {
+		t.Errorf("shogun.log does not give the fatal reason %q alone:\n%s", reason, log)
+	}
+}
+
 func TestScreenTypeAndUnknownRole(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "rec.jsonl")
 	ws := teamWorkspace(t, simEntry("ashigaru1", "--record", rec))
