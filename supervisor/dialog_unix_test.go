@@ -4,6 +4,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,6 +78,29 @@ func TestTypeWaitsOutADialog(t *testing.T) {
 	defer cancel()
 	if _, err := r.role(t, "trusting").Type(ctx, "hello", TypeOptions{}); err == nil {
 		t.Fatal("Type returned without error while the dialog showed")
+	}
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Fatalf("the dialog received %q", b)
+	}
+}
+
+// Typing for a person (RefuseAttention, as `shogun type` does) into a role
+// that shows a dialog while the typing waits for it to be ready ends at
+// once with ErrAttention, not when the caller's time runs out; nothing
+// reaches the dialog.
+func TestTypeRefusingAttentionEndsWhenADialogShows(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "answers")
+	ws := testWorkspace(t, "roles:"+strings.Replace(dialogRole("trusting", got), "stty raw -echo;", "stty raw -echo; sleep 1;", 1))
+	r := start(t, ws, nil)
+	r.waitState(t, "trusting", Starting, 15*time.Second)
+	ctx, cancel := contextWithTimeout(t, 30*time.Second)
+	defer cancel()
+	_, err := r.role(t, "trusting").Type(ctx, "hello", TypeOptions{RefuseAttention: true})
+	if !errors.Is(err, ErrAttention) || ctx.Err() != nil {
+		t.Fatalf("Type = %v (context: %v), want ErrAttention as the dialog showed", err, ctx.Err())
+	}
+	if s := r.role(t, "trusting").State(); s != Attention {
+		t.Errorf("state %s, want attention", s)
 	}
 	if b, _ := os.ReadFile(got); len(b) != 0 {
 		t.Fatalf("the dialog received %q", b)

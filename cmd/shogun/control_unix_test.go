@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,6 +185,45 @@ func TestFatalRoleSaysWhyWithOneCount(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
 	if !strings.Contains(string(log), reason) || strings.Contains(string(log), "more than") {
 		t.Errorf("shogun.log does not give the fatal reason %q alone:\n%s", reason, log)
+	}
+}
+
+// `shogun type` into a role waiting for a person is refused at once, with
+// how to answer it, rather than after a minute of waiting; nothing reaches
+// the program. (It used to wait 60 s and then say the role "did not become
+// ready".)
+func TestTypeIntoAttentionIsRefusedAtOnce(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	ws := teamWorkspace(t, simEntry("asking", "--dialog", "trust", "--record", rec)+
+		"    attention_pattern: \"Yes, I trust this folder\"\n")
+	startBackground(t, ws)
+	waitStatus(t, ws, "the trust dialog", func(s control.StatusReply) bool { return stateOf(s, "asking") == "attention" })
+
+	// The deadline only guards against the old minute-long wait.
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "type", "asking", "hello there", "--submit", "-w", ws)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("shogun type into a role in attention was still waiting after 15 s")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("shogun type into a role in attention: %v, want exit 1; stderr:\n%s", err, errOut.String())
+	}
+	want := "role asking is waiting for a person (attention): answer it with shogun attach asking, or in the console's terminal; nothing was typed"
+	if !strings.Contains(errOut.String(), want) || strings.Count(strings.TrimSpace(errOut.String()), "\n") != 0 {
+		t.Errorf("stderr = %q, want one line saying %q", errOut.String(), want)
+	}
+	if recs := shoguntest.Records(t, rec); len(recs) != 0 {
+		t.Errorf("the agent got %+v", recs)
+	}
+	scr, _, _ := shogun(t, "screen", "asking", "-w", ws)
+	if !strings.Contains(scr, "Yes, I trust this folder") || strings.Contains(scr, "hello there") {
+		t.Errorf("the screen after the refusal:\n%s", scr)
 	}
 }
 
