@@ -265,8 +265,13 @@ func (s *Server) typeText(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
 	defer cancel()
-	d, err := role.Type(ctx, req.Text, supervisor.TypeOptions{NoSubmit: !req.Submit})
+	d, err := role.Type(ctx, req.Text, supervisor.TypeOptions{NoSubmit: !req.Submit, RefuseAttention: true})
 	switch {
+	case errors.Is(err, supervisor.ErrAttention):
+		// A person sent this; waiting for a person would only wait for
+		// them to notice the screen.
+		fail(w, http.StatusConflict, fmt.Errorf("role %s is waiting for a person (attention): answer it with shogun attach %s, "+
+			"or in the console's terminal; nothing was typed", role.ID(), role.ID()))
 	case errors.Is(err, supervisor.ErrUndelivered):
 		// The text was typed and submitted: what happened is an answer,
 		// with the submits made, not a refusal.

@@ -46,8 +46,9 @@ type RoleReply struct {
 	QueueDepth  int     `json:"queue_depth"`
 	SinceOutput float64 `json:"since_output_s"`
 	LastError   string  `json:"last_error,omitempty"`
-	// LastLine is the last line the previous program showed before it
-	// exited: why a role that keeps exiting at start is fatal.
+	// LastLine is the most telling line the previous program left on its
+	// screen when it exited (an error line over a link or a note): why a
+	// role that keeps exiting at start is fatal.
 	LastLine string `json:"last_line,omitempty"`
 	// SubmitDelayMS is the pause between text and submit in effect, which
 	// grows past the configured one when a submit became a newline.

@@ -196,8 +196,13 @@ var presets = func() map[string]Preset {
 	// server"), and until the session is up the footer is "? for shortcuts"
 	// alone, without "← for agents" and without the model line above it.
 	codex.BusyPattern = `esc to interrupt|Waiting for startup|Booting MCP server|Starting MCP servers|(?m)^  \? for shortcuts`
+	// A fresh CODEX_HOME asks how to sign in ("Sign in with ChatGPT");
+	// a sign-in that can no longer be refreshed says "Please log out and
+	// sign in again", missing credentials "Run codex login or provide an
+	// API key".
 	codex.AttentionPattern = `(?i)trust this folder\?|do you trust the (files|contents) (in|of) this (folder|directory)` +
 		`|allow codex to work in this folder|sign in with chatgpt|sign in with device code|provide your own api key` +
+		`|log out and sign in again|run codex login or provide|please re-run .codex login` +
 		`|would you like to (run the following command|make the following edits)` +
 		`|press enter to (confirm|continue)|enter continue · esc back` +
 		// any other dialog: its selected, numbered option
@@ -222,11 +227,17 @@ var presets = func() map[string]Preset {
 	// Bypass Permissions warning ("❯ 1. No, exit  2. Yes, I accept"); all
 	// end in "Enter to confirm · Esc to cancel". Permission prompts ask "Do
 	// you want to proceed?" and the like; any numbered "❯ 1." cursor
-	// indented in a dialog means a person has to choose.
+	// indented in a dialog means a person has to choose. Without a key or a
+	// sign-in the composer is drawn as usual, over "Not logged in · Run
+	// /login" in the footer, and every request is answered "Not logged in ·
+	// Please run /login"; a bad or revoked credential is answered "Invalid
+	// API key · …", "OAuth token revoked · Please run /login" and the like.
 	claude.AttentionPattern = `(?i)do you trust the files in this folder|is this a project you created or one you trust` +
 		`|yes, i trust this folder|bypass permissions mode|yes, i accept|select login method|choose the text style` +
 		`|do you want to use this api key|detected a custom api key|do you want to proceed\?` +
 		`|do you want to (make this edit|create|allow)|press enter to continue|enter to confirm · esc to cancel` +
+		`|not logged in · (please )?run /login|please run /login|run /login to (sign in|re-?authenticate|authenticate)` +
+		`|invalid api key · |oauth token (has expired|revoked)` +
 		`|(?m)^ +❯ \d+\. `
 	claude.InputMarker = "❯"
 	// Claude Code 2.1.197 took the Enter 300 ms after a long startup
@@ -274,9 +285,15 @@ var presets = func() map[string]Preset {
 	// The folder trust dialog ("Do you trust the files in this folder? ● 1.
 	// Trust folder"), the auth choice ("How would you like to authenticate
 	// for this project?"), tool confirmations; any selected, numbered
-	// option "● 1." is a dialog waiting for a person.
+	// option "● 1." is a dialog waiting for a person. Without auth it says
+	// "Please set an Auth method", "You must select an auth method to
+	// proceed", or, with API-key auth and no key, "you must specify the
+	// GEMINI_API_KEY environment variable"; a Google sign-in under way
+	// shows "Waiting for authentication...". A ready screen says
+	// "Authenticated with gemini-api-key /auth": "auth" alone is no sign.
 	gemini.AttentionPattern = `(?i)do you trust (this folder|the files in this folder)|how would you like to authenticate` +
 		`|login with google|sign in with google|use gemini api key|allow execution|apply this change\?` +
+		`|please set an auth method|you must select an auth method|must specify the gemini_api_key|waiting for authentication` +
 		`|waiting for user confirmation|do you want to proceed\?|● \d+\. `
 	gemini.InputMarker = ">"
 	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429).

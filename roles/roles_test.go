@@ -109,6 +109,9 @@ func TestPresetPatternsMatchRealScreens(t *testing.T) {
 		{CLICodex, "attention", "  Trust this folder? Codex can read, edit, and run files here\n\n› 1. Trust and continue", true},
 		{CLICodex, "attention", "> 1. Sign in with ChatGPT\n  2. Sign in with Device Code\n  3. Sign in another way", true},
 		{CLICodex, "attention", "› Ask Codex to do anything\n  ← for agents · ? for shortcuts", false},
+		{CLICodex, "attention", "Your access token could not be refreshed because your refresh token has expired. Please log out and sign in again.", true},
+		{CLICodex, "attention", "no Codex credentials were found\nRun codex login or provide an API key through a supported auth env var.", true},
+		{CLICodex, "attention", "  Account: API key configured (run codex login to use ChatGPT)", false}, // /status, signed in
 		// Claude Code 2.1.197: a no-break space follows the composer's ❯
 		{CLIClaude, "ready", rule + "\n❯\u00a0\n" + rule + "\n  ? for shortcuts · ← for agents", true},
 		{CLIClaude, "ready", rule + "\n❯\u00a0Say hello\n" + rule, true},
@@ -120,6 +123,17 @@ func TestPresetPatternsMatchRealScreens(t *testing.T) {
 		{CLIClaude, "attention", "  WARNING: Claude Code running in Bypass Permissions mode\n  ❯ 1. No, exit\n    2. Yes, I accept", true},
 		{CLIClaude, "attention", " Do you want to proceed?\n ❯ 1. Yes", true},
 		{CLIClaude, "attention", rule + "\n❯\u00a0\n" + rule + "\n  ? for shortcuts", false},
+		// Signed out or with a bad credential the composer is drawn as
+		// usual: the footer or the answer says what is missing.
+		{CLIClaude, "attention", rule + "\n❯\u00a0\n" + rule + "\n  ? for shortcuts · ← for agents          Not logged in · Run /login", true},
+		{CLIClaude, "attention", "❯ Say hello\n  ⎿  Not logged in · Please run /login", true},
+		{CLIClaude, "attention", "  ⎿  API Error: 401 Invalid API key · Please run /login", true},
+		{CLIClaude, "attention", "  ⎿  Invalid API key · Fix external API key", true},
+		{CLIClaude, "attention", "  ⎿  API Error: 401 OAuth token has expired", true},
+		{CLIClaude, "attention", "  ⎿  OAuth token revoked · Please run /login", true},
+		{CLIClaude, "attention", "  ⎿  Your session has expired. Please run /login to sign in again.", true},
+		// A transcript about an app's own login is not Claude's.
+		{CLIClaude, "attention", "● The page now shows \"Not logged in\" until the user signs in.\n" + rule + "\n❯\u00a0\n" + rule, false},
 		// Gemini CLI 0.61.0
 		{CLIGemini, "ready", " Shift+Tab to accept edits\n >   Type your message or @path/to/file", true},
 		{CLIGemini, "ready", "│ ● 1. Trust folder (proj)", false},
@@ -127,6 +141,11 @@ func TestPresetPatternsMatchRealScreens(t *testing.T) {
 		{CLIGemini, "attention", "│ Do you trust the files in this folder?\n│ ● 1. Trust folder (proj)", true},
 		{CLIGemini, "attention", "│   How would you like to authenticate for this project?\n│   ● 1. Sign in with Google", true},
 		{CLIGemini, "attention", " >   Type your message or @path/to/file", false},
+		{CLIGemini, "attention", "Please set an Auth method in your /home/u/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY", true},
+		{CLIGemini, "attention", "│ You must select an auth method to proceed. Press Ctrl+C twice to exit.", true},
+		{CLIGemini, "attention", "│ When using Gemini API, you must specify the GEMINI_API_KEY environment variable.", true},
+		{CLIGemini, "attention", "│ ⠋ Waiting for authentication... (Press Esc or Ctrl+C to cancel)", true},
+		{CLIGemini, "attention", "  ▗▟▀    Authenticated with gemini-api-key /auth\n >   Type your message or @path/to/file", false},
 		// Copilot CLI 1.0.102
 		{CLICopilot, "ready", rule + "\n❯\n" + rule + "\n ← open sidebar · Interactive · Manual Approval · / commands · ? help", true},
 		{CLICopilot, "ready", "│ ❯ 1. Yes\n│   2. Yes, and remember this folder for future sessions", false},

@@ -4,8 +4,10 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +84,29 @@ func TestTypeWaitsOutADialog(t *testing.T) {
 	}
 }
 
+// Typing for a person (RefuseAttention, as `shogun type` does) into a role
+// that shows a dialog while the typing waits for it to be ready ends at
+// once with ErrAttention, not when the caller's time runs out; nothing
+// reaches the dialog.
+func TestTypeRefusingAttentionEndsWhenADialogShows(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "answers")
+	ws := testWorkspace(t, "roles:"+strings.Replace(dialogRole("trusting", got), "stty raw -echo;", "stty raw -echo; sleep 1;", 1))
+	r := start(t, ws, nil)
+	r.waitState(t, "trusting", Starting, 15*time.Second)
+	ctx, cancel := contextWithTimeout(t, 30*time.Second)
+	defer cancel()
+	_, err := r.role(t, "trusting").Type(ctx, "hello", TypeOptions{RefuseAttention: true})
+	if !errors.Is(err, ErrAttention) || ctx.Err() != nil {
+		t.Fatalf("Type = %v (context: %v), want ErrAttention as the dialog showed", err, ctx.Err())
+	}
+	if s := r.role(t, "trusting").State(); s != Attention {
+		t.Errorf("state %s, want attention", s)
+	}
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Fatalf("the dialog received %q", b)
+	}
+}
+
 // A role with a ready pattern is never ready on silence alone, however long
 // the program is quiet: a CLI still loading is often silent, and the
 // startup prompt typed then is lost.
@@ -145,6 +170,90 @@ roles:
 	want := "--dangerously-skip-permissions cannot be used with root/sudo privileges"
 	if st.LastLine != want || !strings.Contains(st.LastError, want) {
 		t.Errorf("status last line %q, last error %q; want both to name %q", st.LastLine, st.LastError, want)
+	}
+}
+
+// A program that says why it gives up and then adds a hint and a link, as
+// Claude Code does offline ("Failed to connect to api.anthropic.com:
+// ENOTFOUND", then "https://anthropic.com/supported-countries"), is fatal
+// for its error line, not for the link; and the fatal reason, the event
+// that reports it and the status count the same restarts.
+func TestFatalReasonIsTheErrorLineNotTheLink(t *testing.T) {
+	ws := testWorkspace(t, `
+roles:
+  - id: offline
+    prompt_path: roles/offline.md
+    command: {exec: /bin/sh, args: ["-c", "echo ' Unable to connect to Anthropic services'; echo; echo ' Failed to connect to api.anthropic.com: ENOTFOUND'; echo; echo ' Please check your internet connection and network settings.'; echo; echo ' https://anthropic.com/supported-countries'; exit 1"]}
+    restart: {policy: on-failure, max_restarts: 2, window: 1m}
+`)
+	r := start(t, ws, func(o *Options) { o.Backoff = RestartBackoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond} })
+	r.waitState(t, "offline", Fatal, 20*time.Second)
+	st := r.role(t, "offline").Status()
+	const line = "Failed to connect to api.anthropic.com: ENOTFOUND"
+	if st.LastLine != line {
+		t.Errorf("status last line %q, want %q", st.LastLine, line)
+	}
+	if want := "last output: " + line + "; given up after 2 restarts within 1m0s"; st.LastError != want {
+		t.Errorf("status last error %q, want %q", st.LastError, want)
+	}
+	if st.Restarts != 2 {
+		t.Errorf("status restarts %d, want 2", st.Restarts)
+	}
+	ev := r.waitEvent(t, "the fatal event", 5*time.Second, func(e Event) bool { return e.Kind == EventState && e.State == Fatal })
+	if ev.Message != st.LastError {
+		t.Errorf("the fatal event says %q, the status %q: want one reason", ev.Message, st.LastError)
+	}
+}
+
+// A program that cannot be started at all is fatal for that: the start
+// error is the reason, not a restart count or an older program's output.
+func TestFatalReasonIsTheStartError(t *testing.T) {
+	ws := testWorkspace(t, `
+roles:
+  - id: missing
+    prompt_path: roles/missing.md
+    command: {exec: shogun-test-no-such-program}
+    restart: {policy: on-failure, max_restarts: 1, window: 1m}
+`)
+	r := start(t, ws, func(o *Options) { o.Backoff = RestartBackoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond} })
+	r.waitState(t, "missing", Fatal, 20*time.Second)
+	st := r.role(t, "missing").Status()
+	want := `cannot start: ptyhost: start "shogun-test-no-such-program": exec: "shogun-test-no-such-program": executable file not found in $PATH; ` +
+		"given up after 1 restart within 1m0s"
+	if st.LastError != want || st.Restarts != 1 {
+		t.Errorf("status last error %q, restarts %d; want %q, 1", st.LastError, st.Restarts, want)
+	}
+}
+
+// Claude Code without a key or a sign-in draws its composer as usual, with
+// "Not logged in · Run /login" in the footer (the recorded screen, played
+// through a real terminal): the role waits for a person, and neither the
+// startup prompt nor anything else is typed.
+func TestNotLoggedInWaitsForAPerson(t *testing.T) {
+	screen, err := filepath.Abs(filepath.Join("testdata", "screens", "claude-not-logged-in.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := filepath.Join(t.TempDir(), "typed")
+	ws := testWorkspace(t, `
+roles:
+  - id: claude
+    prompt_path: roles/claude.md
+    command: {exec: /bin/sh, args: ["-c", "stty raw -echo; cat '`+screen+`'; exec cat > '`+got+`'"]}
+    cli: claude
+`)
+	r := start(t, ws, nil)
+	r.waitState(t, "claude", Attention, 15*time.Second)
+	// Long enough for a ready role to have had its startup prompt typed.
+	time.Sleep(2 * time.Second)
+	if s := r.role(t, "claude").State(); s != Attention {
+		t.Errorf("state %s, want attention", s)
+	}
+	// The screen model answers the capture's device-attributes query; a
+	// person-less terminal does that. Anything else was typed.
+	b, _ := os.ReadFile(got)
+	if typed := regexp.MustCompile(`\x1b\[[?>0-9;]*c`).ReplaceAllString(string(b), ""); typed != "" {
+		t.Errorf("typed into a program that is not logged in: %q", typed)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,7 @@ type Role struct {
 	changed    chan struct{} // closed and replaced on every state change
 
 	learnedDelay time.Duration // a longer submit delay the program turned out to need
-	lastLine     string        // the last line the previous program showed
+	lastLine     string        // the most telling line the previous program left (tellingLine)
 	limitedUntil time.Time     // while limited: when the usage limit lifts
 	busyAt       time.Time     // when the busy pattern last showed
 
@@ -76,8 +77,9 @@ type Status struct {
 	LastOutput time.Time
 	LastExit   string
 	LastError  string
-	// LastLine is the last line the previous program showed before it
-	// exited: why a program that cannot start keeps exiting.
+	// LastLine is the most telling line the previous program left on its
+	// screen when it exited (an error line over a link or a note, see
+	// tellingLine): why a program that cannot start keeps exiting.
 	LastLine string
 	Prompted bool // the startup prompt of the current program was delivered
 	// SubmitDelay is the pause between text and submit in effect: the
@@ -324,14 +326,14 @@ func (r *Role) run(ctx context.Context) {
 			failures = 0
 		}
 		failures++
+		// n counts this exit too: the restarts made inside the window
+		// are the ones before it.
 		if n := window.add(time.Now()); n > r.conf().Restart.MaxRestarts {
 			r.mu.Lock()
-			r.lastError = fmt.Sprintf("%d restarts within %s", n, r.conf().Restart.Window)
-			if r.lastLine != "" {
-				r.lastError += "; last output: " + r.lastLine
-			}
+			r.lastError = fatalReason(n-1, r.conf().Restart.Window, exit, err, r.lastLine)
+			why := r.lastError
 			r.mu.Unlock()
-			r.setState(Fatal, fmt.Sprintf("restarted more than %d times within %s", r.conf().Restart.MaxRestarts, r.conf().Restart.Window))
+			r.setState(Fatal, why)
 			if !r.waitRestart(ctx) {
 				return
 			}
@@ -422,6 +424,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	}
 	sess, err := r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
+		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()
 		r.lastError = err.Error()
 		r.mu.Unlock()
@@ -473,7 +476,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	watchers.Wait()
 	r.reapTree(sess, exited)
 
-	last := lastLine(sess, cmd.Cols, cmd.Rows)
+	last := tellingLine(sess, cmd.Cols, cmd.Rows)
 	r.mu.Lock()
 	r.session = nil
 	r.lastExit = &exit
@@ -538,20 +541,67 @@ func (r *Role) sendKeysTo(sess *ptyhost.Session, gen int, keys string) error {
 	return k.write(keys)
 }
 
-// lastLine is the last non-blank line a finished program left on its
-// screen, replayed from the end of its output.
-func lastLine(sess *ptyhost.Session, cols, rows int) string {
+// errCannotStart wraps the error of a program that could not be started
+// at all (not found, not executable): that error, not its output, says why.
+var errCannotStart = errors.New("cannot start")
+
+// fatalReason says why a role is given up on, in one line that the status,
+// the log, the event and the notification all show: what stopped the
+// program (the error that kept it from starting, else the most telling
+// line of its last screen, else how it exited), then the restarts made
+// inside the window, the count the status shows too.
+func fatalReason(restarts int, window time.Duration, exit ptyhost.Exit, err error, line string) string {
+	why := exit.String()
+	switch {
+	case errors.Is(err, errCannotStart):
+		why = err.Error()
+	case line != "":
+		why = "last output: " + line
+	case err != nil:
+		why = err.Error()
+	}
+	plural := "s"
+	if restarts == 1 {
+		plural = ""
+	}
+	return fmt.Sprintf("%s; given up after %d restart%s within %s", why, restarts, plural, window)
+}
+
+// tellingLine is the line of a finished program's screen, replayed from the
+// end of its output, that best says why it ended (see pickTellingLine).
+func tellingLine(sess *ptyhost.Session, cols, rows int) string {
 	out := sess.Scrollback()
 	if len(out) > 16<<10 {
 		out = out[len(out)-16<<10:]
 	}
-	lines := ptyhost.ReplayScreen(out, cols, rows).Lines
+	return pickTellingLine(ptyhost.ReplayScreen(out, cols, rows).Lines)
+}
+
+// errorWords make a line look like an error: words programs use for one,
+// and errno names (ENOENT, ENOTFOUND, ECONNREFUSED …).
+var errorWords = regexp.MustCompile(`(?i:\b(?:errors?|fail(?:ed|ure|s)?|unable|cannot|can't|could ?not|couldn't|not found|no such|denied|refused|invalid|fatal|panic|exception|unauthori[sz]ed|forbidden)\b)` +
+	`|\bE(?:NO[A-Z]+|ACCES|PERM|CONN[A-Z]+|ADDRINUSE|TIMEDOUT|HOSTUNREACH|NETUNREACH|PIPE)\b`)
+
+// pickTellingLine picks, from the lines of a screen, the lowest one that
+// looks like an error: a program that gives up usually says why and then
+// adds a hint or a link ("Failed to connect to api.anthropic.com:
+// ENOTFOUND" above "https://anthropic.com/supported-countries"). Without
+// one it is the last non-blank line. Lines come back trimmed.
+func pickTellingLine(lines []string) string {
+	last := ""
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		if last == "" {
+			last = l
+		}
+		if errorWords.MatchString(l) {
 			return l
 		}
 	}
-	return ""
+	return last
 }
 
 // reapTree makes sure nothing of the program is left: once the child has

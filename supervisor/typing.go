@@ -23,13 +23,21 @@ var ErrUndelivered = errors.New("submit not confirmed by the screen")
 // not UTF-8.
 var ErrUnsafeText = errors.New("text holds characters that are never typed")
 
-// errAttention stops a write because the screen asks for a person.
-var errAttention = errors.New("the screen asks for a person")
+// ErrAttention stops a write because the role waits for a person: its
+// state is attention or its screen matches the attention pattern. Type
+// returns it only with TypeOptions.RefuseAttention; otherwise it waits.
+var ErrAttention = errors.New("the screen asks for a person")
 
 // TypeOptions tune one Type call.
 type TypeOptions struct {
 	// NoSubmit types the text and leaves it in the input area.
 	NoSubmit bool
+	// RefuseAttention makes Type return ErrAttention at once, having typed
+	// nothing, when the role waits for a person before the text is typed,
+	// instead of waiting until the person has answered: for text a person
+	// sends (shogun type), who can answer the screen first. A dialog that
+	// shows once the text is typed is waited out as usual.
+	RefuseAttention bool
 }
 
 // Delivery reports what Type did.
@@ -41,6 +49,8 @@ type Delivery struct {
 	// SubmitDelay is the pause between the text and the submit key that the
 	// role uses after this delivery (it grows when a submit became a newline).
 	SubmitDelay time.Duration
+	// typed: the text was written at least once.
+	typed bool
 }
 
 // submitPauses are the growing waits before the submit key is sent again,
@@ -104,6 +114,8 @@ func payloadFor(text string, bracketed bool) (string, error) {
 // Nothing is written while the screen asks for a person: the check is made
 // right before every write, and a dialog that appears midway pauses the
 // delivery until it is answered, after which it starts again from step 1.
+// With RefuseAttention a role waiting for a person before the text is typed
+// ends the call at once with ErrAttention instead.
 //
 // Every prompt, nudge and notify goes through here. Text with control
 // characters is refused with ErrUnsafeText; an unconfirmed delivery returns
@@ -112,18 +124,28 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 	if err := CheckTypable(text); err != nil {
 		return Delivery{}, fmt.Errorf("type into %s: %w", r.id, err)
 	}
+	// Before the lock: a delivery already waiting for the person holds it.
+	if opts.RefuseAttention && r.State() == Attention {
+		return Delivery{}, fmt.Errorf("type into %s: %w", r.id, ErrAttention)
+	}
 	r.typing.Lock()
 	defer r.typing.Unlock()
 	var d Delivery
 	for {
-		sess, gen, err := r.waitIdle(ctx)
+		sess, gen, err := r.waitIdle(ctx, opts.RefuseAttention)
+		if errors.Is(err, ErrAttention) {
+			return d, fmt.Errorf("type into %s: %w", r.id, err)
+		}
 		if err != nil {
 			return d, err
 		}
 		err = r.typeOnce(ctx, sess, gen, text, opts, &d)
-		if !errors.Is(err, errAttention) {
+		if !errors.Is(err, ErrAttention) {
 			d.SubmitDelay = r.submitDelay()
 			return d, err
+		}
+		if opts.RefuseAttention && !d.typed {
+			return d, fmt.Errorf("type into %s: %w", r.id, err)
 		}
 		if err := r.awaitPerson(ctx, sess, gen); err != nil {
 			return d, err
@@ -148,6 +170,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	if err := k.write(payload); err != nil {
 		return err
 	}
+	d.typed = true
 	if opts.NoSubmit {
 		return nil
 	}
@@ -188,7 +211,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 		if err := k.write(r.conf().Submit); err == nil {
 			d.Attempts++
 			got = r.observe(ctx, sess, &p, before, r.sup.verifyTimeout, watchSubmit)
-		} else if !errors.Is(err, errAttention) {
+		} else if !errors.Is(err, ErrAttention) {
 			return err
 		}
 		if got == submitted {
@@ -245,7 +268,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 func (r *Role) awaitPerson(ctx context.Context, sess *ptyhost.Session, gen int) error {
 	r.log.Info().Msg("typing paused: the screen asks for a person")
 	for {
-		cur, g, err := r.waitIdle(ctx)
+		cur, g, err := r.waitIdle(ctx, false)
 		if err != nil {
 			return err
 		}
@@ -334,7 +357,7 @@ func (r *Role) mayWrite(sess *ptyhost.Session, gen int) error {
 		return errRestarted
 	}
 	if state == Attention || r.asksForPerson(sess) {
-		return errAttention
+		return ErrAttention
 	}
 	return nil
 }
@@ -345,7 +368,9 @@ func (r *Role) asksForPerson(sess *ptyhost.Session) bool {
 }
 
 // waitIdle waits until the role can be typed into and returns its session.
-func (r *Role) waitIdle(ctx context.Context) (*ptyhost.Session, int, error) {
+// With refuseAttention it returns ErrAttention as soon as the role waits for
+// a person, rather than waiting for the person to answer.
+func (r *Role) waitIdle(ctx context.Context, refuseAttention bool) (*ptyhost.Session, int, error) {
 	for {
 		r.mu.Lock()
 		state, sess, gen, ch := r.state, r.session, r.generation, r.changed
@@ -353,6 +378,9 @@ func (r *Role) waitIdle(ctx context.Context) (*ptyhost.Session, int, error) {
 		r.mu.Unlock()
 		if state == Ready && sess != nil && humanWait <= 0 {
 			return sess, gen, nil
+		}
+		if refuseAttention && state == Attention {
+			return nil, 0, ErrAttention
 		}
 		var timer <-chan time.Time
 		if humanWait > 0 {
@@ -518,7 +546,7 @@ func (r *Role) SendKeys(ctx context.Context, keys string) error {
 	}
 	r.typing.Lock()
 	defer r.typing.Unlock()
-	sess, gen, err := r.waitIdle(ctx)
+	sess, gen, err := r.waitIdle(ctx, false)
 	if err != nil {
 		return err
 	}

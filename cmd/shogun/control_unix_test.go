@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -127,6 +129,101 @@ func TestStatusShowsEveryState(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), "asked to stop (shogun stop") {
 		t.Errorf("shogun.log does not say the supervisor was asked to stop")
+	}
+}
+
+// A role whose program prints an error, a hint and a link and exits 1 (as
+// Claude Code does offline from a fresh home) is fatal for its error line,
+// not the link, and everything that reports it counts the same restarts:
+// status --json, the status table, the status's attention line, the log
+// and the notification.
+func TestFatalRoleSaysWhyWithOneCount(t *testing.T) {
+	notes := filepath.Join(t.TempDir(), "notes.jsonl")
+	ws := teamWorkspace(t, shEntry("offline",
+		"echo ' Unable to connect to Anthropic services'; echo; echo ' Failed to connect to api.anthropic.com: ENOTFOUND'; echo; "+
+			"echo ' Note: Claude Code might not be available in your country. Check supported countries at'; "+
+			"echo ' https://anthropic.com/supported-countries'; exit 1",
+		"    restart: {policy: on-failure, max_restarts: 2, window: 10m}\n"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	b, _ := os.ReadFile(settings)
+	b = append(b, fmt.Sprintf("\nnotify:\n  command: [\"sh\", \"-c\", \"cat >> '%s'; echo >> '%s'\"]\n", notes, notes)...)
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	st := waitStatus(t, ws, "fatal", func(s control.StatusReply) bool { return stateOf(s, "offline") == "fatal" })
+
+	const line = "Failed to connect to api.anthropic.com: ENOTFOUND"
+	const reason = "last output: " + line + "; given up after 2 restarts within 10m0s"
+	r := st.Roles[0]
+	if r.Restarts != 2 || r.LastLine != line || r.LastError != reason {
+		t.Errorf("status --json: restarts %d, last line %q, last error %q; want 2, %q, %q", r.Restarts, r.LastLine, r.LastError, line, reason)
+	}
+	if len(st.Attention) != 1 || !strings.Contains(st.Attention[0], "role offline is fatal ("+reason+")") {
+		t.Errorf("status attention = %q, want the fatal role with %q", st.Attention, reason)
+	}
+	out, _, _ := shogun(t, "status", "-w", ws)
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 5 && f[0] == "offline" && (f[2] != "fatal" || f[5] != "2") {
+			t.Errorf("status table row %q: want fatal with 2 restarts", l)
+		}
+	}
+	if !strings.Contains(out, "attention: role offline is fatal ("+reason+")") {
+		t.Errorf("status table lacks the reason %q:\n%s", reason, out)
+	}
+	shoguntest.WaitFor(t, "the fatal notification", 15*time.Second, func() bool {
+		b, _ := os.ReadFile(notes)
+		return strings.Contains(string(b), `"kind":"fatal"`)
+	})
+	b, _ = os.ReadFile(notes)
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ev struct{ Kind, Message string }
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Kind == "fatal" && ev.Message != reason {
+			t.Errorf("the fatal notification says %q, want %q", ev.Message, reason)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	if !strings.Contains(string(log), reason) || strings.Contains(string(log), "more than") {
+		t.Errorf("shogun.log does not give the fatal reason %q alone:\n%s", reason, log)
+	}
+}
+
+// `shogun type` into a role waiting for a person is refused at once, with
+// how to answer it, rather than after a minute of waiting; nothing reaches
+// the program. (It used to wait 60 s and then say the role "did not become
+// ready".)
+func TestTypeIntoAttentionIsRefusedAtOnce(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	ws := teamWorkspace(t, simEntry("asking", "--dialog", "trust", "--record", rec)+
+		"    attention_pattern: \"Yes, I trust this folder\"\n")
+	startBackground(t, ws)
+	waitStatus(t, ws, "the trust dialog", func(s control.StatusReply) bool { return stateOf(s, "asking") == "attention" })
+
+	// The deadline only guards against the old minute-long wait.
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "type", "asking", "hello there", "--submit", "-w", ws)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("shogun type into a role in attention was still waiting after 15 s")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("shogun type into a role in attention: %v, want exit 1; stderr:\n%s", err, errOut.String())
+	}
+	want := "role asking is waiting for a person (attention): answer it with shogun attach asking, or in the console's terminal; nothing was typed"
+	if !strings.Contains(errOut.String(), want) || strings.Count(strings.TrimSpace(errOut.String()), "\n") != 0 {
+		t.Errorf("stderr = %q, want one line saying %q", errOut.String(), want)
+	}
+	if recs := shoguntest.Records(t, rec); len(recs) != 0 {
+		t.Errorf("the agent got %+v", recs)
+	}
+	scr, _, _ := shogun(t, "screen", "asking", "-w", ws)
+	if !strings.Contains(scr, "Yes, I trust this folder") || strings.Contains(scr, "hello there") {
+		t.Errorf("the screen after the refusal:\n%s", scr)
 	}
 }
 

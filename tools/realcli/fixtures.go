@@ -105,6 +105,10 @@ var scenarios = []scenario{
 		capture("api-key", stateAttention, `Do you want to use this API key\?`,
 			"the question whether to use ANTHROPIC_API_KEY, cursor ❯ on 2. No (recommended)"),
 	}},
+	{cli: "claude", name: "claude-not-logged-in", setup: Setup{Onboarded: true, Trusted: true, NoKey: true}, steps: []step{
+		capture("not-logged-in", stateAttention, `Not logged in`,
+			"onboarded and trusted, no API key and no sign-in: the composer over Not logged in · Run /login"),
+	}},
 	{cli: "claude", name: "claude-bypass", setup: Ready, args: []string{"--dangerously-skip-permissions"},
 		env: []string{"IS_SANDBOX=1"}, steps: []step{
 			capture("bypass-permissions", stateAttention, `Yes, I accept`,

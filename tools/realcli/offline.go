@@ -50,6 +50,9 @@ type Setup struct {
 	// asking (see modelEnv and the prepare functions), anything else
 	// still asks. Set Onboarded with it.
 	Model string
+	// NoKey: Claude Code gets no ANTHROPIC_API_KEY, as for a person who
+	// never signed in.
+	NoKey bool
 }
 
 // Ready is a setup with which each CLI starts offline to its composer.
@@ -91,7 +94,10 @@ func userName() string {
 func cliEnv(c CLI, s Setup, cache, home string) []string {
 	switch c.Name {
 	case "claude":
-		env := []string{"ANTHROPIC_API_KEY=" + dummyAnthropicKey, "DISABLE_AUTOUPDATER=1"}
+		env := []string{"DISABLE_AUTOUPDATER=1"}
+		if !s.NoKey {
+			env = append(env, "ANTHROPIC_API_KEY="+dummyAnthropicKey)
+		}
 		if s.Model != "" {
 			env = append(env, "ANTHROPIC_BASE_URL="+s.Model)
 		}
