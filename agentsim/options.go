@@ -178,6 +178,11 @@ type Options struct {
 	// after Run returns.
 	IgnoreTerm bool
 
+	// DeafAfterCommand makes the agent drop every key that arrives within
+	// this long after a submitted line starting with "/", as Gemini CLI
+	// 0.61 drops what is typed while /clear starts a new session.
+	DeafAfterCommand time.Duration
+
 	// IgnoreInput makes the agent read and discard all input: nothing is
 	// echoed or submitted, though the prompt still shows.
 	IgnoreInput bool
@@ -269,8 +274,8 @@ func (o *Options) Validate() error {
 	if o.ExitCode < 0 || o.ExitCode > 255 {
 		return fmt.Errorf("agent-sim: exit code %d out of range 0-255", o.ExitCode)
 	}
-	if o.CheckReport < 0 {
-		return fmt.Errorf("agent-sim: negative time before looking at the report again (%v)", o.CheckReport)
+	if o.CheckReport < 0 || o.DeafAfterCommand < 0 {
+		return fmt.Errorf("agent-sim: negative time before looking at the report again (%v) or of deafness after a command (%v)", o.CheckReport, o.DeafAfterCommand)
 	}
 	if o.DropTurns < 0 || o.SkipReports < 0 {
 		return fmt.Errorf("agent-sim: negative count of turns to drop (%d) or reports to skip (%d)", o.DropTurns, o.SkipReports)

@@ -135,13 +135,15 @@ const (
 // agent is the state of one simulated CLI. Everything but the job and flood
 // goroutines runs on the goroutine of run, so none of it needs a lock.
 type agent struct {
-	opts    Options
-	role    string
-	dir     string // the working directory, as the banner and dialogs show it
-	scr     *screen
-	rec     *recorder
-	handler taskHandler
-	keys    keyDecoder
+	// deafUntil: keys that arrive before it are dropped (DeafAfterCommand).
+	deafUntil time.Time
+	opts      Options
+	role      string
+	dir       string // the working directory, as the banner and dialogs show it
+	scr       *screen
+	rec       *recorder
+	handler   taskHandler
+	keys      keyDecoder
 
 	phase       phase
 	input       []byte    // the composer's text
@@ -390,7 +392,7 @@ func (a *agent) drain(q *inputQueue) {
 	}
 	chunks, err := q.take()
 	for _, c := range chunks {
-		if a.done || a.phase == phaseHung || a.opts.IgnoreInput {
+		if a.done || a.phase == phaseHung || a.opts.IgnoreInput || c.at.Before(a.deafUntil) {
 			continue
 		}
 		a.keys.feed(c.data, c.at, a.handleKey)
@@ -515,6 +517,9 @@ func (a *agent) submit(at time.Time) {
 		return // the real CLIs ignore Enter on an empty composer
 	}
 	a.input = a.input[:0]
+	if strings.HasPrefix(line, "/") && a.opts.DeafAfterCommand > 0 {
+		a.deafUntil = at.Add(a.opts.DeafAfterCommand)
+	}
 	if err := a.rec.submit(at, line); err != nil {
 		a.say("✗ agent-sim: record: " + err.Error())
 	}

@@ -344,3 +344,38 @@ func TestCancelOpenTask(t *testing.T) {
 }
 
 var _ = queue.ErrBadReason
+
+// An agent that drops what is typed for a moment after a command (Gemini
+// CLI starting a new session after /clear) still gets its next task: the
+// nudge that never showed is typed again, not just submitted again.
+func TestNudgeTypedAgainWhenTheAgentDroppedIt(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "a.jsonl")
+	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--work-time", "100ms", "--deaf-after-command", "1s"), `between_tasks: "/fresh"`, `input_marker: "›"`))
+	r := startTeam(t, ws)
+	r.drop(t, "a.yaml", "to: ashigaru1\ntitle: First\nbody: one\n")
+	r.waitTasks(t, "the first task done", 30*time.Second, func(ts []store.Task) bool { return countStatus(ts, store.StatusDone) == 1 })
+	waitFor(t, "between_tasks typed", 15*time.Second, func() bool {
+		for _, s := range shoguntest.Submits(t, rec) {
+			if s.Line == "/fresh" {
+				return true
+			}
+		}
+		return false
+	})
+	r.drop(t, "b.yaml", "to: ashigaru1\ntitle: Second\nbody: two\n")
+	tasks := r.waitTasks(t, "the second task closed", 30*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && store.Closed(ts[0].Status)
+	})
+	if tasks[0].Status != store.StatusDone {
+		t.Fatalf("second task %s after %d submit(s), want done", tasks[0].Status, tasks[0].Submits)
+	}
+	nudges := 0
+	for _, s := range shoguntest.Submits(t, rec) {
+		if strings.HasPrefix(s.Line, "Read runtime/queue/tasks/") {
+			nudges++
+		}
+	}
+	if nudges != 2 {
+		t.Errorf("the agent took %d nudges, want 2 (one per task)", nudges)
+	}
+}

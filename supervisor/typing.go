@@ -253,11 +253,27 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 			try--
 			continue
 		}
-		if p.foreign(sess.Screen()) {
+		scr := sess.Screen()
+		area, marked = scr.InputArea(marker)
+		switch {
+		case p.foreign(scr):
 			// The composer holds text that is not ours: start it over.
 			if err := retype(); err != nil {
 				return err
 			}
+		case !p.seen && marked && p.emptied(area, marked):
+			// The text never showed and the composer is as empty as
+			// before: the program dropped what was typed (Gemini CLI
+			// 0.61, starting a new session after /clear, drops keys for
+			// a moment). Nothing of ours is there to submit: type it
+			// again.
+			// It may also be a program that shows no echo and took our
+			// submits as newlines: the text then waits this try's pause
+			// before the next submit, like any text in a paste window.
+			if err := retype(); err != nil {
+				return err
+			}
+			r.observe(ctx, sess, &p, ptyhost.ScreenSnapshot{}, max(submitPauses[try]-r.submitDelay(), echoWait), watchEcho)
 		}
 	}
 }
