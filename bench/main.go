@@ -36,7 +36,8 @@ func main() {
 	historyCache := flag.String("history-cache", "", "keep the generated histories in this `DIR` and use those an earlier run left there (default: made afresh, removed at the end)")
 	historyN := flag.String("history-tasks", "100000,1000000", "finished tasks of the histories in the history-cost measurement, comma-separated")
 	steadyFor := flag.Duration("steady-for", 10*time.Second, "how long the steady work on each history is fed")
-	typingN := flag.Int("typing-tasks", 250, "tasks in the typing-truth measurement")
+	typingN := flag.Int("typing-tasks", 250, "tasks to roles with an input marker in the typing-truth measurement")
+	typingPlainN := flag.Int("typing-unmarked-tasks", 40, "tasks to roles without an input marker in the typing-truth measurement")
 	realN := flag.Int("realcli-tasks", 20, "tasks per real CLI in the real-CLI measurement")
 	flag.Parse()
 	if *asProbe {
@@ -106,8 +107,8 @@ func main() {
 		}
 	}
 	if want("typing") {
-		fmt.Fprintf(os.Stderr, "bench: %d deliveries under random paste windows …\n", *typingN)
-		if err := measureTyping(r, bin, 10, *typingN, 8); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %d deliveries under random paste windows, %d to roles without an input marker …\n", *typingN+*typingPlainN, *typingPlainN)
+		if err := measureTyping(r, bin, 10, *typingN, *typingPlainN, 8); err != nil {
 			fatal(fmt.Errorf("typing: %w", err))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +163,8 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	}
 	// What the empty composer looks like, once the clear has been drawn.
 	time.Sleep(min(r.submitDelay(), 20*time.Millisecond))
-	baseline, _ := sess.Screen().InputArea(marker)
+	clean := sess.Screen()
+	baseline, _ := clean.InputArea(marker)
 	payload, err := payloadFor(text, sess.BracketedPaste())
 	if err != nil {
 		return err
@@ -174,7 +176,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	if opts.NoSubmit {
 		return nil
 	}
-	p := probe{snippet: inputTail(text), marker: marker, baseline: baseline}
+	p := probe{snippet: inputTail(text), marker: marker, baseline: baseline, start: clean}
 	// Watch the echo during the pause, and wait for it a little longer if
 	// it has not shown yet: only a text seen in the input area can later be
 	// seen to leave it.
@@ -199,7 +201,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 		if err := r.awaitPerson(ctx, sess, gen); err != nil {
 			return err
 		}
-		if area, _ := sess.Screen().InputArea(marker); !p.in(area) {
+		if area, _ := p.area(sess.Screen()); !p.in(area) {
 			return retype()
 		}
 		return nil
@@ -235,7 +237,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 			return r.undelivered(sess, &p)
 		}
 		sawNewline = sawNewline || got == newline
-		area, marked := sess.Screen().InputArea(marker)
+		area, marked := p.area(sess.Screen())
 		r.log.Info().Int("submits", d.Attempts).Bool("newline", got == newline).Bool("seen", p.seen).
 			Bool("composer_found", marked).Str("input_area", textsafe.Escape(short(area, 80))).
 			Dur("pause", submitPauses[try]).Msg("submit not confirmed yet; submitting again after a pause")
@@ -305,7 +307,7 @@ func (r *Role) awaitPerson(ctx context.Context, sess *ptyhost.Session, gen int) 
 
 // undelivered says why the last submit was not confirmed.
 func (r *Role) undelivered(sess *ptyhost.Session, p *probe) error {
-	area, _ := sess.Screen().InputArea(p.marker)
+	area, _ := p.area(sess.Screen())
 	if !p.seen {
 		return fmt.Errorf("%w: the text never showed in the input area and the program showed no sign of taking it (input area %q)", ErrUndelivered, area)
 	}
@@ -421,9 +423,56 @@ type probe struct {
 	marker   string // the role's input marker
 	baseline string // the input area, empty, before the text was typed
 	seen     bool   // the text was seen in the input area
+	// start is the screen just before the text was typed: its cursor row
+	// is where the text starts, which bounds the input area of a role
+	// without a marker.
+	start ptyhost.ScreenSnapshot
 }
 
 func (p *probe) in(area string) bool { return p.snippet != "" && strings.Contains(area, p.snippet) }
+
+// area is the input area of scr. With a marker it is the composer's rows
+// from the marker down (ScreenSnapshot.InputArea). Without one, InputArea
+// sees the cursor's row and, when that is blank, the non-blank rows just
+// above it: after two or more submits that became newlines the rows under
+// the text are all blank, and the text would look gone, the composer
+// emptied. So blank rows above the cursor are passed over too, down to the
+// row where the text started (moved up by as many rows as the screen has
+// scrolled since), and the non-blank rows above them are the area: the
+// text is still typed while it is the last thing shown above the cursor.
+// A new prompt, or an answer under it, means the program took it.
+func (p *probe) area(scr ptyhost.ScreenSnapshot) (string, bool) {
+	area, marked := scr.InputArea(p.marker)
+	if p.marker != "" || area != "" {
+		return area, marked
+	}
+	top := p.start.CursorRow - scrolled(p.start, scr)
+	for scr.CursorRow > top+1 {
+		// With the cursor one row up, on a blank row, InputArea takes the
+		// non-blank rows above it; "" means that row is blank as well.
+		scr.CursorRow--
+		if area, _ = scr.InputArea(""); area != "" {
+			return area, false
+		}
+	}
+	return "", false
+}
+
+// scrolled is how many rows the screen has scrolled up from before to now,
+// judged by the rows above before's cursor row: the least shift that puts
+// them where now shows them. A composer that grows at the bottom of the
+// screen pushes them up a row per line. The rows the text has moved onto
+// match no smaller shift, so the text is never left below the row found;
+// rows redrawn otherwise match no shift at all, and then every row counts.
+func scrolled(before, now ptyhost.ScreenSnapshot) int {
+	row := min(before.CursorRow, len(before.Lines), len(now.Lines))
+	for k := 0; k < row; k++ {
+		if slices.Equal(before.Lines[k:row], now.Lines[:row-k]) {
+			return k
+		}
+	}
+	return max(row, 0)
+}
 
 // emptied reports whether the input area is back to how it was before the
 // text was typed: an empty composer, as a submit leaves it.
@@ -434,7 +483,7 @@ func (p *probe) emptied(area string, marked bool) bool {
 // foreign reports whether the composer holds text that is neither ours nor
 // empty, after ours was seen there.
 func (p *probe) foreign(scr ptyhost.ScreenSnapshot) bool {
-	area, marked := scr.InputArea(p.marker)
+	area, marked := p.area(scr)
 	return marked && p.seen && !p.in(area) && !p.emptied(area, marked)
 }
 
@@ -478,7 +527,7 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 	result := nothing
 	for {
 		scr := sess.Screen()
-		area, marked := scr.InputArea(p.marker)
+		area, marked := p.area(scr)
 		here := p.in(area)
 		if here && !p.seen {
 			p.seen = true

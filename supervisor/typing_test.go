@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shogun-dev/shogun/ptyhost"
 )
 
 func TestCheckTypable(t *testing.T) {
@@ -68,4 +70,47 @@ func FuzzPayload(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Without an input marker, the text is still in the composer while it is
+// the last thing above the cursor, however many blank rows the submits that
+// became newlines left under it, and wherever scrolling moved it; text
+// followed by anything else has left it.
+func TestProbeAreaWithoutMarker(t *testing.T) {
+	history := []string{"✻ agent-sim", "  role: agent", ""}
+	screen := func(cursor int, rows ...string) ptyhost.ScreenSnapshot {
+		return ptyhost.ScreenSnapshot{Lines: rows, CursorRow: cursor, CursorCol: 2, Cols: 80}
+	}
+	// Before typing: the prompt on row 3, the footer under it.
+	start := screen(3, append(history, "› ", "  ? for shortcuts", "", "", "")...)
+	typed := "› Read the file notes.txt and say what it holds."
+	cases := []struct {
+		name string
+		scr  ptyhost.ScreenSnapshot
+		here bool
+	}{
+		{"typed", screen(3, append(history, typed, "  ? for shortcuts", "", "", "")...), true},
+		{"one newline", screen(4, append(history, typed, "  ", "  ? for shortcuts", "", "")...), true},
+		{"three newlines", screen(6, append(history, typed, "", "", "  ", "  ? for shortcuts")...), true},
+		{"two newlines, scrolled up two rows", screen(3, "", typed, "", "  ", "  ? for shortcuts"), true},
+		{"two newlines, the rows above redrawn", screen(3, "✻ agent-sim", typed, "", "  ", "  ? for shortcuts"), true},
+		{"taken: the answer and an empty prompt", screen(4, append(history, "Understood: Read the file notes.txt and say what it holds.", "› ", "  ? for shortcuts", "", "")...), false},
+		{"taken: an answer under it, the cursor on a blank row", screen(7, append(history, typed, "", "done.", "", "")...), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := probe{snippet: inputTail(typed), start: start}
+			area, _ := p.area(c.scr)
+			if p.in(area) != c.here {
+				t.Errorf("area = %q; text still there = %v, want %v", area, p.in(area), c.here)
+			}
+		})
+	}
+	// The same text sent before, in the history above where this one
+	// started, is not this one.
+	start = screen(3, "✻ agent-sim", typed, "", "› ", "  ? for shortcuts", "")
+	p := probe{snippet: inputTail(typed), start: start}
+	if area, _ := p.area(screen(5, "✻ agent-sim", typed, "", "", "", "")); p.in(area) {
+		t.Errorf("an older copy above the start row taken for the text: area %q", area)
+	}
 }

@@ -172,3 +172,82 @@ func TestDialogBetweenSubmitRetriesGetsNoKey(t *testing.T) {
 		t.Fatalf("agent's submits = %+v, want the text once", subs)
 	}
 }
+
+// unmarkedSimRole is an agent-sim role without an input marker, as a CLI
+// with no preset is configured (cli: generic), with submit_delay 100ms.
+func unmarkedSimRole(id, extra string, simArgs ...string) string {
+	quoted := make([]string, 0, len(simArgs)+1)
+	for _, a := range append([]string{"agent-sim"}, simArgs...) {
+		quoted = append(quoted, strconv.Quote(a))
+	}
+	return fmt.Sprintf(`
+  - id: %s
+    prompt_path: roles/%s.md
+    command: {exec: "${SHOGUN_EXE}", args: [%s]}
+    cli: generic
+    ready_pattern: "› "
+    busy_pattern: "esc to interrupt"
+    submit_delay: 100ms
+    startup_prompt: ""
+%s`, id, id, strings.Join(quoted, ", "), extra)
+}
+
+// The user's report: a role without an input marker, whose program takes a
+// `\r` within its paste window (longer than submit_delay) for a newline.
+// Two newlines leave the cursor's row and the one above it blank; that was
+// once taken for an emptied composer, and the text was "delivered" while it
+// sat in the composer. Every delivery must be one the agent's own record
+// shows it took, recorded before Type says so, and the role must end with a
+// submit delay that gets past the paste window.
+func TestTypingWithoutMarkerWaitsOutThePasteWindow(t *testing.T) {
+	cases := []struct {
+		name   string
+		window time.Duration
+		extra  string
+	}{
+		{"no paste window", 0, ""},
+		{"paste window 400ms", 400 * time.Millisecond, ""},
+		{"paste window 600ms", 600 * time.Millisecond, ""},
+		// Five rows: the composer sits at the bottom, and each newline
+		// scrolls the text up instead of moving the cursor down.
+		{"paste window 400ms at the bottom of the screen", 400 * time.Millisecond, "    terminal: {rows: 5}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			flag := c.window.String()
+			if c.window == 0 {
+				flag = "-1ms" // agent-sim's 0 is its default window; -1ms is none
+			}
+			rec := filepath.Join(t.TempDir(), "received.jsonl")
+			ws := testWorkspace(t, "roles:"+unmarkedSimRole("agent", c.extra, "--record", rec, "--work-time", "0s", "--paste-window", flag))
+			r := start(t, ws, nil)
+			r.waitState(t, "agent", Ready, 15*time.Second)
+			role := r.role(t, "agent")
+			if m := role.conf().InputMarker; m != "" {
+				t.Fatalf("role has input marker %q, want none", m)
+			}
+			texts := []string{"Read the file notes.txt and say what it holds.", "And now the second file, please."}
+			for i, text := range texts {
+				d, err := role.Type(t.Context(), text, TypeOptions{})
+				// The agent records a submit before it draws anything, so a
+				// confirmed delivery must find it recorded already.
+				subs := shoguntest.Kinds(shoguntest.Records(t, rec), "submit")
+				if err != nil || !d.Confirmed {
+					t.Fatalf("delivery %d: %+v, %v; agent's submits %+v; screen:\n%s", i+1, d, err, subs, role.Session().Screen().Text())
+				}
+				if len(subs) != i+1 || strings.TrimSpace(subs[i].Line) != text {
+					t.Fatalf("delivery %d confirmed after %d submit key(s), but the agent's submits are %+v; screen:\n%s",
+						i+1, d.Attempts, subs, role.Session().Screen().Text())
+				}
+				t.Logf("delivery %d: %d submit key(s), submit delay now %v", i+1, d.Attempts, d.SubmitDelay)
+			}
+			time.Sleep(300 * time.Millisecond) // a late, wrong submit would show by now
+			if subs := shoguntest.Kinds(shoguntest.Records(t, rec), "submit"); len(subs) != len(texts) {
+				t.Fatalf("agent's submits = %+v, want one per delivery", subs)
+			}
+			if got := role.Status().SubmitDelay; got < c.window {
+				t.Errorf("submit delay = %v, want at least the %v paste window", got, c.window)
+			}
+		})
+	}
+}
