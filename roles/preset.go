@@ -299,8 +299,10 @@ var presets = func() map[string]Preset {
 	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429).
 	gemini.LimitPattern = `(?i)quota exceeded|resource_exhausted|rate limit|\b429\b[^\n]*(?:too many|rate|quota)`
 	gemini.InterruptKeys = "\x1b"
-	// Gemini CLI 0.61's /clear clears the screen and the conversation.
-	gemini.BetweenTasks = "/clear"
+	// No between_tasks: Gemini CLI 0.61's /clear starts a new session, after
+	// which it sometimes takes no more keys under the supervisor (seen in
+	// make test-e2e: every later key dropped for minutes, while the same
+	// steps by hand in tmux went through).
 	gemini.Stop.Keys = "/quit\r"
 
 	// A generic program promises nothing: readiness is quiet output, work is
