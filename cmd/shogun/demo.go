@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -210,7 +209,7 @@ func printDemoSummary(w io.Writer, ws, db string, took time.Duration) {
 		fmt.Fprintf(w, "cannot read the history: %v\n", err)
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "TASK\tROLE\tFROM\tSTATUS\tATTEMPTS\tTITLE\tREPORT")
 	for i := len(tasks) - 1; i >= 0; i-- {
 		t := tasks[i]
