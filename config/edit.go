@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -139,6 +140,9 @@ func (e RoleEdit) apply(workspace string, lookup func(string) (string, bool), be
 	if e.Version != "" && FileVersion(old) != e.Version {
 		return nil, fmt.Errorf("edit roles: %w", ErrChanged)
 	}
+	if e.Op == EditCreate && !roleIDPattern.MatchString(e.ID) {
+		return nil, e.badIDErrors(workspace, lookup, old)
+	}
 	next, err := EditRolesText(old, e)
 	if err != nil {
 		return nil, err
@@ -166,6 +170,50 @@ func (e RoleEdit) apply(workspace string, lookup func(string) (string, bool), be
 		return nil, fmt.Errorf("edit roles: %w", err)
 	}
 	return &Edited{Config: cfg, Version: FileVersion(next)}, nil
+}
+
+// badIDErrors are the problems of a new role whose id is not one: that,
+// at the line the id would have, and every other problem of the role, found
+// by making it under a valid stand-in id (the file is not written), so that
+// a person fixes the whole form at once rather than one error at a time.
+func (e RoleEdit) badIDErrors(workspace string, lookup func(string) (string, bool), old []byte) error {
+	errs := &Errors{}
+	idErr := func(line, col int) {
+		errs.add(RolesFile, line, col, "invalid role id %q: use 1 to 32 lowercase letters, digits, \"_\" or \"-\", starting with a letter or digit", e.ID)
+	}
+	stand := e
+	stand.ID = "new-role"
+	for n := 2; bytes.Contains(old, []byte(stand.ID)); n++ {
+		stand.ID = fmt.Sprintf("new-role-%d", n)
+	}
+	if id, ok := e.Fields["id"]; ok && id == e.ID {
+		stand.Fields = maps.Clone(e.Fields)
+		stand.Fields["id"] = stand.ID
+	}
+	next, err := EditRolesText(old, stand)
+	var more *Errors
+	switch {
+	case errors.As(err, &more):
+		idErr(0, 0)
+		errs.List = append(errs.List, more.List...)
+		return errs
+	case err != nil:
+		idErr(0, 0)
+		return errs
+	}
+	line, col := 0, 0
+	if t, perr := parseRolesText(next); perr == nil {
+		if i, ierr := t.item(stand.ID); ierr == nil {
+			if _, v := pair(t.list.Content[i], "id"); v != nil {
+				line, col = v.Line, v.Column
+			}
+		}
+	}
+	idErr(line, col)
+	if _, err := load(workspace, lookup, map[string][]byte{RolesFile: next}); errors.As(err, &more) {
+		errs.List = append(errs.List, more.List...)
+	}
+	return errs
 }
 
 // EditRolesText returns the text of roles.yaml with the edit made, without
@@ -235,33 +283,48 @@ var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 // its keys, so that an edit always writes the same text.
 func editFields(e RoleEdit) ([]field, error) {
 	var out []field
-	for key, v := range e.Fields {
+	// Every field's problem at once, in the order of the keys.
+	errs := &Errors{}
+	for _, key := range slices.Sorted(maps.Keys(e.Fields)) {
+		v := e.Fields[key]
 		path := strings.Split(key, ".")
 		if len(path) > 3 {
-			return nil, editError("key %q: at most three levels (such as \"command.env.NAME\")", key)
+			errs.add(RolesFile, 0, 0, "key %q: at most three levels (such as \"command.env.NAME\")", key)
+			continue
 		}
+		named := true
 		for _, p := range path {
 			if !fieldName.MatchString(p) {
-				return nil, editError("key %q: %q is not a key name", key, p)
+				errs.add(RolesFile, 0, 0, "key %q: %q is not a key name", key, p)
+				named = false
+				break
 			}
+		}
+		if !named {
+			continue
 		}
 		if path[0] == "id" {
 			if s, ok := v.(string); ok && s == e.ID && len(path) == 1 {
 				continue // the id it has
 			}
-			return nil, editError("a role's id cannot be changed (%q): create a role with the new id and delete this one", e.ID)
+			errs.add(RolesFile, 0, 0, "a role's id cannot be changed (%q): create a role with the new id and delete this one", e.ID)
+			continue
 		}
 		f := field{path: path}
 		if v != nil {
 			n, err := valueNode(v, path[len(path)-1])
 			if err != nil {
-				return nil, editError("key %q: %v", key, err)
+				errs.add(RolesFile, 0, 0, "key %q: %v", key, err)
+				continue
 			}
 			f.value = n
 		} else if e.Op == EditCreate {
 			continue // nothing to remove from a new role
 		}
 		out = append(out, f)
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i].path, out[j].path

@@ -299,6 +299,40 @@ func TestApplyRefusesInvalidValuesWithLineAndColumnAndSavesNothing(t *testing.T)
 	}
 }
 
+// A new role refused for several reasons, an id that is not one among
+// them, is refused with every reason, each at its line and column in the
+// file as it would have been saved: a person fixes the form in one pass.
+func TestApplyRefusesANewRoleWithEveryProblemLocated(t *testing.T) {
+	ws, path := editWorkspace(t, team)
+	_, err := RoleEdit{Op: EditCreate, ID: "Big Boss", Fields: map[string]any{
+		"prompt_path": "roles/c.md", "terminal.cols": "wide", "ready_pattern": "(["}}.Apply(ws, env(nil))
+	var errs *Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Apply = %v, want *Errors", err)
+	}
+	want := []string{
+		`config/roles.yaml:20:9: invalid role id "Big Boss"`,
+		`config/roles.yaml:23:13: "cols" must be an integer`,
+		`config/roles.yaml:24:20: "ready_pattern" is not a valid regular expression`,
+	}
+	if len(errs.List) != len(want) {
+		t.Errorf("%d problems, want %d:\n%v", len(errs.List), len(want), err)
+	}
+	for i, w := range want {
+		if i >= len(errs.List) || !strings.HasPrefix(errs.List[i].Error(), w) {
+			t.Errorf("problem %d: want %s…; got:\n%v", i, w, err)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != team {
+		t.Errorf("the file changed although the edit was refused:\n%s", b)
+	}
+	// Keys that cannot be written are each named too.
+	_, err = RoleEdit{Op: EditCreate, ID: "c", Fields: map[string]any{"a.b.c.d": "x", "command.": "y"}}.Apply(ws, env(nil))
+	if !errors.As(err, &errs) || len(errs.List) != 2 {
+		t.Errorf("two bad keys: want two problems, got %v", err)
+	}
+}
+
 // A saved edit is the text EditRolesText makes, written with the file's
 // mode kept, and the configuration returned is what that file loads to.
 func TestApplySavesAndReturnsTheNewConfiguration(t *testing.T) {

@@ -103,6 +103,14 @@ func (c *Client) Status() (StatusReply, error) {
 	return r, c.do(http.MethodGet, "/v1/status", nil, &r)
 }
 
+// DismissRejected clears the status's alerts of the files rejected so
+// far and returns how many there were.
+func (c *Client) DismissRejected() (int, error) {
+	var r DismissReply
+	err := c.do(http.MethodPost, "/v1/attention/dismiss", nil, &r)
+	return r.Dismissed, err
+}
+
 // Screen returns a role's current screen.
 func (c *Client) Screen(role string) (ScreenReply, error) {
 	var r ScreenReply

@@ -16,6 +16,7 @@ func TestAPIDocsMatchTheTypes(t *testing.T) {
 		"### The answer — `TypeReply`":                     TypeReply{},
 		"## POST /v1/roles/{id}/restart — `RestartReply`":  RestartReply{},
 		"## POST /v1/stop — `StopReply`":                   StopReply{},
+		"## POST /v1/attention/dismiss — `DismissReply`":   DismissReply{},
 		"## Errors — `ErrorReply`":                         ErrorReply{},
 		"### The body — `CancelRequest`":                   CancelRequest{},
 		"### The answer to retry and cancel — `TaskReply`": TaskReply{},

@@ -152,7 +152,7 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := TaskDetailReply{Task: TaskFrom(t), Attempts: t.Attempts, Submits: t.Submits, Events: []TaskEvent{}}
+	out := TaskDetailReply{Task: TaskFrom(t), Attempts: t.Attempts, Submits: t.Submits, Events: []TaskEvent{}, Subtasks: []Subtask{}}
 	text, path, err := s.team.Queue().ReadTaskFile(t)
 	switch {
 	case err == nil:
@@ -180,6 +180,14 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 		if out.Report == nil || rp.ArchivedPath == t.ReportPath {
 			out.Report = reportFrom(rp, s.rel)
 		}
+	}
+	subs, err := s.team.Store().Subtasks(t.ID)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	for _, st := range subs {
+		out.Subtasks = append(out.Subtasks, Subtask{ID: st.ID, Role: st.Role, Title: st.Title, Status: st.Status})
 	}
 	reply(w, out)
 }

@@ -32,6 +32,17 @@ type TaskDetailReply struct {
 	Events []TaskEvent `json:"events"`
 	// Report is the report that closed the task; left out while none has.
 	Report *ReportReply `json:"report,omitempty"`
+	// Subtasks are the tasks it caused: made from the commands its role
+	// sent while it worked on it, oldest first.
+	Subtasks []Subtask `json:"subtasks"`
+}
+
+// Subtask is a task another one caused, as the cause's detail lists it.
+type Subtask struct {
+	ID     string `json:"id"`
+	Role   string `json:"role"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
 }
 
 // TaskEvent is one line of a task's timeline.

@@ -124,6 +124,7 @@ func newServer(t Team, stop func(), log zerolog.Logger) *Server {
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/status", s.status)
+	mux.HandleFunc("POST /v1/attention/dismiss", s.dismiss)
 	mux.HandleFunc("GET /v1/roles/{id}/screen", s.screen)
 	mux.HandleFunc("POST /v1/roles/{id}/type", s.typeText)
 	mux.HandleFunc("POST /v1/roles/{id}/restart", s.restart)
@@ -170,6 +171,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, out)
+}
+
+// dismiss clears the alerts of the files rejected so far: POST
+// /v1/attention/dismiss.
+func (s *Server) dismiss(w http.ResponseWriter, r *http.Request) {
+	reply(w, DismissReply{Dismissed: s.team.Queue().DismissRejected()})
 }
 
 // statusReply is the team's status now: GET /v1/status.

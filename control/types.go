@@ -97,6 +97,12 @@ type StopReply struct {
 	Result string `json:"result"` // "stopping"
 }
 
+// DismissReply is the answer to POST /v1/attention/dismiss.
+type DismissReply struct {
+	// Dismissed counts the rejected-file alerts cleared.
+	Dismissed int `json:"dismissed"`
+}
+
 // CancelRequest is the body of POST /v1/tasks/{id}/cancel; the body may be
 // left out.
 type CancelRequest struct {

@@ -2,12 +2,14 @@ package ptyhost
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 )
@@ -282,4 +284,74 @@ func ReplayScreen(raw []byte, cols, rows int) ScreenSnapshot {
 	defer s.close()
 	s.write(raw)
 	return s.snapshot()
+}
+
+// StyledSpan is a run of a screen row's text in one style, for a viewer
+// that shows the screen's colours without a terminal emulator of its own.
+type StyledSpan struct {
+	Text string
+	// FG and BG are colours as "#rrggbb"; "" is the terminal's default.
+	FG, BG                                  string
+	Bold, Faint, Italic, Underline, Reverse bool
+}
+
+// StyledRows returns the rows from (0-based) up to to (excluded) of the
+// screen as runs of text in one style. Trailing blanks in the default
+// background are left out, as Screen leaves them out of its lines.
+func (s *Session) StyledRows(from, to int) [][]StyledSpan { return s.screen.styledRows(from, to) }
+
+func (s *screenModel) styledRows(from, to int) [][]StyledSpan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, h := s.emu.Width(), s.emu.Height()
+	from, to = max(0, from), min(h, to)
+	rows := make([][]StyledSpan, 0, max(0, to-from))
+	for y := from; y < to; y++ {
+		var row []StyledSpan
+		for x := 0; x < w; {
+			text, width, sp := " ", 1, StyledSpan{}
+			if c := s.emu.CellAt(x, y); c != nil {
+				if c.Content != "" {
+					text = c.Content
+				}
+				width = max(1, c.Width)
+				sp = spanStyle(c.Style)
+			}
+			if n := len(row); n > 0 && sameStyle(row[n-1], sp) {
+				row[n-1].Text += text
+			} else {
+				sp.Text = text
+				row = append(row, sp)
+			}
+			x += width
+		}
+		for n := len(row); n > 0 && row[n-1].BG == "" && !row[n-1].Reverse; n = len(row) {
+			if row[n-1].Text = strings.TrimRight(row[n-1].Text, " "); row[n-1].Text != "" {
+				break
+			}
+			row = row[:n-1]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func spanStyle(st uv.Style) StyledSpan {
+	return StyledSpan{FG: cssColor(st.Fg), BG: cssColor(st.Bg),
+		Bold: st.Attrs&uv.AttrBold != 0, Faint: st.Attrs&uv.AttrFaint != 0, Italic: st.Attrs&uv.AttrItalic != 0,
+		Underline: st.Underline != uv.UnderlineNone, Reverse: st.Attrs&uv.AttrReverse != 0}
+}
+
+func sameStyle(a, b StyledSpan) bool {
+	a.Text, b.Text = "", ""
+	return a == b
+}
+
+// cssColor is a colour as "#rrggbb", "" for none (the default).
+func cssColor(c color.Color) string {
+	if c == nil {
+		return ""
+	}
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }

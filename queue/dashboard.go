@@ -165,10 +165,8 @@ func (q *Queue) Snapshot() (Status, error) {
 		st.Blocked[i] = textsafe.Escape(b)
 		st.Attention = append(st.Attention, "queue blocked: "+st.Blocked[i]+" (retrying)")
 	}
+	st.Attention = append(st.Attention, q.rejectedAlerts()...)
 	q.mu.Lock()
-	for _, a := range q.recent {
-		st.Attention = append(st.Attention, a.text)
-	}
 	if q.configError != nil {
 		lines := strings.Split(q.configError.Error(), "\n")
 		for i, l := range lines {

@@ -615,7 +615,8 @@ func (q *Queue) moveToFailed(src, name, id string, cause error) error {
 	q.log.Warn().Str("path", shown).Str("failed", failedName).Str("error", msg).Msg("file rejected")
 	q.event("", "rejected", "", fmt.Sprintf("%s: %s", shown, msg))
 	q.mu.Lock()
-	q.recent = append(q.recent, attention{at: q.now(), text: fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName)})
+	q.recent = append(q.recent, attention{at: q.now(), file: failedName,
+		text: fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName)})
 	if len(q.recent) > 20 {
 		q.recent = q.recent[len(q.recent)-20:]
 	}
@@ -624,8 +625,50 @@ func (q *Queue) moveToFailed(src, name, id string, cause error) error {
 	return nil
 }
 
-// attention is an item for the dashboard's "needs attention" list.
+// attention is an item for the dashboard's "needs attention" list: a
+// file rejected during this run. It lasts while the file is in failed/,
+// until DismissRejected.
 type attention struct {
 	at   time.Time
 	text string
+	file string // its name in failed/
+}
+
+// rejectedAlerts are the texts of the rejected-file alerts whose file is
+// still in runtime/queue/failed/; those whose file a person removed are
+// dropped, and the dashboard is written again without them.
+func (q *Queue) rejectedAlerts() []string {
+	q.mu.Lock()
+	items := slices.Clone(q.recent)
+	q.mu.Unlock()
+	gone := map[string]bool{}
+	var out []string
+	for _, a := range items {
+		if _, err := os.Lstat(filepath.Join(q.dirs.failed, a.file)); errors.Is(err, fs.ErrNotExist) {
+			gone[a.file] = true
+			continue
+		}
+		out = append(out, a.text)
+	}
+	if len(gone) > 0 {
+		q.mu.Lock()
+		q.recent = slices.DeleteFunc(q.recent, func(a attention) bool { return gone[a.file] })
+		q.mu.Unlock()
+		q.touched()
+	}
+	return out
+}
+
+// DismissRejected clears the alerts of the files rejected so far (the
+// status's and the dashboard's "rejected …" lines) and returns how many
+// there were. The files and their error records stay in failed/.
+func (q *Queue) DismissRejected() int {
+	q.mu.Lock()
+	n := len(q.recent)
+	q.recent = nil
+	q.mu.Unlock()
+	if n > 0 {
+		q.touched()
+	}
+	return n
 }

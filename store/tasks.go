@@ -603,6 +603,19 @@ func (s *Store) Task(id string) (Task, error) {
 	return t, nil
 }
 
+// Subtasks returns the tasks the task with the given id caused: those made
+// from the commands its role sent while it worked on it (their Parent is
+// id), in order of arrival.
+func (s *Store) Subtasks(id string) ([]Task, error) {
+	// A subtask arrives after its parent: the seq index bounds the scan.
+	ts, err := queryTasks(s.r, `SELECT `+taskColumns+` FROM tasks
+WHERE seq > (SELECT seq FROM tasks WHERE id = ?) AND parent_id = ? ORDER BY seq`, id, id)
+	if err != nil {
+		return nil, fmt.Errorf("subtasks of %s: %w", id, err)
+	}
+	return ts, nil
+}
+
 // QueueDepths returns the number of queued tasks per role; roles with an
 // empty queue are absent.
 func (s *Store) QueueDepths() (map[string]int, error) {

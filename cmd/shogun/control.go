@@ -50,14 +50,26 @@ func roleArg(c *cli.Context) (string, error) {
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "status",
-		Usage:       "show each role of the running supervisor: state, pid, uptime, restarts, task, queue",
-		Description: "Exit code 0 when the supervisor is up, 3 when it is not.",
-		Flags:       []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/status)"}},
+		Name:  "status",
+		Usage: "show each role of the running supervisor: state, pid, uptime, restarts, task, queue",
+		Description: "Exit code 0 when the supervisor is up, 3 when it is not.\n" +
+			"An attention line \"rejected FILE: ...\" lasts while the file is in runtime/queue/failed/;\n" +
+			"--dismiss clears those lines now (the files stay).",
+		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/status)"},
+			&cli.BoolFlag{Name: "dismiss", Usage: "first clear the alerts of rejected files (POST /v1/attention/dismiss)"}},
 		Action: func(c *cli.Context) error {
 			cl, err := client(c)
 			if err != nil {
 				return err
+			}
+			dismissed := -1
+			if c.Bool("dismiss") {
+				if dismissed, err = cl.DismissRejected(); err != nil {
+					if errors.Is(err, control.ErrNoSupervisor) {
+						return &exitError{code: 3, err: err}
+					}
+					return err
+				}
 			}
 			st, err := cl.Status()
 			if err != nil {
@@ -102,6 +114,9 @@ func statusCommand() *cli.Command {
 			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))
+			}
+			if dismissed >= 0 {
+				fmt.Fprintf(w, "dismissed %d rejected-file alert(s); the files stay in runtime/queue/failed/\n", dismissed)
 			}
 			if st.Halted != "" {
 				fmt.Fprintf(w, "QUEUE STOPPED: %s\n", textsafe.Escape(st.Halted))

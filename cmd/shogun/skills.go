@@ -187,13 +187,16 @@ func skillsListCommand() *cli.Command {
 		Usage: "list skill candidates with how many tasks back each one",
 		Flags: []cli.Flag{
 			workspaceFlag,
-			&cli.StringFlag{Name: "status", Usage: "only candidates in this state: " + strings.Join(store.SkillStatuses, ", ")},
+			&cli.StringFlag{Name: "status", Usage: "only candidates in this state: " + strings.Join(store.SkillStatuses, ", ") + "; or all (the default)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON, with each candidate's body and source task ids"},
 		},
 		Action: func(c *cli.Context) error {
 			status := c.String("status")
+			if status == "all" { // as the console's tab and GET /v1/skills?status=all say it
+				status = ""
+			}
 			if status != "" && !contains(store.SkillStatuses, status) {
-				return fmt.Errorf("--status %q: want one of %s", status, strings.Join(store.SkillStatuses, ", "))
+				return fmt.Errorf("--status %q: want one of %s, or all", status, strings.Join(store.SkillStatuses, ", "))
 			}
 			_, _, st, err := openHistory(c)
 			if err != nil {

@@ -174,6 +174,10 @@ func TestSkillsScanListAndDecideByName(t *testing.T) {
 	if out, _, _ := shogun(t, "skills", "list", "--workspace", ws, "--status", "rejected"); !strings.Contains(out, "write-release-notes") || strings.Contains(out, "plan-sprint") {
 		t.Errorf("list --status rejected:\n%s", out)
 	}
+	// "all", as the console's tab says it, is every candidate.
+	if out, errOut, code := shogun(t, "skills", "list", "--workspace", ws, "--status", "all"); code != 0 || !strings.Contains(out, "write-release-notes") || !strings.Contains(out, "plan-sprint") {
+		t.Errorf("list --status all: exit %d:\n%s%s", code, out, errOut)
+	}
 	if _, errOut, code := shogun(t, "skills", "list", "--workspace", ws, "--status", "maybe"); code == 0 || !strings.Contains(errOut, "pending, approved, rejected, exported") {
 		t.Errorf("bad --status: exit %d %s", code, errOut)
 	}

@@ -225,7 +225,7 @@ export function mount(el) {
       try {
         fields = collect(inputs, initial, !r, set);
       } catch (e) {
-        errors.replaceChildren(h('p', { class: 'error' }, e.message));
+        errors.replaceChildren(h('p', { class: 'error' }, 'Not saved.'), problemList(e.errors, e.message));
         return;
       }
       if (r && Object.keys(fields).length === 0) { toast('nothing changed'); return; }
@@ -345,6 +345,7 @@ function readRaw(f, input) {
 // they are: the supervisor checks them, and says where a bad one is.
 function collect(inputs, initial, creating, set) {
   const fields = {};
+  const problems = []; // every problem of the form, not only the first
   for (const f of FIELDS) {
     if (f.key === 'id') continue;
     const input = inputs.get(f.key);
@@ -364,7 +365,7 @@ function collect(inputs, initial, creating, set) {
         for (const line of raw.split('\n')) {
           if (line.trim() === '') continue;
           const i = line.indexOf('=');
-          if (i <= 0) throw new Error(`environment: "${line}" is not NAME=value`);
+          if (i <= 0) { problems.push(`environment: "${line}" is not NAME=value`); continue; }
           env[line.slice(0, i).trim()] = line.slice(i + 1);
         }
         fields[f.key] = env;
@@ -376,7 +377,12 @@ function collect(inputs, initial, creating, set) {
   // A new role's command needs its program; one given only in parts is
   // written as one mapping, exec first.
   if (creating && !fields['command.exec'] && Object.keys(fields).some(k => k.startsWith('command.'))) {
-    throw new Error('the program is needed when arguments, environment or working folder are given');
+    problems.push('the program is needed when arguments, environment or working folder are given');
+  }
+  if (problems.length) {
+    const e = new Error(problems.join('; '));
+    e.errors = problems.map(message => ({ file: 'the form', message }));
+    throw e;
   }
   return fields;
 }

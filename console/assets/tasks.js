@@ -81,6 +81,12 @@ function list(el) {
 
   const rows = new Map(); // task id → {tr, task}
   let seq = 0;
+  let capped = false; // the list was cut at the limit when it loaded
+
+  // The count is of the rows shown: those loaded and those come since.
+  function showCount() {
+    count.textContent = capped ? `the newest ${rows.size}` : `${rows.size} task(s)`;
+  }
 
   function row(t, fresh) {
     const enc = encodeURIComponent(t.id);
@@ -112,7 +118,8 @@ function list(el) {
       if (mine !== seq) return;
       rows.clear();
       body.replaceChildren(...r.tasks.map(t => { const tr = row(t); rows.set(t.id, { tr, task: t }); return tr; }));
-      count.textContent = r.tasks.length === 200 ? 'the newest 200' : `${r.tasks.length} task(s)`;
+      capped = r.tasks.length === 200;
+      showCount();
     } catch (e) {
       count.textContent = 'cannot list the tasks: ' + e.message;
     }
@@ -133,6 +140,7 @@ function list(el) {
     const tr = row(t, true);
     rows.set(t.id, { tr, task: t });
     body.prepend(tr);
+    showCount();
   }
 
   function askCancel(t) {
@@ -240,7 +248,9 @@ function detail(el, id) {
       ...fact('command', h('span', { class: 'mono' }, t.command_id)),
       ...fact('run', h('span', { class: 'mono' }, t.run_id)),
       ...(t.parent ? fact('sent by the role of', taskLink(t.parent)) : []),
-      ...(t.root && t.root !== t.id ? fact('first task of the chain', taskLink(t.root)) : []));
+      ...(t.root && t.root !== t.id ? fact('first task of the chain', taskLink(t.root)) : []),
+      ...((d.subtasks || []).length ? fact('subtasks it caused', h('ul', { id: 'task-subtasks', style: 'margin:0;padding-left:1.1rem' },
+        d.subtasks.map(x => h('li', { dataset: { task: x.id } }, taskLink(x.id), ` ${x.role}: ${x.title} `, badge(x.status))))) : []));
     acts.replaceChildren(...actions(t, askCancel));
     bodyText.textContent = t.body;
     const rp = d.report;

@@ -110,12 +110,35 @@ export function mount(el) {
     }
     const counts = Object.entries(st.tasks || {}).map(([k, v]) => `${v} ${k}`).join(', ');
     summary.textContent = `${st.roles.length} role(s) running` + (counts ? ` · tasks: ${counts}` : '') + (st.halted ? ` · queue halted: ${st.halted}` : '');
-    attention.replaceChildren(...(st.attention || []).map(a => h('p', { class: 'error' }, a)));
+    alerts(st.attention || []);
   }
 
+  // A "rejected …" line is a file the queue refused; it lasts while the
+  // file is in runtime/queue/failed/, or until dismissed here.
+  function alerts(lines) {
+    const rejected = lines.some(a => a.startsWith('rejected '));
+    attention.replaceChildren(...lines.map(a => h('p', { class: 'error' }, a)),
+      ...(rejected ? [h('button', { id: 'dismiss-rejected', onclick: () => dismiss(lines) }, 'Dismiss rejected files')] : []));
+  }
+
+  async function dismiss(lines) {
+    try {
+      const r = await post('/v1/attention/dismiss');
+      toast(`${r.dismissed} rejected-file alert(s) dismissed; the files stay in runtime/queue/failed/`);
+      alerts(lines.filter(a => !a.startsWith('rejected ')));
+    } catch (e) {
+      toast(e.message, true);
+    }
+  }
+
+  // The preview is the bottom of the screen, where the newest output and
+  // the composer are, in its colours.
   function screen(p) {
-    const c = card(p.id);
-    c.f.preview.textContent = p.running ? p.lines.join('\n') : '(not running)';
+    const pre = card(p.id).f.preview;
+    if (!p.running) { pre.textContent = '(not running)'; return; }
+    if (p.rows) pre.replaceChildren(...p.rows.flatMap((row, i) => [i ? '\n' : '', ...row.map(styled)]));
+    else pre.textContent = p.lines.join('\n').trimEnd();
+    pre.scrollTop = pre.scrollHeight;
   }
 
   async function action(path, done) {
@@ -144,6 +167,17 @@ export function mount(el) {
   const ticker = setInterval(() => cards.forEach(tickOne), 1000);
   loadConfigured();
   return () => { closeEvents(); closePreviews(); clearInterval(ticker); };
+}
+
+// styled is a span of a preview row (console/previews.go PreviewSpan) as
+// text in its colours; the colours are "#rrggbb" or left out.
+function styled(s) {
+  const hex = c => /^#[0-9a-f]{6}$/.test(c || '') ? c : '';
+  let fg = hex(s.fg), bg = hex(s.bg);
+  if (s.r) [fg, bg] = [bg || '#d0d7de', fg || '#0d1117'];
+  const css = [fg && `color:${fg}`, bg && `background:${bg}`, s.b && 'font-weight:bold', s.f && 'opacity:.6',
+    s.i && 'font-style:italic', s.u && 'text-decoration:underline'].filter(Boolean).join(';');
+  return css ? h('span', { style: css }, s.t) : s.t;
 }
 
 function fmtSecs(s) {

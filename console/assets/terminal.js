@@ -19,6 +19,7 @@ export async function mount(el, { role }) {
   const box = h('div', { class: 'termwrap', id: 'terminal' });
   const input = h('input', { id: 'type-line', placeholder: 'a line to type into ' + role + ' (typed and submitted by the typing rules)', autocomplete: 'off' });
   const typeBtn = h('button', { id: 'type-send' }, 'Type line');
+  const typeNote = h('span', { class: 'muted', id: 'type-note' });
   el.append(
     h('div', { class: 'termbar' },
       h('a', { href: '#/team' }, '← Team'),
@@ -26,6 +27,7 @@ export async function mount(el, { role }) {
       state, mode, takeBtn, releaseBtn),
     box,
     h('form', { class: 'typebox', onsubmit: ev => { ev.preventDefault(); typeLine(); } }, input, typeBtn),
+    typeNote,
   );
 
   const term = new Terminal({
@@ -113,10 +115,23 @@ export async function mount(el, { role }) {
   takeBtn.onclick = () => connect(true);
   releaseBtn.onclick = () => connect(false);
 
+  // A line is typed by the typing rules: into a role that is not ready it
+  // waits until the role is idle, and the page says so while it waits.
+  let roleState = '';
+  let typing = false;
+  function showTyping() {
+    typeBtn.textContent = typing ? (roleState && roleState !== 'ready' ? `${roleState} — waits until idle` : 'Typing…') : 'Type line';
+    typeNote.textContent = !typing ? ''
+      : roleState && roleState !== 'ready' ? `${role} is ${roleState}: the line is typed once it is idle (as shogun type does)`
+      : `typing into ${role}…`;
+  }
+
   async function typeLine() {
     const text = input.value;
     if (!text) return;
     typeBtn.disabled = true;
+    typing = true;
+    showTyping();
     try {
       const r = await post('/v1/roles/' + enc + '/type', { text, submit: true });
       input.value = '';
@@ -125,12 +140,16 @@ export async function mount(el, { role }) {
       toast(e.message, true);
     } finally {
       typeBtn.disabled = false;
+      typing = false;
+      showTyping();
     }
   }
 
   function showState(r) {
     state.textContent = r ? r.state : 'not running';
     state.className = 'state ' + (r ? r.state : 'stopped');
+    roleState = r ? r.state : 'not running';
+    showTyping();
   }
   const closeEvents = events('/v1/events/stream', {
     status: st => showState(st.roles.find(x => x.id === role)),
