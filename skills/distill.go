@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ const (
 
 // textVersion is the version of the text distill writes: bump it when the
 // text changes, so that stored texts are written again.
-const textVersion = 1
+const textVersion = 2 // 2: name, heading and typical request from one title; readable names for any script
 
 // stask is a sample task, prepared for distilling.
 type stask struct {
@@ -63,6 +64,11 @@ func distill(in *distillInput) content {
 	tasks := in.tasks
 	rep := representative(tasks)
 	examples := exampleTitles(tasks)
+	// The typical request's title is the first example too: the
+	// description and the body quote the request the name comes from.
+	if i := slices.Index(examples, oneLine(rep.Title)); i > 0 {
+		examples = slices.Insert(slices.Delete(examples, i, i+1), 0, oneLine(rep.Title))
+	}
 	d := &distiller{in: in, dict: newTokDict(), tasks: tasks, rep: rep, examples: examples, minCount: max(2, (len(tasks)+4)/5)}
 	name, heading := d.nameAndHeading()
 	c := content{name: name, heading: heading, description: d.describe(heading), body: d.body(heading)}
@@ -88,17 +94,30 @@ type distiller struct {
 	minCount int // tasks a step or file must appear in to count as recurring
 }
 
-// representative is the sample's most typical task: the one whose tokens
-// are most shared with the others (the earliest on a tie).
+// representative is the sample's most typical task: of those with its
+// most common title (as written), the one whose tokens are most shared
+// with the others (the earliest on a tie). The candidate's name, heading
+// and typical request all come from it, so that they agree.
 func representative(tasks []*stask) *stask {
 	count := map[uint64]int{}
+	titles := map[string]int{}
+	most := 0
 	for _, t := range tasks {
 		for _, tok := range t.set {
 			count[tok]++
 		}
+		title := oneLine(t.Title)
+		titles[title]++
+		most = max(most, titles[title])
 	}
-	best, bestScore := tasks[0], -1.0
+	best, bestScore := (*stask)(nil), -1.0
 	for _, t := range tasks {
+		if titles[oneLine(t.Title)] != most {
+			continue
+		}
+		if best == nil {
+			best = t
+		}
 		if len(t.set) == 0 {
 			continue
 		}
@@ -142,7 +161,9 @@ func exampleTitles(tasks []*stask) []string {
 
 // nameAndHeading are the name the candidate wants and the heading of its
 // body: an agent's proposed name, the tag, or the phrase the sample's
-// titles share.
+// titles share, cut from the typical request's title. A name none of those
+// can spell (a Japanese title, say) comes from the words it can spell
+// (fallbackName), never a hash while there is a role.
 func (d *distiller) nameAndHeading() (name, heading string) {
 	switch d.in.kind {
 	case KindProposed:
@@ -161,6 +182,9 @@ func (d *distiller) nameAndHeading() (name, heading string) {
 		name = nameFrom(heading)
 	}
 	if name == "" {
+		name = d.fallbackName()
+	}
+	if name == "" {
 		name = "skill-" + shortHash(d.in.key)
 	}
 	if heading == "" {
@@ -169,20 +193,39 @@ func (d *distiller) nameAndHeading() (name, heading string) {
 	return name, heading
 }
 
-// headingTitle is the title a heading is cut from: the sample's most
-// frequent wording, the earliest on a tie, so that it stays put as the
-// group grows.
-func (d *distiller) headingTitle() string {
+// headingTitle is the title a heading is cut from: the typical request's,
+// which is the sample's most frequent wording (representative).
+func (d *distiller) headingTitle() string { return oneLine(d.rep.Title) }
+
+// fallbackName names a candidate whose heading has no word a name can
+// spell: the words of the typical request's title that it can ("READMEの
+// 誤字を直す": readme), else the sample's most common tag that it can,
+// else its roles, each followed by "tasks".
+func (d *distiller) fallbackName() string {
+	if n := nameFrom(oneLine(d.rep.Title)); n != "" {
+		return n
+	}
 	count := map[string]int{}
-	best, bestN := "", 0
+	best := ""
 	for _, t := range d.tasks {
-		title := oneLine(t.Title)
-		count[title]++
-		if count[title] > bestN {
-			best, bestN = title, count[title]
+		for _, tag := range foldTags(t.Tags) {
+			if Slug(tag) == "" {
+				continue
+			}
+			count[tag]++
+			if n := count[tag]; n > count[best] || n == count[best] && tag < best {
+				best = tag
+			}
 		}
 	}
-	return best
+	if best != "" {
+		return Slug(best + " tasks")
+	}
+	roles := d.roles()
+	if len(roles) > 3 {
+		return "team-tasks"
+	}
+	return Slug(strings.Join(roles, " ") + " tasks")
 }
 
 // commonTitleTokens are the title tokens found in most of the sample's

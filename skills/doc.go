@@ -6,8 +6,11 @@
 //     repeated work (same role and normalised title, shared tag,
 //     near-duplicate title and body) and for skills agents proposed in
 //     reports, and keeps one candidate per group in the store, updated on
-//     every scan. The text of a candidate is distilled deterministically,
-//     by counting what recurs; no model is asked.
+//     every scan. A chain of commands (an order and the tasks it caused,
+//     store.Task's Root) is one piece of work: a group needs tasks from
+//     the threshold's number of chains (chainKey, enoughChains). The text
+//     of a candidate is distilled deterministically, by counting what
+//     recurs; no model is asked.
 //   - Review walks pending candidates in a terminal (approve, reject,
 //     edit, skip, quit); Decide is the same without a terminal.
 //   - Export writes approved candidates as Agent Skills Markdown files for
@@ -42,6 +45,9 @@
 //     before it (and in more than a hundred). This is fixed when the task
 //     is created; the first version counted over the whole history, which
 //     changed every task's set whenever the history grew.
+//   - Whether a group's tasks come from enough chains of commands is
+//     counted from their records' roots, which are fixed when a task is
+//     created.
 //   - Near-duplicates are the pairs whose sets are at least
 //     skills.similarity alike (Jaccard), found exactly, and clusters join
 //     them by single link; a full scan finds them by a similarity join

@@ -33,3 +33,23 @@ func EditorCommand(path string, getenv func(string) string) *exec.Cmd {
 	}
 	return exec.Command("/bin/sh", "-c", editor+` "$1"`, editor, path)
 }
+
+// PagerCommand returns the command that shows a text given on its standard
+// input a page at a time: $PAGER (run by /bin/sh on Unix, as git runs it,
+// split at spaces on Windows), else less -R, which keeps colours. It
+// returns nil when there is none: no $PAGER and no less in PATH. getenv is
+// os.Getenv in real use. The caller connects the terminal.
+func PagerCommand(getenv func(string) string) *exec.Cmd {
+	pager := strings.TrimSpace(getenv("PAGER"))
+	switch {
+	case pager != "" && runtime.GOOS == "windows":
+		f := strings.Fields(pager)
+		return exec.Command(f[0], f[1:]...)
+	case pager != "":
+		return exec.Command("/bin/sh", "-c", pager)
+	}
+	if less, err := exec.LookPath("less"); err == nil {
+		return exec.Command(less, "-R")
+	}
+	return nil
+}

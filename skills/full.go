@@ -44,7 +44,21 @@ type fullTasks struct {
 	tokHash  []uint64
 	tokCount []int64
 	cluster  []uint32 // cluster number (clusterOf) of each finished task with a set of two or more; a full scan numbers them from 1, one per such task at most
+	// roots are the tasks' record.root, by position; nil while no task
+	// read has another task as the first of its chain (most histories).
+	roots []uint64
 }
+
+// root is task i's record.root.
+func (h *fullTasks) root(i int) uint64 {
+	if h.roots == nil {
+		return 0
+	}
+	return h.roots[i]
+}
+
+// chain is the chainKey of task i.
+func (h *fullTasks) chain(i int32) uint64 { return chainKey(h.id(int(i)), h.root(int(i))) }
 
 // finishedCount is how many of the tasks are finished.
 func (h *fullTasks) finishedCount() int {
@@ -163,6 +177,7 @@ type rawTask struct {
 	id, role, status  string
 	finished          int64
 	title, body, tags string
+	root              string
 	toks              []uint64
 	titleGID          uint64
 	titleKey          string // "" when the worker gave it for an earlier task
@@ -306,6 +321,12 @@ func readTasksBy(each func(after, upto int64, fn func(*store.MineTask) error) er
 				}
 				h.role = append(h.role, r)
 				h.status = append(h.status, statusCode(t.status))
+				if t.root != "" && h.roots == nil {
+					h.roots = make([]uint64, k, cap(h.seq))
+				}
+				if h.roots != nil {
+					h.roots = append(h.roots, rootHash(t.root))
+				}
 				h.finished = append(h.finished, t.finished)
 				h.title = append(h.title, t.titleGID)
 				// An empty key: its worker gave it for an earlier task.
@@ -367,7 +388,7 @@ func readTasksBy(each func(after, upto int64, fn func(*store.MineTask) error) er
 		b.tasks = b.tasks[:len(b.tasks)+1]
 		r := &b.tasks[len(b.tasks)-1]
 		r.seq, r.id, r.role, r.status = t.Seq, t.ID, t.Role, t.Status
-		r.finished, r.title, r.body, r.tags = unixNano(t.FinishedAt), t.Title, t.Body, t.Tags
+		r.finished, r.title, r.body, r.tags, r.root = unixNano(t.FinishedAt), t.Title, t.Body, t.Tags, t.Root
 		if len(b.tasks) == batchSize {
 			send()
 		}
@@ -444,6 +465,22 @@ func (f *fullBuild) group(gid uint64) *fgroup {
 
 // membersOf is the positions of g's members, ascending.
 func (f *fullBuild) membersOf(g *fgroup) []int32 { return f.memberBuf[g.off : g.off+g.n : g.off+g.n] }
+
+// enoughChains says whether g's tasks come from at least n chains of
+// commands (chainKey): the parts of one order are one piece of work. In a
+// history without chains every task is one.
+func (f *fullBuild) enoughChains(g *fgroup, n int) bool {
+	if f.h.roots == nil {
+		return int(g.n) >= n
+	}
+	c := chainCounter{n: n}
+	for _, i := range f.membersOf(g) {
+		if c.add(f.h.chain(i)) {
+			return true
+		}
+	}
+	return n <= 0
+}
 
 // mineAll finds the groups of the whole history and settles them.
 func (f *fullBuild) mineAll() {
@@ -535,6 +572,8 @@ func (f *fullBuild) mineAll() {
 			continue
 		case kind == KindSimilar && g.n < 2:
 			continue
+		case !f.enoughChains(g, minChains(kind, f.o.Threshold)):
+			continue
 		}
 		sgs[k] = &sgroup{gid: gid, kind: kind, key: f.key(g), size: int(g.n)}
 		if kind == KindProposed {
@@ -612,7 +651,7 @@ func (f *fullBuild) mineAll() {
 	var tags []*fgroup
 	for _, gid := range gids {
 		g := f.group(gid)
-		if gidKind(gid) == gidTag && int(g.n) >= f.o.Threshold && g.done > 0 {
+		if gidKind(gid) == gidTag && int(g.n) >= f.o.Threshold && g.done > 0 && f.enoughChains(g, minChains(KindTag, f.o.Threshold)) {
 			tags = append(tags, g)
 		}
 	}

@@ -545,7 +545,7 @@ func (f *fullBuild) writeRecords(put func(k, v []byte) error) error {
 			if p, ok := h.prop[int32(i)]; ok {
 				r.prop, r.propName, r.propDoc = keyGID(gidProposal, proposalKey(p.Name)), p.Name, p.Description
 			}
-			r.cluster = h.clusterOf(i)
+			r.cluster, r.root = h.clusterOf(i), h.root(i)
 			buf = appendRecord(buf, base, r)
 		}
 		size[w] = len(buf)

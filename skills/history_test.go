@@ -25,6 +25,9 @@ type spec struct {
 	summary, details  string
 	files             []string
 	skill, skillDoc   string
+	// parent is the task whose role sent the command (a karo's order, for
+	// a part of it); "" for a command from a person.
+	parent string
 }
 
 // history is a workspace's history built the way the queue builds it:
@@ -68,10 +71,18 @@ func (h *historyDB) add(specs ...spec) []string {
 	for _, s := range specs {
 		h.n++
 		at := day.Add(time.Duration(h.n) * time.Minute)
-		acc, err := h.st.AcceptCommands([]store.CommandRecord{{
+		cmd := store.CommandRecord{
 			ID: fmt.Sprintf("cmd-%d", h.n), ClaimName: fmt.Sprintf("claim-%d.yaml", h.n), File: "cmd.yaml",
 			To: s.role, From: "karo", Title: s.title, Body: s.body, Tags: s.tags, RunID: h.run.ID, ReceivedAt: at,
-		}})
+		}
+		if s.parent != "" {
+			p, err := h.st.Task(s.parent)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			cmd.Parent, cmd.Root, cmd.Depth = p.ID, p.Root, p.Depth+1
+		}
+		acc, err := h.st.AcceptCommands([]store.CommandRecord{cmd})
 		if err != nil {
 			h.t.Fatal(err)
 		}

@@ -62,6 +62,9 @@ type miner struct {
 	// groups that settled elsewhere.
 	made  map[uint64]*output
 	reout map[int64]bool
+	// chains remembers, once the groups are final, whether a group's
+	// tasks come from enough chains of commands (enoughChains).
+	chains map[uint64]bool
 }
 
 // Thresholds above which an incremental scan hands over to a full one: a
@@ -172,6 +175,7 @@ func (m *miner) run() (ScanResult, error) {
 	m.keyOf = map[uint64]string{}
 	m.sizeBefore, m.relinked = map[uint64]int{}, map[uint64]bool{}
 	m.made, m.reout = map[uint64]*output{}, map[int64]bool{}
+	m.chains = map[uint64]bool{}
 
 	if err := m.readChanged(changed); err != nil {
 		return ScanResult{}, err
@@ -266,7 +270,7 @@ func (m *miner) readNew() error {
 		seen tokenSet
 	)
 	err := m.tx.EachTask(m.cur.seq, m.maxSeq, func(t *store.MineTask) error {
-		r := &record{seq: t.Seq, id: t.ID, role: t.Role, status: statusCode(t.Status), finished: unixNano(t.FinishedAt)}
+		r := &record{seq: t.Seq, id: t.ID, role: t.Role, status: statusCode(t.Status), finished: unixNano(t.FinishedAt), root: rootHash(t.Root)}
 		var toks []uint64
 		toks, buf = rawTokens(t.Title, t.Body, &seen, nil, buf)
 		if norm := normTitle(string(t.Title)); norm != "" {

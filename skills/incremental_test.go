@@ -25,6 +25,9 @@ type story struct {
 	rec       store.FinishedTaskRecord
 	retry     bool // reported failed first, retried, then reported as rec says
 	cancelled bool
+	// parent is the story whose task sent this one's command (a part of
+	// an order a karo split, much like it), -1 for none.
+	parent int
 }
 
 func stories(n int, seed uint64) []story {
@@ -38,7 +41,14 @@ func stories(n int, seed uint64) []story {
 			rec.SkillName = []string{"Release Checklist", "release-checklist", "Cache Warmup"}[r.IntN(3)]
 			rec.SkillDescription = fmt.Sprintf("Proposed by task %d. Use when it comes up.", i)
 		}
-		out[i] = story{rec: rec, retry: r.IntN(12) == 0, cancelled: r.IntN(30) == 0}
+		parent := -1
+		if i > 0 && r.IntN(5) == 0 {
+			// A part of a recent order: its words, its chain.
+			parent = max(0, i-1-r.IntN(8))
+			p := out[parent].rec
+			rec.Role, rec.Title, rec.Body, rec.Tags = p.Role, p.Title, p.Body, p.Tags
+		}
+		out[i] = story{rec: rec, retry: r.IntN(12) == 0, cancelled: r.IntN(30) == 0, parent: parent}
 	}
 	return out
 }
@@ -51,6 +61,8 @@ type liveHistory struct {
 	st   *store.Store
 	run  store.Run
 	ids  []string
+	// roots are the first tasks of the stories' chains of commands.
+	roots []string
 	// state of each story: 0 created, 1 failed awaiting retry, 2 queued
 	// again after a retry, 3 final.
 	state []int
@@ -80,22 +92,24 @@ func newLiveHistory(t *testing.T, dir string) *liveHistory {
 	return h
 }
 
-// create accepts the commands of stories [from, to).
+// create accepts the commands of stories [from, to), one by one: a part
+// names the task of its order, which must be there first.
 func (h *liveHistory) create(ss []story, from, to int) {
 	h.t.Helper()
-	var recs []store.CommandRecord
 	for i := from; i < to; i++ {
 		s := ss[i]
-		recs = append(recs, store.CommandRecord{ID: fmt.Sprintf("c-%d", i), ClaimName: fmt.Sprintf("c-%d.yaml", i),
+		rec := store.CommandRecord{ID: fmt.Sprintf("c-%d", i), ClaimName: fmt.Sprintf("c-%d.yaml", i),
 			File: "c.yaml", To: s.rec.Role, From: s.rec.From, Title: s.rec.Title, Body: s.rec.Body, Tags: s.rec.Tags,
-			RunID: h.run.ID, ReceivedAt: s.rec.CreatedAt})
-	}
-	acc, err := h.st.AcceptCommands(recs)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	for _, a := range acc {
-		h.ids = append(h.ids, a.Task.ID)
+			RunID: h.run.ID, ReceivedAt: s.rec.CreatedAt}
+		if s.parent >= 0 {
+			rec.Parent, rec.Root, rec.Depth = h.ids[s.parent], h.roots[s.parent], 1
+		}
+		acc, err := h.st.AcceptCommands([]store.CommandRecord{rec})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		h.ids = append(h.ids, acc[0].Task.ID)
+		h.roots = append(h.roots, acc[0].Task.Root)
 		h.state = append(h.state, 0)
 	}
 }

@@ -264,7 +264,7 @@ const (
 
 // formatVersion changes whenever the state's encoding or the mining
 // algorithm does: a state of another version is rebuilt.
-const formatVersion = 4
+const formatVersion = 5 // 5: records keep their chain's root; groups count chains
 
 // enc and dec write and read the varint-encoded values.
 type enc struct{ b []byte }

@@ -19,6 +19,19 @@ const (
 	KindTag = "tag"
 )
 
+// minChains is how many chains of commands a group of kind needs to stand
+// for a candidate: the threshold, and two for a cluster. A proposal needs
+// none.
+func minChains(kind string, threshold int) int {
+	switch kind {
+	case KindProposed:
+		return 0
+	case KindSimilar:
+		return max(2, threshold)
+	}
+	return threshold
+}
+
 // kindRank orders kinds from the most specific to the broadest.
 func kindRank(kind string) int {
 	switch kind {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -485,5 +486,107 @@ func TestScanSameWhenTasksAreNotStoredInSeqOrder(t *testing.T) {
 	})
 	if !reflect.DeepEqual(inOrder, reversed) {
 		t.Fatal("the same history stored in another order gave other candidates")
+	}
+}
+
+// An order a karo splits into parts is one piece of work, however alike
+// the order and its parts are: they make no candidate together. The same
+// work asked for again, in another order, is repeated work, and makes one
+// of the tasks of both; an incremental scan and a full one agree.
+func TestDelegationChainIsOnePieceOfWork(t *testing.T) {
+	h := newHistoryDB(t)
+	order := func(page string) []string {
+		body := "Build the " + page + " page of the web app: its form, its validation and its tests."
+		o := h.add(spec{role: "karo", title: "Build the " + page + " page", body: body, tags: []string{"frontend"}})
+		for i, part := range []string{"form", "validation", "tests"} {
+			h.add(spec{role: fmt.Sprintf("ashigaru%d", i+1), title: "Build the " + page + " page: " + part,
+				body: body + " This part: the " + part + ".", tags: []string{"frontend"}, parent: o[0]})
+		}
+		return h.ids[len(h.ids)-4:]
+	}
+	first := order("signup")
+	if res := h.scan(ScanOptions{}); len(res.Candidates) != 0 {
+		t.Fatalf("one order and its parts made candidates: %+v", res.Candidates)
+	}
+	second := order("signup")
+	res := h.scan(ScanOptions{})
+	if len(res.Candidates) == 0 {
+		t.Fatal("the same order twice made no candidate")
+	}
+	for _, c := range res.Candidates {
+		cand := h.candidate(c.Name)
+		fromFirst, fromSecond := 0, 0
+		for _, id := range cand.SourceTaskIDs {
+			if slices.Contains(first, id) {
+				fromFirst++
+			}
+			if slices.Contains(second, id) {
+				fromSecond++
+			}
+		}
+		if fromFirst == 0 || fromSecond == 0 {
+			t.Errorf("candidate %s (%s) holds tasks of one order only: %v", c.Name, c.Kind, cand.SourceTaskIDs)
+		}
+	}
+	full := h.scan(ScanOptions{Full: true})
+	if len(full.Candidates) != len(res.Candidates) {
+		t.Errorf("a full scan finds %d candidates, the incremental one %d", len(full.Candidates), len(res.Candidates))
+	}
+}
+
+// A candidate's name, heading, description and typical request come from
+// one title: the most common one, even when another task arrived first or
+// shares more words with the rest.
+func TestNameAndTypicalRequestShareTheMostCommonTitle(t *testing.T) {
+	h := newHistoryDB(t)
+	// The first task's words are the ones all share: the most typical by
+	// words alone, but its title is not the common one.
+	h.add(reactForm("ashigaru1", "Create a form", "SignupForm", "name, email and password"),
+		reactForm("ashigaru1", "Add the React signup form", "SignupForm", "name, email, password and avatar upload"),
+		reactForm("ashigaru1", "Add the React signup form", "SignupForm", "name, email, password and captcha check"))
+	res := h.scan(ScanOptions{})
+	if len(res.Candidates) != 1 {
+		t.Fatalf("candidates: %+v", res.Candidates)
+	}
+	c := h.candidate(res.Candidates[0].Name)
+	if c.Name != "add-react-signup-form" {
+		t.Errorf("name %q, want it from the most common title", c.Name)
+	}
+	if !strings.Contains(c.Body, "):\n\n> Add the React signup form\n") || !strings.HasPrefix(c.Body, "# Add the React signup form\n") {
+		t.Errorf("heading or typical request not from the most common title:\n%s", c.Body)
+	}
+	if !strings.Contains(c.Description, `like "Add the React signup form"`) {
+		t.Errorf("description quotes another title first: %s", c.Description)
+	}
+}
+
+// Titles a name cannot spell (Japanese) give a readable name all the same:
+// the words of the title it can spell, else the tag, else the role.
+func TestNamesOfTitlesInOtherScripts(t *testing.T) {
+	for _, tc := range []struct {
+		title string
+		tags  []string
+		want  string
+	}{
+		{"READMEの誤字を直す", nil, "readme"},
+		{"ドキュメントの誤字を直す", []string{"docs"}, "docs-tasks"},
+		{"ドキュメントの誤字を直す", nil, "ashigaru1-tasks"},
+	} {
+		h := newHistoryDB(t)
+		h.add(spec{role: "ashigaru1", title: tc.title, body: unrelated[0], tags: tc.tags},
+			spec{role: "ashigaru1", title: tc.title, body: unrelated[1], tags: tc.tags})
+		res := h.scan(ScanOptions{})
+		var names []string
+		for _, c := range res.Candidates {
+			if c.Kind == KindTitle {
+				names = append(names, c.Name)
+			}
+			if err := ValidName(c.Name); err != nil || strings.HasPrefix(c.Name, "skill-") {
+				t.Errorf("%s: name %q is not a readable skill name (%v)", tc.title, c.Name, err)
+			}
+		}
+		if len(names) != 1 || names[0] != tc.want {
+			t.Errorf("%s %v: title candidate named %v, want %s", tc.title, tc.tags, names, tc.want)
+		}
 	}
 }

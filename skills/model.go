@@ -53,6 +53,51 @@ type record struct {
 	// cluster is the cluster it is in (finished, with a set of two tokens
 	// or more), as an id that may since have been merged (resolve).
 	cluster uint64
+	// root is the rootHash of the first task of its chain of commands
+	// when that is another task, 0 when it is the first: the tasks of one
+	// chain are one piece of work (chainKey).
+	root uint64
+}
+
+// rootHash stands for the task id of a chain's first task; "" (the task
+// itself) is 0.
+func rootHash(root string) uint64 {
+	if root == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(root))
+	return h.Sum64()
+}
+
+// chainKey stands for the chain of commands a task belongs to, given its
+// id and the rootHash of its chain's first task: the tasks an order caused
+// (a karo's parts of it, their own subtasks) and the order itself have
+// the same key. A group counts the chains among its tasks, not the tasks,
+// against the threshold (enoughChains).
+func chainKey(id string, root uint64) uint64 {
+	if root != 0 {
+		return root
+	}
+	return rootHash(id)
+}
+
+func (r *record) chain() uint64 { return chainKey(r.id, r.root) }
+
+// chainCounter tells whether a group's tasks come from at least n chains,
+// reading as few of them as it needs: most groups show n chains in their
+// first n tasks.
+type chainCounter struct {
+	n    int
+	seen []uint64
+}
+
+// add counts a task's chain and says whether n chains are reached.
+func (c *chainCounter) add(key uint64) bool {
+	if !slices.Contains(c.seen, key) {
+		c.seen = append(c.seen, key)
+	}
+	return len(c.seen) >= c.n
 }
 
 func (r *record) finishedOK() bool { return r.status != codeOpen }
@@ -84,6 +129,7 @@ func appendRecord(b []byte, base int64, r *record) []byte {
 		e.s(r.propDoc)
 	}
 	e.u(r.cluster)
+	e.u(r.root)
 	return e.b
 }
 
@@ -149,6 +195,7 @@ func decodeRecordsOf(base int64, b []byte, only int64) ([]*record, error) {
 			r.propDoc = d.s()
 		}
 		r.cluster = d.u()
+		r.root = d.u()
 		if d.skip {
 			continue
 		}

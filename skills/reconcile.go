@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
@@ -204,7 +205,7 @@ func uniqueOf(column, want, role string, taken func(column, v string) (bool, err
 		return want, err
 	}
 	if column == "name" {
-		if s := Slug(role); s != "" {
+		if s := Slug(role); s != "" && !strings.Contains(want, s) {
 			alt := cutName(want, MaxNameLength-len(s)-1) + "-" + s
 			if ok, err := taken(column, alt); err != nil {
 				return "", err

@@ -23,19 +23,49 @@ type ioutput struct {
 	changed bool      // members, their finish times, or the text's header
 }
 
-func (m *miner) participant(g *group) bool {
+// participant says whether g takes part in settling: a proposal, or a
+// title group or cluster big enough, from enough chains of commands.
+func (m *miner) participant(g *group) (bool, error) {
 	if g == nil || g.size == 0 || g.into != 0 {
-		return false
+		return false, nil
 	}
 	switch gidKind(g.gid) {
 	case gidProposal:
-		return true
+		return true, nil
 	case gidTitle:
-		return g.size >= m.o.Threshold && g.done > 0
+		if g.size >= m.o.Threshold && g.done > 0 {
+			return m.enoughChains(g, minChains(KindTitle, m.o.Threshold))
+		}
 	case gidCluster:
-		return g.size >= 2 && g.size >= m.o.Threshold && g.done > 0
+		if g.size >= 2 && g.size >= m.o.Threshold && g.done > 0 {
+			return m.enoughChains(g, minChains(KindSimilar, m.o.Threshold))
+		}
 	}
-	return false
+	return false, nil
+}
+
+// enoughChains says whether g's tasks come from at least n chains of
+// commands (chainKey), reading members until it has seen n. It is asked
+// once the groups are final, and remembers the answer for the scan.
+func (m *miner) enoughChains(g *group, n int) (bool, error) {
+	if ok, known := m.chains[g.gid]; known {
+		return ok, nil
+	}
+	c := chainCounter{n: n}
+	ok := n <= 0
+	err := m.s.eachMember(g, func(seq int64) (bool, error) {
+		r, err := m.rec(seq)
+		if err != nil || r == nil {
+			return false, errorsOr(err, errCorrupt)
+		}
+		ok = c.add(r.chain())
+		return !ok, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	m.chains[g.gid] = ok
+	return ok, nil
 }
 
 // outB is the settled group gid was in before this scan.
@@ -124,8 +154,8 @@ func (m *miner) orderKey(g *group) (okey, error) {
 // decide settles one group as settle would, given the groups settled
 // before it: the settled group it belongs to, 0 for none.
 func (m *miner) decide(g *group) (uint64, error) {
-	if !m.participant(g) {
-		return 0, nil
+	if ok, err := m.participant(g); err != nil || !ok {
+		return 0, err
 	}
 	key, err := m.groupKeyNow(g)
 	if err != nil {
@@ -144,7 +174,11 @@ func (m *miner) decide(g *group) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if m.participant(p) && (propKey == "" || p.key < propKey) {
+		ok, err := m.participant(p)
+		if err != nil {
+			return 0, err
+		}
+		if ok && (propKey == "" || p.key < propKey) {
 			propKey = p.key
 		}
 	}
@@ -170,7 +204,9 @@ func (m *miner) decide(g *group) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if !m.participant(ng) || ng.out == 0 {
+		if ok, err := m.participant(ng); err != nil {
+			return 0, err
+		} else if !ok || ng.out == 0 {
 			continue
 		}
 		nk, err := m.orderKey(ng)
@@ -446,7 +482,14 @@ func (m *miner) settleTags(size func(uint64) (int, error)) error {
 	}
 	var big []*group
 	for _, g := range tags {
-		if g.size >= m.o.Threshold && g.done > 0 {
+		ok := g.size >= m.o.Threshold && g.done > 0
+		if ok {
+			var err error
+			if ok, err = m.enoughChains(g, minChains(KindTag, m.o.Threshold)); err != nil {
+				return err
+			}
+		}
+		if ok {
 			big = append(big, g)
 		} else if err := m.setOut(g.gid, 0); err != nil {
 			return err

@@ -39,6 +39,14 @@ type Review struct {
 	// Edit opens the file at path in the user's editor and returns when it
 	// is closed. Nil leaves the e key out.
 	Edit func(path string) error
+	// Height is the terminal's height in rows; 0 means unknown.
+	Height int
+	// Page shows the text of a candidate taller than Height in a pager
+	// and returns when the person leaves it; the caller gives the pager
+	// the terminal meanwhile. Nil, or an error, prints the candidate
+	// whole. After a pager, the candidate's header is printed again above
+	// the prompt, and v shows the candidate again.
+	Page func(text string) error
 	// Now dates the decisions; nil means time.Now.
 	Now func() time.Time
 }
@@ -166,13 +174,17 @@ func (r *Review) one(p *printer, keys *bufio.Reader, c *store.SkillCandidate, i,
 				}
 				r.show(p, c, i, n)
 			}
+		case 'v':
+			p.raw("v")
+			p.line("")
+			r.show(p, c, i, n)
 		case '\r', '\n':
 			prompt = false // Enter alone: keep waiting on the same prompt
 		default:
 			p.line("")
-			keysHelp := "keys: a approve, r reject, e edit, s skip, q quit"
+			keysHelp := "keys: a approve, r reject, e edit, s skip, q quit, v view again"
 			if r.Edit == nil {
-				keysHelp = "keys: a approve, r reject, s skip, q quit"
+				keysHelp = "keys: a approve, r reject, s skip, q quit, v view again"
 			}
 			p.wrapped("", keysHelp)
 		}
@@ -305,13 +317,39 @@ var kindWords = map[string]string{
 // maxShownSources bounds the source tasks shown per candidate.
 const maxShownSources = 8
 
+// show shows a candidate: through Page when it is taller than the
+// terminal, its header then printed again so that the prompt below says
+// what it is about; else printed whole.
 func (r *Review) show(p *printer, c *store.SkillCandidate, i, n int) {
-	p.line("")
-	p.rule()
+	if r.Page != nil && r.Height > 0 {
+		var text bytes.Buffer
+		r.render(&printer{w: &text, width: p.width, color: p.color}, c, i, n)
+		// The prompt and the line after the pager need two rows.
+		if strings.Count(text.String(), "\n") > r.Height-2 {
+			if err := r.Page(text.String()); err == nil {
+				p.line("")
+				r.header(p, c, i, n)
+				p.wrapped("  ", p.paint(dim, "shown in the pager; v shows it again"))
+				return
+			}
+		}
+	}
+	r.render(p, c, i, n)
+}
+
+// header is the first lines of a candidate: which one, and its name.
+func (r *Review) header(p *printer, c *store.SkillCandidate, i, n int) {
 	p.wrapped("", p.paint(bold, fmt.Sprintf("Skill candidate %d of %d", i+1, n))+
 		fmt.Sprintf(" (%d tasks, %s)", len(c.SourceTaskIDs), kindWords[c.Kind]))
 	p.label("name")
 	p.wrapped("  ", p.paint(bold, c.Name))
+}
+
+// render prints a whole candidate.
+func (r *Review) render(p *printer, c *store.SkillCandidate, i, n int) {
+	p.line("")
+	p.rule()
+	r.header(p, c, i, n)
 	p.label("description")
 	p.wrapped("  ", c.Description)
 	p.label("source tasks")

@@ -429,12 +429,21 @@ type MineTask struct {
 	Title      string
 	Body       string
 	Tags       string
+	// Root is the first task of the task's chain of commands when that is
+	// another task (the order a karo split, for its parts); "" when the
+	// task is the first of its chain. EachTask and EachStoredTask fill it.
+	Root string
 }
+
+// mineTaskColumns are what EachTask and EachStoredTask read of a task; the
+// root only when it is another task, so that the common case reads "".
+const mineTaskColumns = `seq, id, role_id, status, finished_at, title, body, tags,
+CASE WHEN root_id = id THEN '' ELSE root_id END`
 
 // EachTask calls fn with every task whose seq is in (after, upto], in seq
 // order.
 func (v *MineView) EachTask(after, upto int64, fn func(*MineTask) error) error {
-	return v.eachTask(`SELECT seq, id, role_id, status, finished_at, title, body, tags FROM tasks
+	return v.eachTask(`SELECT `+mineTaskColumns+` FROM tasks
 WHERE seq > ? AND seq <= ? ORDER BY seq`, after, upto, fn)
 }
 
@@ -450,7 +459,7 @@ var ErrNotInSeqOrder = errors.New("read tasks: not stored in seq order")
 // such a table.
 func (v *MineView) EachStoredTask(after, upto int64, fn func(*MineTask) error) error {
 	last := after
-	return v.eachTask(`SELECT seq, id, role_id, status, finished_at, title, body, tags FROM tasks NOT INDEXED
+	return v.eachTask(`SELECT `+mineTaskColumns+` FROM tasks NOT INDEXED
 WHERE seq > ? AND seq <= ?`, after, upto, func(t *MineTask) error {
 		if t.Seq <= last {
 			return ErrNotInSeqOrder
@@ -471,7 +480,7 @@ func (v *MineView) eachTask(q string, after, upto int64, fn func(*MineTask) erro
 		finished sql.NullString
 	)
 	for rows.Next() {
-		if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Status, &finished, &t.Title, &t.Body, &t.Tags); err != nil {
+		if err := rows.Scan(&t.Seq, &t.ID, &t.Role, &t.Status, &finished, &t.Title, &t.Body, &t.Tags, &t.Root); err != nil {
 			return fmt.Errorf("read tasks: %w", err)
 		}
 		if t.FinishedAt, err = parseTime(finished); err != nil {

@@ -342,6 +342,10 @@ func TestDemoRunsTheWholeLoop(t *testing.T) {
 			t.Errorf("dashboard lacks %q:\n%s", want, dash)
 		}
 	}
+	// One order and its parts are one piece of work: no skill candidate.
+	if !strings.Contains(out, "found no candidate: they are one order and its parts") {
+		t.Errorf("the demo's skills scan:\n%s", out)
+	}
 	tasks, _, code := shogun(t, "tasks", "--workspace", dir, "--json")
 	if code != 0 || strings.Count(tasks, `"status": "done"`) != 5 {
 		t.Errorf("shogun tasks --json (exit %d) does not list 5 done tasks:\n%s", code, tasks)

@@ -236,7 +236,8 @@ func skillsReviewCommand() *cli.Command {
 		Usage:     "walk pending skill candidates in the terminal: approve, reject, edit, skip",
 		UsageText: "shogun skills review [--workspace DIR]\nshogun skills review --approve NAME... --reject NAME...",
 		Description: "In a terminal, shows each pending candidate (name, description, source tasks, body) and\n" +
-			"reads one key: a approve, r reject, e edit in $EDITOR, s skip, q quit.\n" +
+			"reads one key: a approve, r reject, e edit in $EDITOR, s skip, q quit, v view again. A candidate\n" +
+			"taller than the terminal is shown through $PAGER (default less -R) first.\n" +
 			"Without a terminal, decide by name with --approve and --reject (repeatable or comma-separated).",
 		Flags: []cli.Flag{
 			workspaceFlag,
@@ -275,11 +276,15 @@ func skillsReviewCommand() *cli.Command {
 // reviewInTerminal runs the interactive review with the terminal in raw
 // mode, giving it back to the editor while one runs and to the shell at
 // the end.
+// A candidate taller than the terminal goes through $PAGER (or less -R)
+// when the output is the terminal too.
 func reviewInTerminal(st *store.Store, in int, w io.Writer) error {
-	width := 80
-	if f, ok := w.(*os.File); ok {
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			width = cols
+	width, height := 80, 0
+	out, toTerminal := w.(*os.File)
+	toTerminal = toTerminal && term.IsTerminal(int(out.Fd()))
+	if toTerminal {
+		if cols, rows, err := term.GetSize(int(out.Fd())); err == nil && cols > 0 {
+			width, height = cols, rows
 		}
 	}
 	old, err := term.MakeRaw(in)
@@ -287,22 +292,39 @@ func reviewInTerminal(st *store.Store, in int, w io.Writer) error {
 		return fmt.Errorf("review: terminal raw mode: %w", err)
 	}
 	defer func() { _ = term.Restore(in, old) }()
-	r := &skills.Review{
-		Store: st, In: os.Stdin, Out: w, Width: width, Color: colorful(w), CRLF: true,
-		Edit: func(path string) error {
-			if err := term.Restore(in, old); err != nil {
-				return err
+	// cooked runs fn with the terminal as the shell left it.
+	cooked := func(fn func() error) error {
+		if err := term.Restore(in, old); err != nil {
+			return err
+		}
+		fnErr := fn()
+		if _, err := term.MakeRaw(in); err != nil {
+			return fmt.Errorf("terminal raw mode: %w", err)
+		}
+		return fnErr
+	}
+	var page func(string) error
+	if toTerminal {
+		page = func(text string) error {
+			cmd := skills.PagerCommand(os.Getenv)
+			if cmd == nil {
+				return errors.New("no pager: set $PAGER or install less")
 			}
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(text), out, os.Stderr
+			return cooked(cmd.Run)
+		}
+	}
+	r := &skills.Review{
+		Store: st, In: os.Stdin, Out: w, Width: width, Height: height, Page: page, Color: colorful(w), CRLF: true,
+		Edit: func(path string) error {
 			cmd := skills.EditorCommand(path, os.Getenv)
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-			runErr := cmd.Run()
-			if _, err := term.MakeRaw(in); err != nil {
-				return fmt.Errorf("terminal raw mode: %w", err)
-			}
-			if runErr != nil {
-				return fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), runErr)
-			}
-			return nil
+			return cooked(func() error {
+				if err := cmd.Run(); err != nil {
+					return fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+				}
+				return nil
+			})
 		},
 	}
 	_, err = r.Run()

@@ -226,9 +226,16 @@ type ptyReview struct {
 
 func startReview(t *testing.T, ws string, cols uint16, env ...string) *ptyReview {
 	t.Helper()
+	// A candidate taller than the terminal goes through the pager: cat
+	// here, unless the test sets one.
+	return startReviewSized(t, ws, cols, 40, append([]string{"PAGER=cat"}, env...)...)
+}
+
+func startReviewSized(t *testing.T, ws string, cols, rows uint16, env ...string) *ptyReview {
+	t.Helper()
 	r := &ptyReview{t: t, cmd: exec.Command(bin, "skills", "review", "--workspace", ws), done: make(chan struct{})}
 	r.cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "TERM=xterm"), env...)
-	tty, err := pty.StartWithSize(r.cmd, &pty.Winsize{Cols: cols, Rows: 40})
+	tty, err := pty.StartWithSize(r.cmd, &pty.Winsize{Cols: cols, Rows: rows})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,6 +363,64 @@ func TestSkillsReviewInATerminal(t *testing.T) {
 				t.Errorf("statuses %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// A candidate taller than the terminal (45 rows) goes through $PAGER, so
+// that its header does not scroll away; the header is printed again above
+// the prompt, and v shows the candidate again. In a terminal tall enough,
+// no pager runs.
+func TestSkillsReviewPagesALongCandidate(t *testing.T) {
+	ws, _ := skillsWorkspace(t)
+	shogun(t, "skills", "scan", "--workspace", ws)
+	paged := filepath.Join(t.TempDir(), "paged")
+	pager := "PAGER=cat >> " + paged + "; echo '<end of page>' >> " + paged
+	r := startReviewSized(t, ws, 100, 45, pager)
+	r.waitFor("shown in the pager; v shows it again", 1)
+	r.press("v", prompt, 1)
+	r.waitFor("shown in the pager; v shows it again", 2)
+	r.press("q", prompt, 2)
+	if code := r.finish(); code != 0 {
+		t.Fatalf("review exit %d:\n%s", code, r.screen())
+	}
+	b, err := os.ReadFile(paged)
+	if err != nil {
+		t.Fatalf("no pager ran: %v\n%s", err, r.screen())
+	}
+	pages := strings.Split(strings.TrimSuffix(string(b), "<end of page>\n"), "<end of page>\n")
+	if len(pages) != 2 {
+		t.Fatalf("%d pages, want the candidate twice:\n%s", len(pages), b)
+	}
+	for _, want := range []string{"Skill candidate 1 of 3", "fix-flaky-test", "source tasks", "body", "## Source tasks"} {
+		if !strings.Contains(pages[0], want) {
+			t.Errorf("the page lacks %q:\n%s", want, pages[0])
+		}
+	}
+	if n := strings.Count(pages[0], "\n"); n <= 43 {
+		t.Errorf("a page of %d lines was paged in a 45-row terminal", n)
+	}
+	// After the pager: the header, then the prompt, on the screen.
+	screen := r.screen()
+	after := screen[strings.LastIndex(screen, "shown in the pager"):]
+	before := screen[:strings.LastIndex(screen, "shown in the pager")]
+	if !strings.Contains(before[max(0, len(before)-300):], "Skill candidate 1 of 3") || !strings.Contains(after, prompt) {
+		t.Errorf("no header above the prompt after the pager:\n%s", screen)
+	}
+
+	// Tall enough: printed, no pager.
+	if err := os.Remove(paged); err != nil {
+		t.Fatal(err)
+	}
+	r = startReviewSized(t, ws, 100, 200, pager)
+	r.press("q", prompt, 1)
+	if code := r.finish(); code != 0 {
+		t.Fatalf("review exit %d:\n%s", code, r.screen())
+	}
+	if _, err := os.Stat(paged); err == nil {
+		t.Error("a pager ran in a terminal tall enough for the candidate")
+	}
+	if !strings.Contains(r.screen(), "## Source tasks") {
+		t.Errorf("the candidate was not printed:\n%s", r.screen())
 	}
 }
 
