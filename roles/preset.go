@@ -208,8 +208,16 @@ var presets = func() map[string]Preset {
 		// any other dialog: its selected, numbered option
 		`|(?m)^[›>] \d+\. \S`
 	codex.InputMarker = "›"
-	// Codex 0.169's usage and rate limit errors.
-	codex.LimitPattern = `(?i)you've hit your usage limit(?:.*?try again (?:at|in) (?P<reset>[^.\n]+))?|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
+	// Codex 0.169's usage and rate limit errors. The usage limit is one
+	// message under "■", with a typographic apostrophe, wrapped at the
+	// terminal's width wherever its plan's wording puts the words: "■
+	// You’ve hit your usage limit. Upgrade to Pro (https://…), visit
+	// https://chatgpt.com/settings/\nusage to purchase more credits or try
+	// again at 12:24 AM." (or "… Try again at 12:24 AM.", "… Try again
+	// later."). The reset is read when it is a time of day; one on another
+	// day ("Nov 28th, 2026 2:22 AM") is not, and limit_wait applies.
+	codex.LimitPattern = `(?i)you['’]ve hit your usage limit(?:[^■›]*?try\s+again\s+at\s+(?P<reset>\d{1,2}:\d{2}\s*[ap]m))?` +
+		`|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
 	codex.InterruptKeys = "\x1b"
 	codex.BetweenTasks = "/new"
 	codex.Stop.Keys = "/quit\r"
@@ -296,7 +304,14 @@ var presets = func() map[string]Preset {
 		`|please set an auth method|you must select an auth method|must specify the gemini_api_key|waiting for authentication` +
 		`|waiting for user confirmation|do you want to proceed\?|● \d+\. `
 	gemini.InputMarker = ">"
-	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429).
+	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429). Gemini CLI
+	// 0.61 shows a usage limit as a dialog, not a line: "Usage limit
+	// reached for all Pro models. [Access resets at 3:45 PM.] /stats model
+	// for usage details /model to switch models. ● 1. Keep trying 2. Stop"
+	// (supervisor/testdata/screens/gemini-limit.raw). The dialog stays up
+	// after the reset until someone chooses, so it is attention (its "●
+	// 1."), and its text is left out of the limit pattern: a limit begun
+	// by it would hold the role limited after a person chose Keep trying.
 	gemini.LimitPattern = `(?i)quota exceeded|resource_exhausted|rate limit|\b429\b[^\n]*(?:too many|rate|quota)`
 	gemini.InterruptKeys = "\x1b"
 	// No between_tasks: Gemini CLI 0.61's /clear starts a new session, after
