@@ -56,11 +56,7 @@ type e2eTeam struct {
 
 func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the real CLIs need Node.js and npm, and %s is not installed (Debian: apt-get install nodejs npm)", tool)
-		}
-	}
+	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +133,13 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 			t.Logf("scripted model's log:\n%s", tail(b, 25))
 		}
 	})
+	started := time.Now()
+	for _, role := range clis {
+		if !tm.waitState(role, "ready", 2*time.Minute) {
+			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
+		}
+	}
+	t.Logf("%s ready %.1fs after shogun start", strings.Join(clis, ", "), time.Since(started).Seconds())
 	return tm
 }
 
@@ -227,13 +230,6 @@ func (tm *e2eTeam) events() []store.Event {
 // agent never sees its report fail, and the role never needs a person.
 func TestWholeTasksWithRealCLIs(t *testing.T) {
 	tm := startE2E(t, e2eCLIs, nil)
-	started := time.Now()
-	for _, role := range e2eCLIs {
-		if !tm.waitState(role, "ready", 2*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
-		}
-	}
-	t.Logf("every role ready after %.1fs", time.Since(started).Seconds())
 
 	// One CLI at a time, its tasks queued at once: four busy CLIs on two
 	// cores slow each other down past any CLI's own timing.
@@ -306,11 +302,6 @@ func TestWholeTasksWithRealCLIs(t *testing.T) {
 // the MCP tool send_task; it arrives, is done, and the sender hears of it.
 func TestTaskHandedOnThroughMCP(t *testing.T) {
 	tm := startE2E(t, []string{"claude", "codex"}, nil)
-	for _, role := range []string{"claude", "codex"} {
-		if !tm.waitState(role, "ready", 2*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
-		}
-	}
 	body := "Hand the part to codex, then report.\n" +
 		`fakemodel: send codex via mcp "Relayed part" "fakemodel: report done via shell codex did the relayed part"` + "\n" +
 		"fakemodel: report done via write claude handed it on\n"
@@ -357,9 +348,6 @@ func TestTaskHandedOnThroughMCP(t *testing.T) {
 // through `shogun attach`, and the task finishes.
 func TestPermissionAnsweredThroughAttach(t *testing.T) {
 	tm := startE2E(t, []string{"claude"}, nil)
-	if !tm.waitState("claude", "ready", 2*time.Minute) {
-		t.Fatalf("claude never became ready; screen:\n%s", screen(t, tm.env, tm.ws, "claude"))
-	}
 	body := "Run the check, then report.\nfakemodel: run python3 -c \"print(1)\"\nfakemodel: report done via write the check ran\n"
 	id := tm.send("claude", "Run the check", body)
 	if !tm.waitState("claude", "attention", 2*time.Minute) {
@@ -432,9 +420,6 @@ func TestUsageLimitResumesByItself(t *testing.T) {
 				t.Skip(why)
 			}
 			tm := startE2E(t, []string{role}, nil)
-			if !tm.waitState(role, "ready", 2*time.Minute) {
-				t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
-			}
 			body := "Wait out the limit, then report.\nfakemodel: limit 20s\nfakemodel: report done via write done after the limit\n"
 			sent := time.Now()
 			id := tm.send(role, "Past the limit", body)

@@ -41,11 +41,7 @@ type liveRole struct {
 }
 
 func TestRealCLIsUnderShogun(t *testing.T) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the real CLIs need Node.js and npm, and %s is not installed (Debian: apt-get install nodejs npm)", tool)
-		}
-	}
+	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -245,6 +241,17 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 		}
 	}
 	t.Logf("whole run %.1fs", time.Since(start).Seconds())
+}
+
+// needNode skips a test that runs the real CLIs where Node.js or npm is
+// missing.
+func needNode(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the real CLIs need Node.js and npm, and %s is not installed (Debian: apt-get install nodejs npm)", tool)
+		}
+	}
 }
 
 func mustCLI(t *testing.T, name string) CLI {
