@@ -21,6 +21,7 @@ import (
 
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // teamWorkspace is a workspace with the given roles.yaml entries.
@@ -127,8 +128,8 @@ func TestStatusShowsEveryState(t *testing.T) {
 	if _, _, code := shogun(t, "status", "-w", ws); code != 3 {
 		t.Errorf("status after stop: exit %d, want 3", code)
 	}
-	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), "asked to stop (shogun stop") {
-		t.Errorf("shogun.log does not say the supervisor was asked to stop")
+	if b, _ := os.ReadFile(workspace.New(ws).SupervisorLog()); !strings.Contains(string(b), "asked to stop (shogun stop") {
+		t.Errorf("the supervisor's log does not say the supervisor was asked to stop")
 	}
 }
 
@@ -182,9 +183,9 @@ func TestFatalRoleSaysWhyWithOneCount(t *testing.T) {
 			t.Errorf("the fatal notification says %q, want %q", ev.Message, reason)
 		}
 	}
-	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	log, _ := os.ReadFile(workspace.New(ws).SupervisorLog())
 	if !strings.Contains(string(log), reason) || strings.Contains(string(log), "more than") {
-		t.Errorf("shogun.log does not give the fatal reason %q alone:\n%s", reason, log)
+		t.Errorf("the supervisor's log does not give the fatal reason %q alone:\n%s", reason, log)
 	}
 }
 
