@@ -66,7 +66,7 @@ func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io
 	log := zerolog.New(w).Level(zerolog.DebugLevel).With().Timestamp().Logger()
 	if len(moved) > 0 {
 		log.Info().Strs("files", moved).Str("from", l.SupervisorLogLegacy()).
-			Msg("moved the supervisor's log to its own folder; " + workspace.LogsDir + "/shogun.log is now the log of a role named shogun")
+			Msg("moved the supervisor's log to its own folder; " + workspace.RelTo(l.Root, l.SupervisorLogLegacy()) + " is now the log of a role named shogun")
 	}
 	if moveErr != nil {
 		log.Warn().Err(moveErr).Msg("the supervisor's log of the older layout was not moved")
