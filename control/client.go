@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -80,8 +81,13 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	asDial := func(err error) error {
 		var op *net.OpError
 		if !errors.As(err, &op) {
-			// A named pipe's dial fails with a plain path error.
-			err = &net.OpError{Op: "dial", Net: "pipe", Err: err}
+			// A named pipe's dial fails with a plain path error, and
+			// trustedEndpoint's refusal is one of ours.
+			network := "unix"
+			if runtime.GOOS == "windows" {
+				network = "pipe"
+			}
+			err = &net.OpError{Op: "dial", Net: network, Err: err}
 		}
 		return err
 	}
