@@ -17,6 +17,7 @@ import (
 
 	"github.com/shogun-dev/shogun/console/consoletest"
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // noRedirect is a client that shows redirects instead of following them.
@@ -163,8 +164,8 @@ func TestConsoleRefusesWhatItMust(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "http://127.0.0.1:"+port+"/?token="+ws.Token {
 		t.Errorf("shogun ui --no-open: exit %d, %q %q; want the login address", code, out, errOut)
 	}
-	if b, _ := os.ReadFile(filepath.Join(ws.Dir, "runtime", "logs", "shogun.log")); strings.Contains(string(b), ws.Token) {
-		t.Errorf("shogun.log holds the login token; agents can read the log")
+	if b, _ := os.ReadFile(workspace.New(ws.Dir).SupervisorLog()); strings.Contains(string(b), ws.Token) {
+		t.Errorf("the supervisor's log holds the login token; agents can read the log")
 	}
 }
 

@@ -9,7 +9,8 @@
 //	runtime/queue/reports/<role>.yaml           where a role reports
 //	runtime/queue/archive/<day>/<kind>/         processed files, by the day they were archived
 //	runtime/queue/failed/                       rejected files
-//	runtime/logs/<role>.log, shogun.log         PTY logs and the supervisor's log
+//	runtime/logs/<role>.log                     a role's PTY log
+//	runtime/logs/supervisor/shogun.log          the supervisor's log, in a folder no role id can name
 //	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json
 //	runtime/dashboard.md                        the dashboard
 //	data/shogun.db                              the history (data.sqlite_path)
@@ -50,6 +51,15 @@ const (
 	ClaudeSettingsFile = ".claude/settings.json" // Claude Code
 	CodexConfigFile    = ".codex/config.toml"    // Codex
 	GeminiSettingsFile = ".gemini/settings.json" // Gemini CLI
+)
+
+// The supervisor's own log and its rotations live in a folder of their own.
+// A role's log is LogsDir/<id>.log and a role id has no slash
+// (config.ValidRoleID), so no role, not even one named shogun, can write
+// into the supervisor's log, rotate it away or be shown as it.
+const (
+	SupervisorLogDir  = "runtime/logs/supervisor"
+	SupervisorLogFile = "runtime/logs/supervisor/shogun.log"
 )
 
 // Layout gives the absolute paths of one workspace.
@@ -132,7 +142,12 @@ func (l Layout) Logs() string { return l.Path(LogsDir) }
 func (l Layout) RoleLog(role string) string { return filepath.Join(l.Logs(), role+".log") }
 
 // SupervisorLog is the supervisor's own log (zerolog JSON).
-func (l Layout) SupervisorLog() string { return filepath.Join(l.Logs(), "shogun.log") }
+func (l Layout) SupervisorLog() string { return l.Path(SupervisorLogFile) }
+
+// SupervisorLogLegacy is where the older layout kept the supervisor's log,
+// runtime/logs/shogun.log: the log a role named shogun has now
+// (MoveLegacySupervisorLog).
+func (l Layout) SupervisorLogLegacy() string { return filepath.Join(l.Logs(), "shogun.log") }
 
 // State holds the running supervisor's files.
 func (l Layout) State() string { return l.Path(StateDir) }

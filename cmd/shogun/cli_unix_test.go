@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // bin is the shogun binary under test, built once.
@@ -128,7 +129,7 @@ func TestStartRefusesBadConfigWithEveryError(t *testing.T) {
 			t.Errorf("error output lacks %q:\n%s", want, errOut)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(ws, "runtime", "logs", "shogun.log")); err == nil {
+	if _, err := os.Stat(workspace.New(ws).SupervisorLog()); err == nil {
 		t.Error("a supervisor started despite the errors")
 	}
 }
@@ -268,8 +269,8 @@ func TestSigtermStopsEverythingAndExitsZero(t *testing.T) {
 		t.Errorf("stderr does not show the role's states:\n%s", errOut)
 	}
 	// The log says why the supervisor stopped.
-	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), `"why":"received terminated"`) {
-		t.Errorf("shogun.log does not say the supervisor stopped on SIGTERM:\n%s", b)
+	if b, _ := os.ReadFile(workspace.New(ws).SupervisorLog()); !strings.Contains(string(b), `"why":"received terminated"`) {
+		t.Errorf("the supervisor's log does not say the supervisor stopped on SIGTERM:\n%s", b)
 	}
 }
 

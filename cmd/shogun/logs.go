@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,20 +17,26 @@ import (
 func logsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "logs",
-		Usage:     "print a role's log (runtime/logs/ROLE.log) as the text its terminal showed, or the bytes with --raw",
-		ArgsUsage: "ROLE",
+		Usage:     "print a role's log (runtime/logs/ROLE.log) as the text its terminal showed, or the bytes with --raw; --supervisor: the supervisor's own log",
+		ArgsUsage: "ROLE | --supervisor",
 		Description: "Without --raw the output is played through a terminal of the role's size, so the\n" +
 			"text is what a person watching saw: a line is printed once it scrolled off the\n" +
 			"screen, and the rows on the screen at the end (with -f: whenever the role has\n" +
 			"been quiet for a second) that were not printed as they are now. A full-screen\n" +
-			"program that redraws in place adds only the rows it changed.",
+			"program that redraws in place adds only the rows it changed.\n\n" +
+			"--supervisor prints the supervisor's own log (" + workspace.SupervisorLogFile + ", JSON lines)\n" +
+			"as written; a role named shogun has its log at runtime/logs/shogun.log like any role.",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new output, across log rotations, until Ctrl-C"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the bytes as the program wrote them"},
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Usage: "start with the last N lines (0: all)", Value: 100},
+			&cli.BoolFlag{Name: "supervisor", Usage: "print the supervisor's own log (" + workspace.SupervisorLogFile + ") instead of a role's"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("supervisor") {
+				return supervisorLog(c)
+			}
 			role, err := roleArg(c)
 			if err != nil {
 				return err
@@ -49,4 +59,26 @@ func logsCommand() *cli.Command {
 			return rolelog.Follow(ctx, path, c.App.Writer, opts)
 		},
 	}
+}
+
+// supervisorLog prints the supervisor's own log for `shogun logs
+// --supervisor`: JSON lines, printed as written (a terminal's width would
+// wrap them). A workspace of the older layout that has not started since
+// keeps it at its old path.
+func supervisorLog(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("logs --supervisor takes no role (shogun logs %s shows the role's log)", c.Args().First())
+	}
+	ws, err := workspaceDir(c)
+	if err != nil {
+		return err
+	}
+	l := workspace.New(ws)
+	path := l.SupervisorLog()
+	if _, err := os.Stat(l.Path(workspace.SupervisorLogDir)); errors.Is(err, fs.ErrNotExist) {
+		path = l.SupervisorLogLegacy()
+	}
+	ctx, stop := signalContext(context.Background())
+	defer stop()
+	return rolelog.Follow(ctx, path, c.App.Writer, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
 }

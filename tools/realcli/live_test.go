@@ -23,6 +23,7 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 var bin string
@@ -323,10 +324,10 @@ type roleLog struct {
 	typing  []string      // the typing procedure's lines about unconfirmed submits
 }
 
-// readLog reads runtime/logs/shogun.log for the role.
+// readLog reads the supervisor's log for the role.
 func readLog(ws, role string) roleLog {
 	var out roleLog
-	f, err := os.Open(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	f, err := os.Open(workspace.New(ws).SupervisorLog())
 	if err != nil {
 		return out
 	}
