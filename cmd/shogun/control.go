@@ -99,7 +99,8 @@ func statusCommand() *cli.Command {
 			if len(parts) == 0 {
 				parts = []string{"no tasks"}
 			}
-			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID), strings.Join(parts, ", "))
+			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID),
+				roleCounts(st.Roles), strings.Join(parts, ", "))
 			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))
@@ -116,6 +117,31 @@ func statusCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// roleCounts counts the roles by state, in the order the states first
+// appear: "5 roles: 3 ready, 2 fatal". The console's Team page says the same.
+func roleCounts(roles []control.RoleReply) string {
+	if len(roles) == 0 {
+		return "no roles"
+	}
+	var order []string
+	n := map[string]int{}
+	for _, r := range roles {
+		if n[r.State] == 0 {
+			order = append(order, r.State)
+		}
+		n[r.State]++
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = fmt.Sprintf("%d %s", n[s], textsafe.Escape(s))
+	}
+	noun := "roles"
+	if len(roles) == 1 {
+		noun = "role"
+	}
+	return fmt.Sprintf("%d %s: %s", len(roles), noun, strings.Join(parts, ", "))
 }
 
 // secs renders seconds for people.
