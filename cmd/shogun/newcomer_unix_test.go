@@ -17,6 +17,7 @@ import (
 
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/store"
 )
 
 // fakeCLIs puts programs with these names, which exit at once, in a folder
@@ -218,4 +219,52 @@ func browserClient(t *testing.T) *http.Client {
 		t.Fatal(err)
 	}
 	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
+}
+
+// `shogun start 2>&1 | tee log` and Ctrl-C: tee dies with the interrupt
+// and the supervisor's next lines go to a closed pipe. It must not die of
+// SIGPIPE there: it stops its roles, says so in its own log, and the
+// history records the run as stopped, not crashed.
+func TestStartSurvivesItsOutputPipeClosing(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "start", "-w", ws)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	waitStatus(t, ws, "ashigaru1 ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+	r.Close() // tee is gone
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("start with its output pipe closed ended with %v, want a clean exit", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("start did not stop after Ctrl-C")
+	}
+	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	if !strings.Contains(string(log), "supervisor stopped (received interrupt)") {
+		t.Errorf("shogun.log does not say the supervisor stopped:\n%s", lastLines(string(log), 5))
+	}
+	st, err := store.Open(filepath.Join(ws, "data", "shogun.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(5)
+	if err != nil || len(runs) != 1 || runs[0].Status != store.RunStopped {
+		t.Errorf("the history's runs: %+v (%v); want one, stopped", runs, err)
+	}
 }

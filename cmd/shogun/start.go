@@ -197,6 +197,12 @@ func runSupervisor(ctx context.Context, c *cli.Context, ws string, cfg *config.C
 // socket, and calls run with a context that also ends on `shogun stop`;
 // everything is released when run returns.
 func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event), run func(context.Context, *team.Team) error) error {
+	// A supervisor outlives the terminal or pipe it prints to: under
+	// `shogun start 2>&1 | tee log`, Ctrl-C ends tee too, and Go's runtime
+	// would end the process at its next line on stdout or stderr (SIGPIPE)
+	// before it had stopped the roles and recorded the run. Ignored, such a
+	// write fails with EPIPE, which the log's terminal writer drops.
+	signal.Ignore(syscall.SIGPIPE)
 	log, closer, err := openLogger(c, ws, c.App.ErrWriter)
 	if err != nil {
 		return err
