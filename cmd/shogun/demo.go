@@ -67,7 +67,7 @@ func demoCommand() *cli.Command {
 			if _, err := config.Scaffold(dir, config.ScaffoldOptions{Demo: true, Force: true, Lang: "en"}); err != nil {
 				return fmt.Errorf("demo workspace: %w", err)
 			}
-			cfg, err := loadConfig(dir)
+			cfg, err := startConfig(dir)
 			if err != nil {
 				return err
 			}

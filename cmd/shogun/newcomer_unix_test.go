@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
@@ -266,5 +267,82 @@ func TestStartSurvivesItsOutputPipeClosing(t *testing.T) {
 	runs, err := st.Runs(5)
 	if err != nil || len(runs) != 1 || runs[0].Status != store.RunStopped {
 		t.Errorf("the history's runs: %+v (%v); want one, stopped", runs, err)
+	}
+}
+
+// shogunIn runs the binary in dir with extra environment variables and
+// returns stdout, stderr and the exit code.
+func shogunIn(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), errOut.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run shogun %v in %s: %v", args, dir, err)
+	}
+	return out.String(), errOut.String(), 0
+}
+
+// Every command finds its workspace from a folder inside it, as git finds
+// a repository, unless --workspace or SHOGUN_WORKSPACE_DIR says otherwise;
+// init makes one where it is asked, not above. Outside any workspace a
+// command says so, and a read-only one never says "nothing started".
+func TestCommandsFindTheWorkspaceAbove(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	sub := filepath.Join(ws, "config", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "ashigaru1 ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+
+	if out, errOut, code := shogunIn(t, sub, nil, "status"); code != 0 || !strings.Contains(out, "1 role: 1 ready") {
+		t.Errorf("status from %s: exit %d\n%s%s", sub, code, out, errOut)
+	}
+	if out, errOut, code := shogunIn(t, sub, nil, "send", "--to", "ashigaru1", "--title", "From below", "--body", "b"); code != 0 {
+		t.Errorf("send from %s: exit %d\n%s%s", sub, code, out, errOut)
+	}
+	shoguntest.WaitFor(t, "the task sent from below in the history", 30*time.Second, func() bool {
+		out, _, code := shogunIn(t, sub, nil, "tasks")
+		return code == 0 && strings.Contains(out, "From below")
+	})
+
+	// SHOGUN_WORKSPACE_DIR and --workspace win over the folder's workspace.
+	other := teamWorkspace(t, simEntry("ashigaru9"))
+	_, errOut, code := shogunIn(t, sub, []string{"SHOGUN_WORKSPACE_DIR=" + other}, "status")
+	if code != 3 || !strings.Contains(errOut, other) {
+		t.Errorf("status with SHOGUN_WORKSPACE_DIR=%s from %s: exit %d, %q; want the other workspace's (none running, exit 3)", other, sub, code, errOut)
+	}
+	if _, _, code := shogunIn(t, sub, nil, "status", "-w", other); code != 3 {
+		t.Errorf("status -w %s from inside another workspace: exit %d, want 3", other, code)
+	}
+
+	// Outside any workspace: one line saying so, for a read-only command too.
+	nowhere := t.TempDir()
+	for _, args := range [][]string{{"status"}, {"tasks"}, {"roles"}} {
+		_, errOut, code := shogunIn(t, nowhere, nil, args...)
+		if code == 0 || !strings.Contains(errOut, "no shogun workspace here") || !strings.Contains(errOut, "init") || strings.Contains(errOut, "nothing started") {
+			t.Errorf("%v outside a workspace: exit %d, %q", args, code, errOut)
+		}
+	}
+	// A read-only command on a broken configuration does not claim that
+	// nothing started: it starts nothing.
+	broken := teamWorkspace(t, "  - id: Bad\n")
+	if _, errOut, _ := shogunIn(t, broken, nil, "tasks"); strings.Contains(errOut, "nothing started") || !strings.Contains(errOut, "configuration has errors") {
+		t.Errorf("tasks on a broken configuration: %q", errOut)
+	}
+
+	// init makes a workspace in the current folder, even inside another.
+	if _, errOut, code := shogunIn(t, sub, nil, "init", "--demo"); code != 0 {
+		t.Fatalf("init in %s: exit %d %s", sub, code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(sub, "config", "roles.yaml")); err != nil {
+		t.Errorf("init did not make its workspace in the current folder: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func startCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := loadConfig(ws)
+			cfg, err := startConfig(ws)
 			if err != nil {
 				return err
 			}
@@ -116,8 +116,21 @@ func selfCommand() string {
 	return quoteArg(exe)
 }
 
-// loadConfig loads the workspace configuration for `start`.
+// loadConfig loads the workspace configuration for a command.
 func loadConfig(ws string) (*config.Config, error) {
+	if _, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	cfg, err := config.Load(ws, configLookup)
+	if err != nil {
+		return nil, fmt.Errorf("configuration has errors:\n%w", err)
+	}
+	return cfg, nil
+}
+
+// startConfig is loadConfig for a command that would start a team: an
+// error means nothing started.
+func startConfig(ws string) (*config.Config, error) {
 	if _, err := os.Stat(ws); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws, err)
 	}
