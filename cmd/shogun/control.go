@@ -137,11 +137,7 @@ func roleCounts(roles []control.RoleReply) string {
 	for i, s := range order {
 		parts[i] = fmt.Sprintf("%d %s", n[s], textsafe.Escape(s))
 	}
-	noun := "roles"
-	if len(roles) == 1 {
-		noun = "role"
-	}
-	return fmt.Sprintf("%d %s: %s", len(roles), noun, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %s: %s", len(roles), plural(len(roles), "role", "roles"), strings.Join(parts, ", "))
 }
 
 // secs renders seconds for people.
@@ -245,18 +241,27 @@ func stopCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			st, err := cl.Status()
+			if err != nil {
+				return err
+			}
 			if err := cl.Stop(); err != nil {
 				return err
+			}
+			if c.Duration("wait") > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "shogun: stopping the supervisor (pid %d) and its %d %s: each program is asked to quit, then its process tree is ended…\n",
+					st.Pid, len(st.Roles), plural(len(st.Roles), "role", "roles"))
 			}
 			ws, err := workspaceDir(c)
 			if err != nil {
 				return err
 			}
 			lock := workspace.New(ws).Lock()
-			deadline := time.Now().Add(c.Duration("wait"))
+			asked := time.Now()
+			deadline := asked.Add(c.Duration("wait"))
 			for time.Now().Before(deadline) {
 				if supervisor.Owner(lock) == 0 {
-					fmt.Fprintln(c.App.ErrWriter, "shogun: stopped")
+					fmt.Fprintf(c.App.ErrWriter, "shogun: stopped (%s)\n", time.Since(asked).Round(100*time.Millisecond))
 					return nil
 				}
 				time.Sleep(100 * time.Millisecond)

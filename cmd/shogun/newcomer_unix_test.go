@@ -346,3 +346,53 @@ func TestCommandsFindTheWorkspaceAbove(t *testing.T) {
 		t.Errorf("init did not make its workspace in the current folder: %v", err)
 	}
 }
+
+// send says where its command went: a missing flag in one line; without a
+// supervisor, that it is queued at the next start; with one, the task id it
+// became. tasks takes the command id send printed. attach names its detach
+// key, and stop says what it waits for.
+func TestSendSaysWhereItsCommandWent(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	out, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--body", "no title")
+	if want := "shogun: send needs a one-line title: --title T (shogun send --to ROLE --title T --body B)\n"; code != 1 || out != "" || errOut != want {
+		t.Errorf("send without --title: exit %d, stdout %q, stderr %q; want one line %q", code, out, errOut, want)
+	}
+
+	out, errOut, code = shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--title", "Before the start", "--body", "b")
+	early := strings.TrimSpace(out)
+	if want := "no supervisor is running for this workspace: command " + early + " becomes a task for ashigaru1 at the next `shogun start`"; code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("send without a supervisor: exit %d, %q; want %q", code, errOut, want)
+	}
+
+	startBackground(t, ws)
+	waitStatus(t, ws, "ashigaru1 ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
+	shoguntest.WaitFor(t, "the early command in the history", 30*time.Second, func() bool {
+		out, _, code := shogun(t, "tasks", early, "-w", ws)
+		return code == 0 && strings.Contains(out, "command      "+early) && strings.Contains(out, "Before the start")
+	})
+
+	out, errOut, code = shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--title", "While it runs", "--body", "b")
+	cmdID := strings.TrimSpace(out)
+	m := regexp.MustCompile(`shogun: queued as task (t-\S+) for ashigaru1 \(shogun tasks (t-\S+)\)`).FindStringSubmatch(errOut)
+	if code != 0 || m == nil || m[1] != m[2] {
+		t.Fatalf("send with a supervisor: exit %d, %q; want the task id", code, errOut)
+	}
+	var task control.Task
+	js, _, _ := shogun(t, "tasks", cmdID, "--json", "-w", ws)
+	if err := json.Unmarshal([]byte(js), &task); err != nil || task.ID != m[1] || task.CommandID != cmdID {
+		t.Errorf("tasks %s --json: %+v (%v); want task %s", cmdID, task, err, m[1])
+	}
+
+	a := attach(t, ws, "ashigaru1", 80, 24, true)
+	shoguntest.WaitFor(t, "attach's hint", 15*time.Second, func() bool { return a.seen("shogun: attached to ashigaru1; Ctrl-] detaches") })
+	if _, err := a.pty.Write([]byte{0x1d}); err != nil {
+		t.Fatal(err)
+	}
+	a.wait(t)
+
+	_, errOut, code = shogun(t, "stop", "-w", ws)
+	if code != 0 || !strings.Contains(errOut, "shogun: stopping the supervisor (pid ") || !strings.Contains(errOut, "and its 1 role: each program is asked to quit") ||
+		!regexp.MustCompile(`shogun: stopped \(\d`).MatchString(errOut) {
+		t.Errorf("stop: exit %d, %q; want what it waits for, then how long it took", code, errOut)
+	}
+}
