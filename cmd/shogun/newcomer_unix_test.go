@@ -62,6 +62,14 @@ func TestDryRunNamesEveryMissingProgram(t *testing.T) {
 	if want := bin + " init --demo --force"; !strings.Contains(errOut, want) {
 		t.Errorf("dry run error does not offer simulated agents (%q), with the binary's path as it is not on PATH:\n%s", want, errOut)
 	}
+	// Installed (this binary is the shogun in PATH): the hint says shogun.
+	installed := fakeCLIs(t, "codex")
+	if err := os.Symlink(bin, filepath.Join(installed, "shogun")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, _ := shogun(t, "start", "-w", ws, "--dry-run"); !strings.Contains(errOut, "agents that needs no CLI: shogun init --demo --force") {
+		t.Errorf("with shogun on PATH, the hint does not say plain shogun:\n%s", errOut)
+	}
 
 	// A program named through a ${VAR} is looked up as expanded.
 	roles := filepath.Join(ws, "config", "roles.yaml")
