@@ -112,7 +112,11 @@ func (q *Queue) Snapshot() (Status, error) {
 			s := a.Status()
 			rs.State, rs.Pid, rs.Since, rs.Restarts, rs.LastOutput = string(s.State), s.Pid, s.Since.UTC(), s.Restarts, s.LastOutput.UTC()
 			if s.State == supervisor.Fatal {
-				st.Attention = append(st.Attention, fmt.Sprintf("role %s is fatal (%s): its %d queued task(s) are blocked; fix it and run shogun restart %s", rc.ID, s.LastError, depths[rc.ID], rc.ID))
+				blocked := ""
+				if n := depths[rc.ID]; n > 0 {
+					blocked = fmt.Sprintf(" its %d queued task(s) are blocked;", n)
+				}
+				st.Attention = append(st.Attention, fmt.Sprintf("role %s is fatal (%s):%s fix it and run shogun restart %s", rc.ID, s.LastError, blocked, rc.ID))
 			}
 			if s.State == supervisor.Attention {
 				st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: attach to it and answer its screen", rc.ID))

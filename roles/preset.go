@@ -75,6 +75,10 @@ type StopSequence struct {
 type Preset struct {
 	// CLI is the preset's name, one of the CLI* constants.
 	CLI string
+	// Package is the npm package that installs the CLI (npm install -g
+	// Package), for the message of a role whose program is missing; empty
+	// for the generic preset.
+	Package string
 	// Terminal is the pseudo-terminal size.
 	Terminal TerminalSize
 	// StartupPrompt is typed once, when the role first becomes ready.
@@ -185,6 +189,7 @@ var presets = func() map[string]Preset {
 
 	codex := base
 	codex.CLI = CLICodex
+	codex.Package = "@openai/codex"
 	// Codex 0.169.0. The composer is "› " at column 0 (the placeholder
 	// rotates: "Ask Codex to do anything" is one of several). A dialog's
 	// selected option is "› 1. …", so a digit and a dot after the marker
@@ -224,6 +229,7 @@ var presets = func() map[string]Preset {
 
 	claude := base
 	claude.CLI = CLIClaude
+	claude.Package = "@anthropic-ai/claude-code"
 	// Claude Code 2.1.197. The composer is "❯" and a no-break space at
 	// column 0, right under a full-width rule; dialogs indent their "❯ 1."
 	// cursor, and the echo of a sent line in the transcript has a blank
@@ -260,6 +266,7 @@ var presets = func() map[string]Preset {
 
 	copilot := base
 	copilot.CLI = CLICopilot
+	copilot.Package = "@github/copilot"
 	// Copilot CLI 1.0.102, idle in its offline mode with its own model
 	// provider (COPILOT_OFFLINE, COPILOT_PROVIDER_BASE_URL): the composer
 	// is "❯ " at column 0 right under a full-width rule, as in Claude Code;
@@ -285,6 +292,7 @@ var presets = func() map[string]Preset {
 
 	gemini := base
 	gemini.CLI = CLIGemini
+	gemini.Package = "@google/gemini-cli"
 	// Gemini CLI 0.61.0, idle with API-key auth: the composer is " > " at
 	// column 1 (placeholder "Type your message or @path/to/file"); dialogs
 	// mark their choice with "● 1.", which attention catches first.

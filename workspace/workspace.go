@@ -18,6 +18,7 @@
 package workspace
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,6 +75,26 @@ func New(root string) Layout {
 		root = abs
 	}
 	return Layout{Root: root}
+}
+
+// Find returns the workspace that holds dir, the way git finds a
+// repository: dir itself or the nearest folder above it that has
+// config/roles.yaml. ok is false when no folder up to the root has one.
+func Find(dir string) (root string, ok bool) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(RolesFile))); err == nil && fi.Mode().IsRegular() {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // Path turns a slash-separated path relative to the workspace (one of the

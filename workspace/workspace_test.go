@@ -76,3 +76,36 @@ func TestRelTo(t *testing.T) {
 		}
 	}
 }
+
+// A workspace is found from any folder inside it, the nearest one first,
+// as git finds a repository; a folder in none has none.
+func TestFind(t *testing.T) {
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "team", "nested")
+	deep := filepath.Join(outer, "team", "nested", "src", "pkg")
+	for _, ws := range []string{outer, inner} {
+		if err := os.MkdirAll(filepath.Join(ws, "config"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(RolesFile)), []byte("roles: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		deep:                           inner,
+		inner:                          inner,
+		filepath.Join(inner, "config"): inner,
+		filepath.Join(outer, "team"):   outer,
+		filepath.Join(outer, "config"): outer,
+	} {
+		if got, ok := Find(dir); !ok || got != want {
+			t.Errorf("Find(%s) = %q, %v; want %q", dir, got, ok, want)
+		}
+	}
+	if got, ok := Find(t.TempDir()); ok {
+		t.Errorf("Find in a folder in no workspace = %q", got)
+	}
+}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -46,7 +49,7 @@ func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io
 	}
 	file := &lumberjack.Logger{Filename: l.SupervisorLog(), MaxSize: 20, MaxBackups: 5}
 	console := zerolog.ConsoleWriter{
-		Out:           stderr,
+		Out:           &closedPipeWriter{w: stderr},
 		NoColor:       !colorful(stderr),
 		TimeFormat:    time.TimeOnly,
 		PartsOrder:    []string{zerolog.TimestampFieldName, zerolog.LevelFieldName, "role", zerolog.MessageFieldName},
@@ -81,6 +84,27 @@ func colorful(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// closedPipeWriter is the person's terminal, or the pipe it is read
+// through: once that pipe's reader is gone (a `| tee` ended by Ctrl-C),
+// lines are dropped rather than each failing (and zerolog saying so on the
+// same closed pipe). The log file still gets every line.
+type closedPipeWriter struct {
+	w    io.Writer
+	gone atomic.Bool
+}
+
+func (p *closedPipeWriter) Write(b []byte) (int, error) {
+	if p.gone.Load() {
+		return len(b), nil
+	}
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.gone.Store(true)
+		return len(b), nil
+	}
+	return n, err
 }
 
 // levelWriter passes on only events at or above min.

@@ -10,7 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/rolelog"
+	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -48,15 +50,22 @@ func logsCommand() *cli.Command {
 			opts := rolelog.Options{Lines: c.Int("lines"), Raw: c.Bool("raw"), Follow: c.Bool("follow")}
 			// The role's terminal size, when its configuration can be read:
 			// a log is read even when the configuration has gone bad.
+			configured := true
 			if cfg, err := config.Load(ws, nil); err == nil {
-				if rc, ok := cfg.Role(role); ok && rc.Terminal.Cols > 0 && rc.Terminal.Rows > 0 {
+				rc, ok := cfg.Role(role)
+				if ok && rc.Terminal.Cols > 0 && rc.Terminal.Rows > 0 {
 					opts.Cols, opts.Rows = rc.Terminal.Cols, rc.Terminal.Rows
 				}
+				configured = ok
 			}
 			path := workspace.New(ws).RoleLog(role)
 			ctx, stop := signalContext(context.Background())
 			defer stop()
-			return rolelog.Follow(ctx, path, c.App.Writer, opts)
+			err = rolelog.Follow(ctx, path, c.App.Writer, opts)
+			if errors.Is(err, fs.ErrNotExist) {
+				return noLogError(ws, role, path, configured)
+			}
+			return err
 		},
 	}
 }
@@ -81,4 +90,29 @@ func supervisorLog(c *cli.Context) error {
 	ctx, stop := signalContext(context.Background())
 	defer stop()
 	return rolelog.Follow(ctx, path, c.App.Writer, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
+}
+
+// noLogError says why a role has no log: it is not a role of this
+// workspace, or its program never started (with the reason the status
+// gives), or it has written nothing yet.
+func noLogError(ws, role, path string, configured bool) error {
+	if !configured {
+		return fmt.Errorf("no log at %s: there is no role %s in config/roles.yaml", path, textsafe.Escape(role))
+	}
+	st, err := control.NewClient(ws).Status()
+	if err != nil {
+		return fmt.Errorf("no log at %s: %s's program has not run in this workspace (%v)", path, role, err)
+	}
+	for _, r := range st.Roles {
+		switch {
+		case r.ID != role:
+		case r.Pid == 0 && r.LastError != "":
+			return fmt.Errorf("no log at %s: %s's program never started; the status says %s: %s", path, role, textsafe.Escape(r.State), textsafe.Escape(r.LastError))
+		case r.Pid == 0:
+			return fmt.Errorf("no log at %s: %s's program has not started (%s)", path, role, textsafe.Escape(r.State))
+		default:
+			return fmt.Errorf("no log at %s: %s's program (pid %d, %s) has written nothing yet", path, role, r.Pid, textsafe.Escape(r.State))
+		}
+	}
+	return fmt.Errorf("no log at %s: %s does not run in this supervisor (disabled, or left out by start --roles)", path, role)
 }
