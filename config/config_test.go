@@ -366,6 +366,32 @@ keep_awake: "yes"
 			want:  []string{`config/roles.yaml:3: invalid YAML: mapping values are not allowed in this context`},
 		},
 		{
+			// The shape of a roles.yaml a person broke: yaml.v3 blames
+			// line 11 (roles:), the block the misindented name: breaks.
+			name: "a key one column left of its siblings names its own line",
+			roles: strings.Repeat("# the team\n", 10) + `roles:
+  - id: shogun
+    name: "Shogun"
+    prompt_path: "roles/shogun.md"
+    enabled: true
+    command:
+      exec: "codex"
+      # --no-daemon: each Codex role runs its own app-server, so the tools of
+      # shogun mcp know which role calls them.
+      args: ["--no-daemon"]
+      env: {}
+      cwd: "."
+    cli: codex
+    submit_delay: 300ms
+    stop: {keys: "/exit\r", timeout: 10s}
+  - id: karo
+   name: "Karo"
+    prompt_path: "roles/karo.md"
+    command: {exec: claude}
+`,
+			want: []string{`config/roles.yaml:27:4: invalid YAML: did not find expected '-' indicator in the block that starts on line 11 (check the indentation of line 27)`},
+		},
+		{
 			name:  "tab indentation",
 			roles: "roles:\n\t- id: a\n",
 			want:  []string{`config/roles.yaml:2: invalid YAML: found character that cannot start any token`},

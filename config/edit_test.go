@@ -220,7 +220,7 @@ func TestEditRolesTextRefusals(t *testing.T) {
 		{"a key that is not a name", team, RoleEdit{Op: EditUpdate, ID: "b", Fields: map[string]any{"command.": "x"}}, nil, `is not a key name`, 0},
 		{"a key four levels deep", team, RoleEdit{Op: EditUpdate, ID: "b", Fields: map[string]any{"a.b.c.d": "x"}}, nil, "at most three levels", 0},
 		{"a null in a list", team, RoleEdit{Op: EditUpdate, ID: "b", Fields: map[string]any{"command.args": []any{"a", nil}}}, nil, "holds null", 0},
-		{"a file that is not YAML", "roles:\n  - id: a\n   bad: [\n", RoleEdit{Op: EditDisable, ID: "a"}, nil, "config/roles.yaml:1: invalid YAML", 1},
+		{"a file that is not YAML", "roles:\n  - id: a\n   bad: [\n", RoleEdit{Op: EditDisable, ID: "a"}, nil, "config/roles.yaml:3:4: invalid YAML", 3},
 		{"a file without a roles list", "roles: 3\n", RoleEdit{Op: EditDisable, ID: "a"}, nil, `"roles" list`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

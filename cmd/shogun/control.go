@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -71,7 +70,7 @@ func statusCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(w, st)
 			}
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			tw := newTableWriter(w)
 			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")
 			for _, r := range st.Roles {
 				task := "-"

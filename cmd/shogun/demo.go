@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -256,7 +255,7 @@ func allClosed(tasks []store.Task) bool {
 // kept, where to look next; else that it is gone and how to keep one.
 func printDemoSummary(w io.Writer, ws, db string, tasks []store.Task, took time.Duration, kept bool) {
 	fmt.Fprintf(w, "\nshogun demo: finished in %s\n\n", took.Round(100*time.Millisecond))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "TASK\tROLE\tFROM\tSTATUS\tATTEMPTS\tTITLE\tREPORT")
 	for i := len(tasks) - 1; i >= 0; i-- {
 		t := tasks[i]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,7 +54,7 @@ func rolesCommand() *cli.Command {
 // printRoles prints the roles as a table, then what else a person should
 // know: no supervisor, or a configuration not applied.
 func printRoles(w io.Writer, out control.RolesReply, running bool) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "ROLE\tNAME\tENABLED\tCLI\tTERMINAL\tRESTART\tSTATE\tCOMMAND")
 	for _, r := range out.Roles {
 		enabled, state := "yes", "-"

@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -144,7 +143,7 @@ func printScanResult(w io.Writer, res skills.ScanResult, hint string) {
 		return rows[i].Tasks > rows[j].Tasks
 	})
 	const maxRows = 20
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "NAME\tSTATUS\tTASKS\tCHANGE\tFROM")
 	pending := 0
 	for i, cd := range rows {
@@ -217,7 +216,7 @@ func skillsListCommand() *cli.Command {
 				}
 				return nil
 			}
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			tw := newTableWriter(w)
 			fmt.Fprintln(tw, "NAME\tSTATUS\tTASKS\tUPDATED\tDESCRIPTION")
 			for _, cd := range cands {
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", cd.Name, cd.Status, len(cd.SourceTaskIDs),

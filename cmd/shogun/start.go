@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -321,7 +320,7 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 	if len(cfg.Warnings) > 0 {
 		fmt.Fprintln(w)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "ROLE\tNAME\tCLI\tTERMINAL\tRESTART\tCOMMAND")
 	for _, r := range roles {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%dx%d\t%s\t%s\n", r.ID, r.Name, r.CLI, r.Terminal.Cols, r.Terminal.Rows,

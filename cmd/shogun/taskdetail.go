@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/shogun-dev/shogun/control"
@@ -40,7 +39,7 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 		}
 		return t.Local().Format("2006-01-02 15:04:05")
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	for _, row := range [][2]string{
 		{"task", t.ID},
 		{"command", t.CommandID},

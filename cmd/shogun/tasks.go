@@ -9,9 +9,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/clipperhouse/displaywidth"
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/control"
@@ -218,7 +218,7 @@ func tasksCommand() *cli.Command {
 				fmt.Fprintln(w, "no tasks")
 				return nil
 			}
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			tw := newTableWriter(w)
 			fmt.Fprintln(tw, "TASK\tROLE\tSTATUS\tATTEMPTS\tCREATED\tUPDATED\tTITLE\tREPORT")
 			for _, t := range tasks {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", textsafe.Escape(t.ID), textsafe.Escape(t.Role), textsafe.Escape(t.Status), t.Attempts,
@@ -263,12 +263,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// short keeps a table cell on one line and under n characters, with every
+// short keeps a table cell on one line and n terminal columns wide at most, with every
 // control character made visible (agents write titles and summaries).
 func short(s string, n int) string {
 	s = textsafe.Escape(strings.Join(strings.Fields(s), " "))
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return displaywidth.TruncateString(s, n, "…")
 }

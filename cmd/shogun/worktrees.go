@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -224,7 +223,7 @@ func printWorktrees(w io.Writer, sts []gitwork.Status) error {
 		fmt.Fprintln(w, "no role has a worktree (add worktree: true to a role in config/roles.yaml)")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "ROLE\tSTATE\tBRANCH\tBASE\tAHEAD\tBEHIND\tDIRTY\tPATH")
 	var problems []string
 	for _, s := range sts {

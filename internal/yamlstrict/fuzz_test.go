@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"a: 1\n", "", "---\n", "a: 1\n---\nb: 2\n", "a: [\n", "a: x\x07\n", "b: caf\xe9\n",
 		"&a [*a]\n", "&a {<<: *a}\n", "a: &k x\n*k : y\n", "<<: [1, {a: 2}]\n",
+		"roles:\n  - id: a\n   name: b\n", "a:\n  b:\n    c: |\n      x\n   d: 1\n",
 		aliasBomb(9, 9, "top: *l8\n"), mergeChain(MaxMergeDepth + 1),
 	} {
 		f.Add([]byte(seed))

@@ -174,11 +174,20 @@ var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // syntaxError turns a yaml.v3 parse error into an Error saying "invalid
 // YAML: ...". yaml.v3 gives a line for most errors and never a column; for
 // bytes YAML does not allow at all it gives neither, so those are located
-// here in data.
+// here in data, and so is the line a misindented block breaks at
+// (misindented).
 func syntaxError(err error, data []byte) *Error {
 	msg := err.Error()
 	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		// These two name the line where the broken block starts, not the
+		// line that breaks it.
+		if m[2] == "did not find expected key" || m[2] == "did not find expected '-' indicator" {
+			if bad, col := misindented(data, line); bad > 0 {
+				return &Error{Line: bad, Column: col, Message: fmt.Sprintf(
+					"invalid YAML: %s in the block that starts on line %d (check the indentation of line %d)", m[2], line, bad)}
+			}
+		}
 		return &Error{Line: line, Message: "invalid YAML: " + m[2]}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
