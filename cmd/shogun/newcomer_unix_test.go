@@ -19,6 +19,7 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // fakeCLIs puts programs with these names, which exit at once, in a folder
@@ -263,7 +264,7 @@ func TestStartSurvivesItsOutputPipeClosing(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("start did not stop after Ctrl-C")
 	}
-	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	log, _ := os.ReadFile(workspace.New(ws).SupervisorLog())
 	if !strings.Contains(string(log), "supervisor stopped (received interrupt)") {
 		t.Errorf("shogun.log does not say the supervisor stopped:\n%s", lastLines(string(log), 5))
 	}
@@ -310,7 +311,7 @@ func TestCommandsFindTheWorkspaceAbove(t *testing.T) {
 	startBackground(t, ws)
 	waitStatus(t, ws, "ashigaru1 ready", func(s control.StatusReply) bool { return stateOf(s, "ashigaru1") == "ready" })
 
-	if out, errOut, code := shogunIn(t, sub, nil, "status"); code != 0 || !strings.Contains(out, "1 role: 1 ready") {
+	if out, errOut, code := shogunIn(t, sub, nil, "status"); code != 0 || !strings.Contains(out, "1 role: 1 ") || !strings.Contains(out, "ashigaru1") {
 		t.Errorf("status from %s: exit %d\n%s%s", sub, code, out, errOut)
 	}
 	if out, errOut, code := shogunIn(t, sub, nil, "send", "--to", "ashigaru1", "--title", "From below", "--body", "b"); code != 0 {
