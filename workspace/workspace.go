@@ -187,6 +187,14 @@ func (l Layout) SocketPointer() string { return filepath.Join(l.State(), "shogun
 // UIToken holds the web console's login token, readable by its owner only.
 func (l Layout) UIToken() string { return filepath.Join(l.State(), "ui.token") }
 
+// UILoginPage is the owner-only page `shogun ui` opens in the browser: it
+// carries a login link that works once.
+func (l Layout) UILoginPage() string { return filepath.Join(l.State(), "ui-login.html") }
+
+// UISessions keeps the web console's logged-in browsers (hashes of their
+// cookies) across restarts, readable by its owner only.
+func (l Layout) UISessions() string { return filepath.Join(l.State(), "ui.sessions") }
+
 // PidLedger lists the processes the supervisor started.
 func (l Layout) PidLedger() string { return filepath.Join(l.State(), "pids.json") }
 

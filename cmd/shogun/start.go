@@ -36,6 +36,7 @@ func startCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "roles", Usage: "run only these role ids (comma-separated)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configuration and print what would run"},
 			&cli.BoolFlag{Name: "new-history", Usage: "begin a new, empty history database although the archive shows an earlier one (it was lost)"},
+			&cli.BoolFlag{Name: "rotate-token", Usage: "replace the web console's login token (runtime/state/ui.token) before serving it"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
