@@ -39,7 +39,7 @@ const (
 	VarReportFile = "report_file" // where the role writes its report
 	VarRole       = "role"        // notify: the role that reported
 	VarTitle      = "title"       // notify: the title of the reported task
-	VarReportPath = "report_path" // notify: the report to read
+	VarReportPath = "report_path" // notify: the archived report, named by shogun (arrival, task id)
 )
 
 // TerminalSize is the size of a role's pseudo-terminal. TUIs lay themselves
