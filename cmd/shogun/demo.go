@@ -136,7 +136,9 @@ func demoDir(dir string) (abs string, temporary bool, err error) {
 // until the person presses Enter (or standard input ends) or Ctrl-C.
 func waitForEnter(ctx context.Context, c *cli.Context, w io.Writer, ws string, cfg *config.Config) {
 	if tok, err := console.ReadToken(ws); err == nil && console.Probe(cfg.Settings.UI, tok) == nil {
-		fmt.Fprintf(w, "web console: %s\n", console.LoginURL(cfg.Settings.UI, tok))
+		// The login token never goes into a link printed or handed on:
+		// shogun ui makes a one-time link.
+		fmt.Fprintf(w, "web console: %s (log in with %s ui --workspace %s)\n", console.Address(cfg.Settings.UI), selfCommand(), ws)
 	} else {
 		fmt.Fprintln(w, "web console: not running (see the log above)")
 	}

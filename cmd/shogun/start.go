@@ -117,26 +117,22 @@ func selfCommand() string {
 }
 
 // loadConfig loads the workspace configuration for a command.
-func loadConfig(ws string) (*config.Config, error) {
-	if _, err := os.Stat(ws); err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", ws, err)
-	}
-	cfg, err := config.Load(ws, configLookup)
-	if err != nil {
-		return nil, fmt.Errorf("configuration has errors:\n%w", err)
-	}
-	return cfg, nil
-}
+func loadConfig(ws string) (*config.Config, error) { return readConfig(ws, "configuration has errors") }
 
 // startConfig is loadConfig for a command that would start a team: an
 // error means nothing started.
 func startConfig(ws string) (*config.Config, error) {
+	return readConfig(ws, "configuration has errors, nothing started")
+}
+
+// readConfig loads the workspace configuration; errors come after what.
+func readConfig(ws, what string) (*config.Config, error) {
 	if _, err := os.Stat(ws); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws, err)
 	}
 	cfg, err := config.Load(ws, configLookup)
 	if err != nil {
-		return nil, fmt.Errorf("configuration has errors, nothing started:\n%w", err)
+		return nil, fmt.Errorf("%s:\n%w", what, err)
 	}
 	return cfg, nil
 }
@@ -213,9 +209,13 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	// A supervisor outlives the terminal or pipe it prints to: under
 	// `shogun start 2>&1 | tee log`, Ctrl-C ends tee too, and Go's runtime
 	// would end the process at its next line on stdout or stderr (SIGPIPE)
-	// before it had stopped the roles and recorded the run. Ignored, such a
-	// write fails with EPIPE, which the log's terminal writer drops.
-	signal.Ignore(syscall.SIGPIPE)
+	// before it had stopped the roles and recorded the run. With SIGPIPE
+	// taken by Notify such a write fails with EPIPE, which the log's
+	// terminal writer drops. (Not signal.Ignore: an ignored SIGPIPE would be
+	// inherited by every role's program and the commands its agent runs.)
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	log, closer, err := openLogger(c, ws, c.App.ErrWriter)
 	if err != nil {
 		return err
