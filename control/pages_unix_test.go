@@ -288,6 +288,7 @@ func TestSendAndFollowATask(t *testing.T) {
 		{control.SendRequest{To: "worker", Title: "two\nlines", Body: "b"}, http.StatusUnprocessableEntity, "title"},
 		{control.SendRequest{To: "worker", Title: "t"}, http.StatusUnprocessableEntity, "body"},
 		{control.SendRequest{To: "worker", Title: "t", Body: "b", Priority: "urgent"}, http.StatusUnprocessableEntity, "priority"},
+		{control.SendRequest{To: "worker", Title: "t", Body: "b", Tags: []string{"front end"}}, http.StatusUnprocessableEntity, `"tags[0]" must not contain spaces`},
 		{map[string]any{"to": "worker", "title": "t", "body": "b", "color": "red"}, http.StatusBadRequest, "unknown field \"color\""},
 	} {
 		r.refused(t, http.MethodPost, "/v1/send", c.req, c.code, c.want)

@@ -30,7 +30,7 @@ type SendTaskInput struct {
 	Title    string   `json:"title" jsonschema:"one line naming the task; no line breaks"`
 	Body     string   `json:"body" jsonschema:"everything the other role needs to do the task without asking: the goal, the files to touch, how to tell it is done. It has not seen your task, so repeat what matters"`
 	Priority string   `json:"priority,omitempty" jsonschema:"high, normal (the default) or low: the order among the tasks waiting for that role"`
-	Tags     []string `json:"tags,omitempty" jsonschema:"short labels that group related tasks, such as frontend"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"short labels, one word each (no spaces), that group related tasks, such as frontend"`
 }
 
 // SendTaskOutput is what send_task answers.

@@ -1,7 +1,8 @@
 // Package notify tells a person when something needs them while shogun runs
 // unattended: a role waiting for a person, a fatal or rate-limited role, a
 // stalled or undelivered task, a failed or blocked report, a finished
-// command nobody asked to be told about. Each event goes, as one JSON object,
+// command nobody asked to be told about, a configuration change of what a
+// role runs. Each event goes, as one JSON object,
 // to a command's standard input (settings notify.command) and as the body of
 // an HTTP POST (notify.webhook; an ntfy topic URL works), at most once per
 // role and kind per interval. Sending happens on the Notifier's own
@@ -35,6 +36,10 @@ const (
 	KindFailed      = "failed"      // a report said failed
 	KindBlocked     = "blocked"     // a report said blocked
 	KindFinished    = "finished"    // a command without a from role was reported done
+	// KindConfigChanged: a live reload changed what a role runs (its
+	// command's exec, args, env or cwd, or a role added or enabled). An
+	// agent can edit config/roles.yaml as well as a person.
+	KindConfigChanged = "config-changed"
 )
 
 // Event is what a hook receives: one JSON object (docs/notify.md).

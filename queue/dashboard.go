@@ -188,6 +188,23 @@ func (q *Queue) Snapshot() (Status, error) {
 	return st, nil
 }
 
+// maxRecentAttention bounds the lines AddAttention keeps.
+const maxRecentAttention = 20
+
+// AddAttention adds a line to what a person should look at — the status's
+// attention list (shogun status, the console's Team page) and
+// runtime/dashboard.md — for the rest of this run; the last 20 such lines
+// are kept, rejected files among them. text is escaped when shown.
+func (q *Queue) AddAttention(text string) {
+	q.mu.Lock()
+	q.recent = append(q.recent, attention{at: q.now(), text: text})
+	if len(q.recent) > maxRecentAttention {
+		q.recent = q.recent[len(q.recent)-maxRecentAttention:]
+	}
+	q.mu.Unlock()
+	q.touched()
+}
+
 func (q *Queue) writeDashboard() {
 	st, err := q.Snapshot()
 	if err != nil {

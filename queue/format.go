@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/textsafe"
@@ -180,6 +181,9 @@ func checkTags(tags []string) *fieldError {
 		}
 		if p := checkLine(field, t); p != nil {
 			return p
+		}
+		if strings.ContainsFunc(t, unicode.IsSpace) {
+			return &fieldError{field: field, msg: fmt.Sprintf(`%q must not contain spaces (a tag is one word, such as frontend), got %q`, field, t)}
 		}
 	}
 	return nil

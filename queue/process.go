@@ -633,13 +633,7 @@ func (q *Queue) moveToFailed(src, name, id string, cause error) error {
 	msg := textsafe.Escape(cause.Error())
 	q.log.Warn().Str("path", shown).Str("failed", failedName).Str("error", msg).Msg("file rejected")
 	q.event("", "rejected", "", fmt.Sprintf("%s: %s", shown, msg))
-	q.mu.Lock()
-	q.recent = append(q.recent, attention{at: q.now(), text: fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName)})
-	if len(q.recent) > 20 {
-		q.recent = q.recent[len(q.recent)-20:]
-	}
-	q.mu.Unlock()
-	q.touched()
+	q.AddAttention(fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName))
 	return nil
 }
 
