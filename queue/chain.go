@@ -39,16 +39,20 @@ func pairKey(a, b string) [2]string {
 // another while it works on something): its task joins that task's chain,
 // one hop deeper. A chain deeper than queue.max_hops, or more than
 // queue.max_exchanges commands between the same two roles within ten
-// minutes, is refused with a *FormatError naming the chain, so the file goes
-// to failed/ and a person decides whether to send it again. pairs counts
-// the commands between two roles taken earlier in the same batch.
-func (q *Queue) placeInChain(file string, c Command, pairs map[[2]string]int) (chainLink, error) {
+// minutes, is refused with a *fieldError naming the chain and the key that
+// placed the command in it (parent, or else from), so the file goes to
+// failed/ and a person decides whether to send it again. pairs counts the
+// commands between two roles taken earlier in the same batch.
+func (q *Queue) placeInChain(c Command, pairs map[[2]string]int) (chainLink, error) {
 	var parent *store.Task
+	via := "from" // the key that put the command in its chain
 	switch {
 	case c.Parent != "":
+		via = "parent"
 		t, err := q.st.Task(c.Parent)
 		if errors.Is(err, store.ErrUnknownTask) {
-			return chainLink{}, &FormatError{File: file, Message: fmt.Sprintf("parent %q is not a task of this workspace", c.Parent)}
+			return chainLink{}, &fieldError{field: "parent", msg: fmt.Sprintf(
+				"parent %q is not a task of this workspace (leave parent out to continue the open task of from, or of no task)", c.Parent)}
 		}
 		if err != nil {
 			return chainLink{}, err
@@ -70,7 +74,7 @@ func (q *Queue) placeInChain(file string, c Command, pairs map[[2]string]int) (c
 	}
 	limits := q.config().Settings.Queue
 	if limits.MaxHops > 0 && link.depth > limits.MaxHops {
-		return chainLink{}, &FormatError{File: file, Message: fmt.Sprintf(
+		return chainLink{}, &fieldError{field: via, msg: fmt.Sprintf(
 			"loop guard: this command to %s would be hop %d of the chain %s, over queue.max_hops (%d); agents may be handing work back and forth. If the work is wanted, send it again with `shogun send`",
 			c.To, link.depth, q.chainText(parent, limits.MaxHops), limits.MaxHops)}
 	}
@@ -85,7 +89,7 @@ func (q *Queue) placeInChain(file string, c Command, pairs map[[2]string]int) (c
 			if parent != nil {
 				chain = " (chain " + q.chainText(parent, limits.MaxHops) + ")"
 			}
-			return chainLink{}, &FormatError{File: file, Message: fmt.Sprintf(
+			return chainLink{}, &fieldError{field: "from", msg: fmt.Sprintf(
 				"loop guard: %d commands between %s and %s within %v already, queue.max_exchanges is %d%s; if the work is wanted, send it again with `shogun send`",
 				n+pairs[key], c.From, c.To, exchangeWindow, limits.MaxExchanges, chain)}
 		}

@@ -3,6 +3,7 @@ package queue
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -185,6 +186,38 @@ func DecodeCommands(name string, data []byte, limits Limits) ([]Command, error) 
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// commandKeyError turns a problem found on the index-th command of a
+// command file after decoding (a *fieldError: a role the configuration
+// lacks, a parent that is no task, the loop guard) into a *FormatError at
+// the line and column of the key it is about, named as DecodeCommands
+// names the commands of a list. Other errors are returned as they are.
+func commandKeyError(name string, data []byte, index int, limits Limits, err error) error {
+	var fe *fieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	d := newFormatDecoder(name, "")
+	fail := &FormatError{File: name, Message: fe.msg}
+	item, perr := yamlstrict.Parse(data, limits.withDefaults().MaxNodes)
+	if perr != nil || item.Kind != yaml.MappingNode {
+		return fail // decoded before: not expected
+	}
+	fields, _ := yamlstrict.Fields(item)
+	for _, f := range fields {
+		if f.Name == "commands" && f.Value.Kind == yaml.SequenceNode && index < len(f.Value.Content) {
+			d.prefix = fmt.Sprintf("commands[%d]: ", index)
+			item = yamlstrict.Resolve(f.Value.Content[index])
+			fields, _ = yamlstrict.Fields(item)
+		}
+	}
+	for _, f := range fields {
+		if f.Name == fe.field {
+			return d.errAt(f.Key, "%s", fe.msg)
+		}
+	}
+	return d.errAt(item, "%s", fe.msg)
 }
 
 // commandKeys are the keys of a command, for "did you mean".

@@ -336,16 +336,16 @@ func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, cmd := range cmds {
+	for i, cmd := range cmds {
 		if err := CheckRoles(q.config(), cmd); err != nil {
-			return nil, &FormatError{File: c.name, Message: err.Error()}
+			return nil, commandKeyError(c.name, data, i, q.limits(), err)
 		}
 	}
 	out := make([]placed, 0, len(cmds))
-	for _, cmd := range cmds {
-		link, err := q.placeInChain(c.name, cmd, pairs)
+	for i, cmd := range cmds {
+		link, err := q.placeInChain(cmd, pairs)
 		if err != nil {
-			return nil, err
+			return nil, commandKeyError(c.name, data, i, q.limits(), err)
 		}
 		out = append(out, placed{Command: cmd, link: link})
 	}

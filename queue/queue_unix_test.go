@@ -182,17 +182,23 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 		strings.Replace(sim("spare", filepath.Join(dir, "s.jsonl")), "  - id: spare\n", "  - id: spare\n    enabled: false\n", 1))
 	r := startTeam(t, ws)
 	bomb := "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
-	cases := []struct {
+	type badFile struct {
 		name, content, want string
-	}{
-		{"invalid.yaml", "to: ashigaru1\ntitle: [unclosed\n", "invalid YAML"},
-		{"types.yaml", "to: ashigaru1\ntitle: [a, b]\nbody: x\n", `"title" must be a string, got a list`},
-		{"unknown-key.yaml", "to: ashigaru1\ntitle: t\nbody: b\ncolour: red\n", `unknown key "colour"`},
-		{"unknown-role.yaml", "to: ashigaru9\ntitle: t\nbody: b\n", `unknown role "ashigaru9" in to`},
-		{"disabled-role.yaml", "to: spare\ntitle: t\nbody: b\n", `role "spare" in to is disabled`},
-		{"no-title.yaml", "to: ashigaru1\nbody: b\n", `missing "title"`},
-		{"huge.yaml", "to: ashigaru1\ntitle: t\nbody: " + strings.Repeat("x", 2<<20) + "\n", "over the 1048576-byte limit"},
-		{"bomb.yaml", bomb, "alias"},
+		line, col           int // where the record says the problem is; 0, 0: not checked
+	}
+	cases := []badFile{
+		{"invalid.yaml", "to: ashigaru1\ntitle: [unclosed\n", "invalid YAML", 0, 0},
+		{"types.yaml", "to: ashigaru1\ntitle: [a, b]\nbody: x\n", `"title" must be a string, got a list`, 2, 8},
+		{"unknown-key.yaml", "to: ashigaru1\ntitle: t\nbody: b\ncolour: red\n", `unknown key "colour"`, 4, 1},
+		{"unknown-role.yaml", "title: t\nbody: b\nto: ashigaru9\n", `unknown role "ashigaru9" in to`, 3, 1},
+		{"disabled-role.yaml", "to: spare\ntitle: t\nbody: b\n", `role "spare" in to is disabled`, 1, 1},
+		{"no-title.yaml", "to: ashigaru1\nbody: b\n", `missing "title"`, 0, 0},
+		{"huge.yaml", "to: ashigaru1\ntitle: t\nbody: " + strings.Repeat("x", 2<<20) + "\n", "over the 1048576-byte limit", 0, 0},
+		{"bomb.yaml", bomb, "alias", 0, 0},
+		// A semantic error, found after decoding, still names its key's place.
+		{"no-parent.yaml", "to: ashigaru1\ntitle: t\nbody: b\nparent: t-20261122-0001\n", `parent "t-20261122-0001" is not a task of this workspace`, 4, 1},
+		{"no-parent-in-list.yaml", "commands:\n  - to: ashigaru1\n    title: t\n    body: b\n  - to: ashigaru1\n    title: u\n    body: c\n    parent: t-20261122-0001\n",
+			`commands[1]: parent "t-20261122-0001" is not a task of this workspace`, 8, 5},
 	}
 	for _, c := range cases {
 		r.drop(t, c.name, c.content)
@@ -204,7 +210,7 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed := filepath.Join(ws, "runtime", "queue", "failed")
-	all := append(cases, struct{ name, content, want string }{"ghost.yaml", "", `report for unknown task "t-19990101-0001"`})
+	all := append(cases, badFile{"ghost.yaml", "", `report for unknown task "t-19990101-0001"`, 0, 0})
 	for _, c := range all {
 		waitFor(t, c.name+" in failed/", 15*time.Second, func() bool {
 			_, err := os.Stat(filepath.Join(failed, c.name))
@@ -217,6 +223,9 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 		}
 		if !strings.Contains(rec.Error, c.want) {
 			t.Errorf("%s: error %q, want it to contain %q", c.name, rec.Error, c.want)
+		}
+		if c.line > 0 && (rec.Line != c.line || rec.Column != c.col) {
+			t.Errorf("%s: the record says line %d column %d, want %d:%d", c.name, rec.Line, rec.Column, c.line, c.col)
 		}
 	}
 	// Still running: a good command and a duplicate of it.

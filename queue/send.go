@@ -54,15 +54,18 @@ func Send(ws string, cmd Command, now time.Time) (id, path string, err error) {
 // To an enabled role, From (when set) any role. The queue refuses a command
 // that fails it, so a writer that checks first (`shogun send`, the MCP
 // tool send_task) never drops a command bound to land in failed/.
+//
+// The error names the key it is about (a *fieldError), so that the queue
+// can point at its line in the file.
 func CheckRoles(cfg *config.Config, cmd Command) error {
 	if r, known := cfg.Role(cmd.To); !known {
-		return fmt.Errorf("unknown role %q in to (roles: %s)", cmd.To, roleList(cfg))
+		return &fieldError{field: "to", msg: fmt.Sprintf("unknown role %q in to (roles: %s)", cmd.To, roleList(cfg))}
 	} else if !r.Enabled {
-		return fmt.Errorf("role %q in to is disabled in config/roles.yaml", cmd.To)
+		return &fieldError{field: "to", msg: fmt.Sprintf("role %q in to is disabled in config/roles.yaml", cmd.To)}
 	}
 	if cmd.From != "" {
 		if _, known := cfg.Role(cmd.From); !known {
-			return fmt.Errorf("unknown role %q in from (roles: %s)", cmd.From, roleList(cfg))
+			return &fieldError{field: "from", msg: fmt.Sprintf("unknown role %q in from (roles: %s)", cmd.From, roleList(cfg))}
 		}
 	}
 	return nil
