@@ -25,8 +25,16 @@ func TestMoveLegacySupervisorLog(t *testing.T) {
 	write(filepath.Join(l.Logs(), "shogun-2026-11-20T10-00-00.000.log"), "supervisor before\n")
 	write(l.RoleLog("karo"), "karo's terminal\n")
 	write(filepath.Join(l.Logs(), "shogun-notes.log"), "a role named shogun-notes\n")
-	if err := os.Symlink(l.RoleLog("karo"), filepath.Join(l.Logs(), "shogun-2026-11-21T10-00-00.000.log")); err != nil {
-		t.Fatal(err)
+	stays := []string{l.RoleLog("karo"), l.RoleLog("shogun-notes")}
+	// A link named like a rotated log is left alone, where the system has
+	// links that can be found again (Wine makes them but cannot stat them).
+	link := filepath.Join(l.Logs(), "shogun-2026-11-21T10-00-00.000.log")
+	if err := os.Symlink(l.RoleLog("karo"), link); err == nil {
+		if _, err := os.Lstat(link); err == nil {
+			stays = append(stays, link)
+		} else {
+			os.Remove(link)
+		}
 	}
 
 	moved, err := l.MoveLegacySupervisorLog()
@@ -42,9 +50,9 @@ func TestMoveLegacySupervisorLog(t *testing.T) {
 	if b, _ := os.ReadFile(l.SupervisorLog()); string(b) != "supervisor now\n" {
 		t.Errorf("the supervisor's log after the move reads %q", b)
 	}
-	for _, stays := range []string{l.RoleLog("karo"), l.RoleLog("shogun-notes"), filepath.Join(l.Logs(), "shogun-2026-11-21T10-00-00.000.log")} {
-		if _, err := os.Lstat(stays); err != nil {
-			t.Errorf("%s was not left where it was: %v", stays, err)
+	for _, p := range stays {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was not left where it was: %v", p, err)
 		}
 	}
 
