@@ -10,13 +10,24 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 PKGS     := ./...
 
-.PHONY: all build test test-only lint demo bench cross clean fixtures test-real test-e2e screenshots console-vendor
+.PHONY: all build install test test-only lint demo bench cross clean fixtures test-real test-e2e screenshots console-vendor
 
 all: build
 
 ## build: the shogun binary in bin/
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shogun
+
+## install: the shogun binary where `go install` puts it: $$GOBIN, else the bin
+## folder of the first GOPATH entry (~/go/bin by default). Says which, and
+## how to put it on PATH when it is not.
+install:
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/shogun
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH | cut -d: -f1)/bin; \
+	echo "installed $$dir/shogun"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) \
+		echo "$$dir is not on PATH, so a shell will not find shogun: add it, e.g."; \
+		echo "  echo 'export PATH=\"$$dir:\$$PATH\"' >> ~/.profile   # then open a new shell";; esac
 
 ## lint: formatting, vet on Linux and Windows, and builds for Windows and macOS
 lint:

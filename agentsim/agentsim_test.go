@@ -243,7 +243,7 @@ func TestFindTask(t *testing.T) {
 	writeFile(t, "tasks/a.yaml", "task_id: t-1\ntitle: T\nbody: B\nreport_to: reports/a.yaml\nextra: ignored\n")
 	writeFile(t, "notes.yaml", "just: notes\n")
 
-	task, notes := findTask("Read notes.yaml, then `tasks/a.yaml`.")
+	task, _, notes := findTask("Read notes.yaml, then `tasks/a.yaml`.")
 	if task == nil || task.TaskID != "t-1" {
 		t.Fatalf("findTask found %+v, want task t-1 (notes %q)", task, notes)
 	}
@@ -254,8 +254,17 @@ func TestFindTask(t *testing.T) {
 		t.Errorf("notes %q, want one saying notes.yaml lacks the task fields", notes)
 	}
 
-	if task, _ := findTask("Read roles/ashigaru.md and missing.yaml"); task != nil {
+	if task, _, _ := findTask("Read roles/ashigaru.md and missing.yaml"); task != nil {
 		t.Errorf("findTask found %+v in a line without a task file", task)
+	}
+
+	// A notification names a report: it is read as one, with no note that
+	// it is not a task file (the simulated karo and shogun printed one for
+	// every report in the demo).
+	writeFile(t, "archive/r.yaml", "task_id: t-3\nstatus: done\nsummary: 'Done: part 1'\n")
+	task, reports, notes := findTask("Report from ashigaru1 on 'part 1': read archive/r.yaml")
+	if task != nil || len(notes) != 0 || len(reports) != 1 || reports[0].TaskID != "t-3" || reports[0].Status != "done" {
+		t.Errorf("a notification's report: task %+v, reports %+v, notes %q; want the report alone", task, reports, notes)
 	}
 }
 

@@ -536,7 +536,7 @@ func (a *agent) submit(at time.Time) {
 		return
 	}
 	if a.dropped < a.opts.DropTurns {
-		if t, _ := findTask(line); t != nil {
+		if t, _, _ := findTask(line); t != nil {
 			a.dropped++
 			a.dirty = true // the emptied composer, and nothing else
 			return
@@ -584,12 +584,16 @@ func (a *agent) handleLine(line string) {
 		a.quit()
 		return
 	}
-	t, notes := findTask(line)
+	t, reports, notes := findTask(line)
 	for i, n := range notes {
 		notes[i] = "⚠ " + n
 	}
 	if t == nil {
-		a.say(append(notes, "Understood: "+preview(line))...)
+		lines := append(notes, "Understood: "+preview(line))
+		for _, r := range reports {
+			lines = append(lines, fmt.Sprintf("◦ Read the report on %s: %s", r.TaskID, preview(r.Status+" · "+r.Summary)))
+		}
+		a.say(lines...)
 		a.hear(line)
 		return
 	}

@@ -180,9 +180,14 @@ func takeTime(ctx context.Context, d time.Duration) error {
 
 // findTask looks for a task file named in a submitted line, the way an agent
 // follows "read runtime/queue/tasks/ashigaru1.yaml". It returns the first YAML
-// path that is a task, and a note for each named YAML file that is not one.
-func findTask(line string) (*task, []string) {
-	var notes []string
+// path that is a task, the reports the line names before it (a notification
+// says "read <report>": a report is read as one, not taken for a broken
+// task), and a note for each named YAML file that is neither.
+func findTask(line string) (*task, []report, []string) {
+	var (
+		reports []report
+		notes   []string
+	)
 	for _, word := range strings.Fields(line) {
 		p := strings.TrimRight(strings.TrimLeft(word, "\"'`([{<"), "\"'`)]}>.,;:!?")
 		lower := strings.ToLower(p)
@@ -193,16 +198,34 @@ func findTask(line string) (*task, []string) {
 			continue
 		}
 		t, err := loadTask(p)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s is not a task file: %v", p, err))
+		if err == nil {
+			return t, reports, notes
+		}
+		if r, ok := loadReport(p); ok {
+			reports = append(reports, r)
 			continue
 		}
-		return t, notes
+		notes = append(notes, fmt.Sprintf("%s is not a task file: %v", p, err))
 	}
-	return nil, notes
+	return nil, reports, notes
 }
 
-func loadTask(path string) (*task, error) {
+// loadReport reads a report file (task_id and status set, as the protocol
+// asks); ok is false for anything else.
+func loadReport(path string) (report, bool) {
+	data, err := readSmall(path)
+	if err != nil {
+		return report{}, false
+	}
+	var r report
+	if yaml.Unmarshal(data, &r) != nil || strings.TrimSpace(r.TaskID) == "" || strings.TrimSpace(r.Status) == "" {
+		return report{}, false
+	}
+	return r, true
+}
+
+// readSmall reads a file the agent was pointed at, up to maxTaskSize.
+func readSmall(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -214,6 +237,14 @@ func loadTask(path string) (*task, error) {
 	}
 	if len(data) > maxTaskSize {
 		return nil, errors.New("larger than 1 MiB")
+	}
+	return data, nil
+}
+
+func loadTask(path string) (*task, error) {
+	data, err := readSmall(path)
+	if err != nil {
+		return nil, err
 	}
 	var t task
 	if err := yaml.Unmarshal(data, &t); err != nil {

@@ -34,7 +34,10 @@ const floodRuns = 3
 //     then with one team page open, then with one terminal page open;
 //   - ten tabs on a flooding role: how fast a role's `cat` of a large file
 //     reaches its log with no tab open and with ten terminal tabs following
-//     it, against each other and against the drain figure.
+//     it, against each other and against the drain figure;
+//   - a flood of stalled connections from someone without the token
+//     (measureConnectionFlood): the supervisor's file descriptors and how
+//     fast `shogun status` and the console answer meanwhile.
 func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int, drainMBps float64) error {
 	if _, err := os.Stat(chromium); err != nil {
 		r.add("Web console", "Not measured: Chromium is not installed ("+chromium+"; apt-get install chromium).")
@@ -103,16 +106,27 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 		_ = cmd.Wait()
 	}()
 	pid := cmd.Process.Pid
-	login := ""
-	re := regexp.MustCompile(`web console: (http://\S+)`)
-	for deadline := time.Now().Add(30 * time.Second); login == ""; {
+	base := ""
+	re := regexp.MustCompile(`web console: (http://[^/\s]+)`)
+	for deadline := time.Now().Add(30 * time.Second); base == ""; {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
-			login = m[1]
+			base = m[1]
 		} else if time.Now().After(deadline) {
 			return fmt.Errorf("the console did not start: %s", out.String())
 		} else {
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+	// login opens a login link, as `shogun ui` does (each works once),
+	// and waits for the console's page it goes on to.
+	login := func() chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			link, err := exec.Command(shogun, "ui", "--no-open", "--workspace", ws).Output()
+			if err != nil {
+				return fmt.Errorf("shogun ui --no-open: %w", err)
+			}
+			return chromedp.Run(ctx, chromedp.Navigate(strings.TrimSpace(string(link))), chromedp.WaitReady("#page"))
+		})
 	}
 	time.Sleep(8 * time.Second) // start-up, readiness, startup prompts
 
@@ -140,7 +154,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 	}
 	defer closeBrowser()
 	tab, closeTab := browser, closeBrowser // the browser's own tab: in the foreground, it draws
-	if err := runFor(tab, 3*time.Minute, chromedp.Navigate(login), route("#/team"),
+	if err := runFor(tab, 3*time.Minute, login(), route("#/team"),
 		waitTrue(`document.querySelectorAll('.role .preview').length === 5`)); err != nil {
 		closeTab()
 		return fmt.Errorf("team page: %w", err)
@@ -266,7 +280,7 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 			tabs = append(tabs, t)
 		}
 		for j, t := range tabs {
-			if err := runFor(t, 3*time.Minute, chromedp.Navigate(login), route("#/terminal/flood"),
+			if err := runFor(t, 3*time.Minute, login(), route("#/terminal/flood"),
 				waitTrue(`(document.querySelector('#terminal .xterm-rows') || {textContent: ''}).textContent.includes('flood ready')`)); err != nil {
 				closeBrowser()
 				return fmt.Errorf("terminal tab %d: %w", j+1, err)
@@ -305,6 +319,10 @@ func measureConsole(r *report, shogun string, idleFor time.Duration, floodMB int
 			return err
 		}
 	}
+	flood, err := measureConnectionFlood(shogun, ws, base, pid)
+	if err != nil {
+		return fmt.Errorf("connection flood: %w", err)
+	}
 	mbps := func(d time.Duration) float64 { return float64(floodMB) / d.Seconds() }
 	a, w, dr := mbps(median(alone)), mbps(median(watched)), mbps(median(drained))
 	drainLine := fmt.Sprintf("**%.2f× the drain figure measured alongside** (shogun session → log as above, on the same file, "+
@@ -333,7 +351,7 @@ runs each, alternating.
 
 With 10 tabs: **%.2f× without** and %s. The browser with its ten tabs, on the same machine, takes %s of a core
 while the role is quiet (each run), and the figures above while it floods.
-`, idleFor, none, team, team-none, term, term-none, floodMB, runs, a, secs(alone), secs(cpuAlone), w, secs(watched), secs(cpuWatched), secs(cpuBrowsers), w/a, drainLine, cores(idleBrowsers)))
+`, idleFor, none, team, team-none, term, term-none, floodMB, runs, a, secs(alone), secs(cpuAlone), w, secs(watched), secs(cpuWatched), secs(cpuBrowsers), w/a, drainLine, cores(idleBrowsers))+flood.report())
 	return nil
 }
 

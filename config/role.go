@@ -122,7 +122,7 @@ func (rd *roleDecoder) worktree(v *yaml.Node, id string) *Worktree {
 		defer m.done()
 		if x := m.take("base"); x != nil {
 			if s, ok := rd.str(x, "base"); ok {
-				if problem := checkBranchName(s); problem != "" {
+				if problem := CheckBranchName(s); problem != "" {
 					rd.errorf(x, "worktree %q %q: %s", "base", s, problem)
 				} else {
 					w.Base = s
@@ -144,7 +144,7 @@ func (rd *roleDecoder) worktree(v *yaml.Node, id string) *Worktree {
 		rd.errorf(branchNode, "worktree branch %q: unknown placeholder %s (only {id} is known)", template, left)
 		return nil
 	}
-	if problem := checkBranchName(w.Branch); problem != "" {
+	if problem := CheckBranchName(w.Branch); problem != "" {
 		rd.errorf(branchNode, "worktree branch %q: %s", w.Branch, problem)
 		return nil
 	}
@@ -156,10 +156,12 @@ func (rd *roleDecoder) worktree(v *yaml.Node, id string) *Worktree {
 	return w
 }
 
-// checkBranchName returns why name cannot be a git branch, or "": the
+// CheckBranchName returns why name cannot be a git branch, or "": the
 // rules of git check-ref-format --branch, so that a bad name is reported
-// with its line before git is ever run.
-func checkBranchName(name string) string {
+// with its line before git is ever run. Package gitwork holds the names it
+// reads back from git (a recorded base, the branches of worktrees) to the
+// same rules, since an agent can edit the repository's configuration.
+func CheckBranchName(name string) string {
 	switch {
 	case name == "":
 		return "must not be empty"

@@ -163,7 +163,13 @@ func scaffoldDir(root, rel string) (ScaffoldResult, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return res, fmt.Errorf("scaffold %s: %w", rel, err)
 	}
-	if err := os.MkdirAll(p, 0o755); err != nil {
+	// The history holds every task's body: its folder is the owner's
+	// alone, as store.Open would make it.
+	perm := fs.FileMode(0o755)
+	if rel == workspace.DataDir {
+		perm = 0o700
+	}
+	if err := os.MkdirAll(p, perm); err != nil {
 		return res, fmt.Errorf("scaffold %s: %w", rel, err)
 	}
 	res.Action = Created

@@ -102,8 +102,8 @@ func TestCheckBranchName(t *testing.T) {
 		"a//b": false, "a.": false, "a@{1}": false, "a~1": false, "a^": false, "a:b": false,
 		"a?": false, "a*": false, "a[": false, `a\b`: false, "a/.b": false, "a.lock": false, "a\x01": false,
 	} {
-		if got := checkBranchName(name) == ""; got != ok {
-			t.Errorf("checkBranchName(%q) accepted = %v, want %v (%s)", name, got, ok, checkBranchName(name))
+		if got := CheckBranchName(name) == ""; got != ok {
+			t.Errorf("CheckBranchName(%q) accepted = %v, want %v (%s)", name, got, ok, CheckBranchName(name))
 		}
 	}
 }

@@ -1,7 +1,7 @@
 package console
 
 import (
-	"crypto/hmac"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -16,6 +16,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/config"
@@ -29,39 +31,88 @@ import (
 //   - Host must name the console (DNS rebinding: a foreign name that
 //     resolves to 127.0.0.1 is refused).
 //   - Origin, when sent, must be the console's own, and Sec-Fetch-Site must
-//     not say the request comes from another site or another port.
-//   - The request must carry the session cookie (set in exchange for the
-//     login token) or the token as an Authorization bearer (for scripts).
+//     not say the request comes from another site or another port (but for
+//     a login link, opened from a file: its code is the credential).
+//   - The request must carry a session cookie or the login token as an
+//     Authorization bearer (for scripts and `shogun ui`).
 //   - Anything but GET and HEAD must be POST, PUT or DELETE, and with the
-//     cookie also carry the CSRF header: a custom header that another
-//     origin cannot send without a CORS preflight, which is never granted.
+//     cookie also carry the session's CSRF header: a custom header that
+//     another origin cannot send without a CORS preflight, which is never
+//     granted.
+//
+// The login token (runtime/state/ui.token) never travels in a URL: other
+// users of the machine read every process's command line, so a browser
+// started with an address is an address they know. A browser logs in with
+// a login link instead (GET /login?code=…), whose code works once and for
+// loginCodeTTL; `shogun ui` asks for one with the token and hands the
+// browser a file that only its owner can read (see WriteLoginPage). A
+// session is a random cookie, not derived from the token, that lasts
+// sessionTTL and survives a restart of the supervisor (ui.sessions keeps
+// a hash of it); rotating the token ends every session and every stream
+// they hold.
 const (
-	// CSRFHeader carries the page's CSRF value (GET /v1/console/session)
+	// CSRFHeader carries the session's CSRF value (GET /v1/console/session)
 	// on requests that change something.
 	CSRFHeader = "X-Shogun-CSRF"
-	// tokenBytes is the login token's entropy.
+	// tokenBytes is the entropy of the login token, of a login code and of
+	// a session.
 	tokenBytes = 32
+	// loginCodeTTL is how long a login link works; it works once.
+	loginCodeTTL = time.Minute
+	// sessionTTL is how long a browser stays logged in.
+	sessionTTL = 7 * 24 * time.Hour
+	// maxLoginCodes and maxSessions bound what a holder of the token can
+	// make the console keep; the oldest goes first.
+	maxLoginCodes = 16
+	maxSessions   = 64
 )
 
+// errLoggedOut ends the requests and streams of the sessions a rotation
+// of the token ended.
+var errLoggedOut = errors.New("the console's login token was replaced; log in again")
+
 type guard struct {
-	token   string
-	session string // the cookie's value, derived from the token
-	csrf    string // the CSRF header's value, derived from the token
-	cookie  string // the cookie's name: cookies ignore ports, so it names one
-	port    string
-	hosts   map[string]bool // lower-case host names (no port) Host may carry
-	anyIP   bool            // ui.host is unspecified: any IP literal is this machine
+	cookie string // the cookie's name: cookies ignore ports, so it names one
+	port   string
+	hosts  map[string]bool // lower-case host names (no port) Host may carry
+	anyIP  bool            // ui.host is unspecified: any IP literal is this machine
+	conns  *connLimit      // told which connections carry authenticated requests; nil in tests
+	now    func() time.Time
+	store  string // the file that keeps the sessions across restarts; "" in tests
+
+	mu       sync.Mutex
+	token    string
+	sessions map[string]session   // by sessionKey of the cookie's value
+	codes    map[string]time.Time // login codes not yet used, and when each expires
+	// ended is cancelled when the sessions end (rotate); every
+	// authenticated request's context ends with it.
+	ended   context.Context
+	endFunc context.CancelFunc
+}
+
+// session is a logged-in browser, as ui.sessions keeps it.
+type session struct {
+	CSRF    string    `json:"csrf"`
+	Created time.Time `json:"created"`
+}
+
+// sessionKey is what the console keeps of a session's cookie: its hash.
+func sessionKey(cookie string) string {
+	h := sha256.Sum256([]byte(cookie))
+	return hex.EncodeToString(h[:])
 }
 
 func newGuard(token string, ui config.UISettings, loopback bool) *guard {
 	g := &guard{
-		token:   token,
-		session: derive(token, "session"),
-		csrf:    derive(token, "csrf"),
-		cookie:  "shogun_" + strconv.Itoa(ui.Port),
-		port:    strconv.Itoa(ui.Port),
-		hosts:   map[string]bool{strings.ToLower(strings.Trim(ui.Host, "[]")): true},
+		token:    token,
+		sessions: map[string]session{},
+		codes:    map[string]time.Time{},
+		now:      time.Now,
+		cookie:   "shogun_" + strconv.Itoa(ui.Port),
+		port:     strconv.Itoa(ui.Port),
+		hosts:    map[string]bool{strings.ToLower(strings.Trim(ui.Host, "[]")): true},
 	}
+	g.ended, g.endFunc = context.WithCancel(context.Background())
 	if loopback {
 		for _, h := range []string{"localhost", "127.0.0.1", "::1"} {
 			g.hosts[h] = true
@@ -79,10 +130,11 @@ func newGuard(token string, ui config.UISettings, loopback bool) *guard {
 	return g
 }
 
-func derive(token, purpose string) string {
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("shogun console " + purpose))
-	return hex.EncodeToString(m.Sum(nil))
+// randomHex is n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
@@ -105,12 +157,152 @@ func (g *guard) originOK(origin string) bool {
 	return ok && !strings.ContainsAny(rest, "/?#@") && g.hostOK(rest)
 }
 
+// bearerOK reports whether an Authorization header carries the login token.
+func (g *guard) bearerOK(auth string) bool {
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return equal(strings.TrimSpace(tok), g.token)
+}
+
+// session finds the session of a cookie's value.
+func (g *guard) session(cookie string) (session, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s, ok := g.sessions[sessionKey(cookie)]
+	if ok && g.now().Sub(s.Created) >= sessionTTL {
+		return session{}, false
+	}
+	return s, ok
+}
+
+// loginCode makes a login code that works once, until the time returned.
+func (g *guard) loginCode() (string, time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	for c, exp := range g.codes {
+		if !now.Before(exp) {
+			delete(g.codes, c)
+		}
+	}
+	for len(g.codes) >= maxLoginCodes {
+		var oldest string
+		for c, exp := range g.codes {
+			if oldest == "" || exp.Before(g.codes[oldest]) {
+				oldest = c
+			}
+		}
+		delete(g.codes, oldest)
+	}
+	code, exp := randomHex(tokenBytes), now.Add(loginCodeTTL)
+	g.codes[code] = exp
+	return code, exp
+}
+
+// useCode reports whether code is a login code not used before and not
+// expired, and uses it up.
+func (g *guard) useCode(code string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for c, exp := range g.codes {
+		if equal(c, code) {
+			delete(g.codes, c)
+			return g.now().Before(exp)
+		}
+	}
+	return false
+}
+
+// newSession starts a session and returns its cookie's value.
+func (g *guard) newSession() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for k, s := range g.sessions {
+		if g.now().Sub(s.Created) >= sessionTTL {
+			delete(g.sessions, k)
+		}
+	}
+	for len(g.sessions) >= maxSessions {
+		var oldest string
+		for k, s := range g.sessions {
+			if oldest == "" || s.Created.Before(g.sessions[oldest].Created) {
+				oldest = k
+			}
+		}
+		delete(g.sessions, oldest)
+	}
+	cookie := randomHex(tokenBytes)
+	g.sessions[sessionKey(cookie)] = session{CSRF: randomHex(tokenBytes), Created: g.now()}
+	g.saveSessions()
+	return cookie
+}
+
+// sessionsFile is ui.sessions: the sessions, and the token they belong to
+// (its hash); a new token, however it came, ends them.
+type sessionsFile struct {
+	Token    string             `json:"token"`
+	Sessions map[string]session `json:"sessions"`
+}
+
+// saveSessions writes the sessions to g.store, owner-only. A session not
+// saved lasts until the supervisor stops; the failure is not the
+// browser's to see.
+func (g *guard) saveSessions() {
+	if g.store == "" {
+		return
+	}
+	b, _ := json.Marshal(sessionsFile{Token: sessionKey(g.token), Sessions: g.sessions})
+	_ = atomicfile.Write(g.store, b, 0o600)
+}
+
+// loadSessions takes the sessions an earlier run saved in g.store, if
+// they belong to the same token. A file that others could read is not
+// believed.
+func (g *guard) loadSessions() {
+	fi, err := os.Stat(g.store)
+	if err != nil || !ownerOnly(fi) {
+		return
+	}
+	b, err := os.ReadFile(g.store)
+	var f sessionsFile
+	if err != nil || json.Unmarshal(b, &f) != nil || !equal(f.Token, sessionKey(g.token)) || f.Sessions == nil {
+		return
+	}
+	g.sessions = f.Sessions
+}
+
+// rotate replaces the token and ends every session, login code and
+// authenticated request.
+func (g *guard) rotate(token string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.token = token
+	g.sessions = map[string]session{}
+	g.saveSessions()
+	g.codes = map[string]time.Time{}
+	g.endFunc()
+	g.ended, g.endFunc = context.WithCancel(context.Background())
+}
+
+// sessionsEnd is the context that ends when the current sessions do.
+func (g *guard) sessionsEnd() context.Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ended
+}
+
+type csrfKey struct{}
+
 // wrap puts the checks in front of next.
 func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer") // the login URL carries the token
+		h.Set("Referrer-Policy", "no-referrer") // a login link carries a code
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cache-Control", "no-store")
 		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
@@ -122,21 +314,23 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			refuse(w, r, http.StatusForbidden, fmt.Sprintf("refused: a request from %q; the console answers its own pages only", o))
 			return
 		}
+		if r.URL.Path == "/login" {
+			g.login(w, r)
+			return
+		}
 		switch r.Header.Get("Sec-Fetch-Site") {
 		case "", "same-origin", "none":
 		default:
 			refuse(w, r, http.StatusForbidden, "refused: a request from another site; the console answers its own pages only")
 			return
 		}
-		if r.URL.Path == "/login" || (r.URL.Path == "/" && r.URL.Query().Has("token")) {
-			g.login(w, r)
-			return
-		}
+		var sess session
 		byCookie := false
-		if c, err := r.Cookie(g.cookie); err == nil && equal(c.Value, g.session) {
-			byCookie = true
-		} else if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); !ok || !equal(strings.TrimSpace(tok), g.token) {
-			refuse(w, r, http.StatusUnauthorized, "not logged in: open the address `shogun ui` prints (it carries the login token)")
+		if c, err := r.Cookie(g.cookie); err == nil {
+			sess, byCookie = g.session(c.Value)
+		}
+		if !byCookie && !g.bearerOK(r.Header.Get("Authorization")) {
+			refuse(w, r, http.StatusUnauthorized, "not logged in: run `shogun ui`, which opens a login link")
 			return
 		}
 		switch r.Method {
@@ -145,13 +339,13 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				// A WebSocket is opened by script and carries the cookie
 				// but cannot carry headers: the CSRF value comes in the
 				// query, and the Origin must have been sent.
-				if r.Header.Get("Origin") == "" || !equal(r.URL.Query().Get("csrf"), g.csrf) {
+				if r.Header.Get("Origin") == "" || !equal(r.URL.Query().Get("csrf"), sess.CSRF) {
 					refuse(w, r, http.StatusForbidden, "refused: a WebSocket without the page's origin and CSRF value")
 					return
 				}
 			}
 		case http.MethodPost, http.MethodPut, http.MethodDelete:
-			if byCookie && !equal(r.Header.Get(CSRFHeader), g.csrf) {
+			if byCookie && !equal(r.Header.Get(CSRFHeader), sess.CSRF) {
 				refuse(w, r, http.StatusForbidden, "refused: a change without the "+CSRFHeader+" header (reload the page)")
 				return
 			}
@@ -160,7 +354,16 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			refuse(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed")
 			return
 		}
-		next.ServeHTTP(w, r)
+		if g.conns != nil {
+			g.conns.trust(r)
+		}
+		limitBody(w, r)
+		// The request, and a stream it opens, ends with its session.
+		ctx, cancel := context.WithCancelCause(context.WithValue(r.Context(), csrfKey{}, sess.CSRF))
+		defer cancel(nil)
+		stop := context.AfterFunc(g.sessionsEnd(), func() { cancel(errLoggedOut) })
+		defer stop()
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -168,23 +371,43 @@ func isUpgrade(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
-// login exchanges the URL's token for the session cookie and sends the
-// browser on without the token in its address bar or history.
+// login exchanges a login link's code for a new session's cookie and sends
+// the browser on to the console without the code in its address bar. It
+// answers with a page that goes on by itself rather than a redirect: the
+// link is opened from a file (WriteLoginPage), and a browser treats a
+// redirect as part of that cross-site navigation, sending neither the
+// SameSite=Strict cookie nor a Sec-Fetch-Site the guard takes; the page's
+// own navigation is same-origin.
 func (g *guard) login(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		refuse(w, r, http.StatusMethodNotAllowed, "log in with GET /login?token=…")
+		refuse(w, r, http.StatusMethodNotAllowed, "log in with the link `shogun ui` opens")
 		return
 	}
-	if !equal(r.URL.Query().Get("token"), g.token) {
-		refuse(w, r, http.StatusUnauthorized, "wrong or old login token: open the address `shogun ui` prints")
+	if !g.useCode(r.URL.Query().Get("code")) {
+		refuse(w, r, http.StatusUnauthorized, "this login link was used already or is over a minute old: run `shogun ui` for a new one")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.session, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.newSession(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprint(w, loggedInPage)
 }
 
-// refuse answers a refused request: JSON for the API, a line of text for a page.
+const loggedInPage = `<!doctype html>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="0;url=/">
+<title>shogun console</title>
+<p>Logged in. <a href="/">Open the console</a>.</p>
+`
+
+// refuse answers a refused request: JSON for the API, a line of text for a
+// page. The connection is closed after the answer, and a body the request
+// announced is never read: a client without the token costs the console
+// no more than its header.
 func refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	// The server reads up to 256 KiB of an unread body once the handler
+	// returns, whatever the answer said; a deadline now ends that read.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	if strings.HasPrefix(r.URL.Path, "/v1/") {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
@@ -214,15 +437,16 @@ func loadToken(ws string) (string, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("read the login token: %w", err)
 	}
-	var b [tokenBytes]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("make a login token: %w", err)
-	}
-	tok := hex.EncodeToString(b[:])
+	return newToken(ws)
+}
+
+// newToken makes a login token and saves it, replacing the one before.
+func newToken(ws string) (string, error) {
+	tok := randomHex(tokenBytes)
 	if err := os.MkdirAll(workspace.New(ws).State(), 0o700); err != nil {
 		return "", fmt.Errorf("save the login token: %w", err)
 	}
-	if err := atomicfile.Write(path, []byte(tok+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(workspace.New(ws).UIToken(), []byte(tok+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("save the login token: %w", err)
 	}
 	return tok, nil

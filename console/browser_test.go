@@ -83,6 +83,27 @@ func TestTeamPageFollowsEachRolesState(t *testing.T) {
 	waitJS(t, ctx, "ashigaru2 ready after its restart", cardState("ashigaru2")+` === 'ready'`)
 }
 
+// The Team page's header counts the roles by state, as `shogun status`
+// does: a role whose program is missing is fatal, not "running", and its
+// card says why.
+func TestTeamHeaderCountsRolesByState(t *testing.T) {
+	ws := consoletest.Start(t, bin,
+		consoletest.SimRole("ashigaru1"),
+		"  - id: karo\n    prompt_path: roles/karo.md\n    command: {exec: shogun-test-no-such-cli}\n    cli: claude\n")
+	ctx := ws.Browser(t)
+	if err := chromedp.Run(ctx, ws.Navigate("#/team")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "ashigaru1 ready and karo fatal", cardState("ashigaru1")+` === 'ready' && `+cardState("karo")+` === 'fatal'`)
+	waitJS(t, ctx, "the header counting them by state", `document.querySelector('#team-summary').textContent.startsWith('2 roles: 1 ready, 1 fatal')`)
+	waitJS(t, ctx, "karo's card naming the missing program",
+		`document.querySelector('.role[data-role="karo"] .note').textContent.includes('"shogun-test-no-such-cli": executable file not found')`)
+	out, err := cli(ws, "status")
+	if err != nil || !strings.Contains(out, "2 roles: 1 ready, 1 fatal") {
+		t.Errorf("shogun status does not count as the page does (%v):\n%s", err, out)
+	}
+}
+
 func pidOf(t *testing.T, ws *consoletest.Workspace, id string) int {
 	for _, r := range ws.Status(t).Roles {
 		if r.ID == id {

@@ -4,7 +4,8 @@
 // socket serves (control.NewHandler), behind the console's own guard
 // (auth.go): a login token exchanged for a cookie, Host and Origin checked
 // against the configured address, and a CSRF header on every request that
-// changes something. The terminal stream of a role (terminal.go) and the
+// changes something; connections are bounded in time and number
+// (limit.go). The terminal stream of a role (terminal.go) and the
 // team page's screen previews (previews.go) are the console's own
 // endpoints.
 package console
@@ -26,6 +27,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // Options configure a console.
@@ -41,12 +43,16 @@ type Options struct {
 	Stop func()
 	// Log receives the console's warnings.
 	Log zerolog.Logger
+	// RotateToken replaces the login token at start (`shogun start
+	// --rotate-token`).
+	RotateToken bool
 }
 
 // Console is a listening web console.
 type Console struct {
 	opts  Options
 	guard *guard
+	conns *connLimit
 	ln    net.Listener
 	srv   *http.Server
 
@@ -56,16 +62,8 @@ type Console struct {
 // ErrPortInUse is returned by Listen when ui.port is taken.
 var ErrPortInUse = errors.New("port in use")
 
-// The console's HTTP limits. Unlike the control socket there is no write
-// timeout: the event and terminal streams stay open for as long as the tab.
-const (
-	headerTimeout  = 10 * time.Second
-	idleTimeout    = 60 * time.Second
-	maxHeaderBytes = 64 << 10
-)
-
-// Listen checks the ui: settings, loads or creates the login token and
-// binds ui.host:ui.port. A port that is taken is a one-line error naming
+// Listen checks the ui: settings, loads or creates the login token (a new
+// one with opts.RotateToken) and binds ui.host:ui.port. A port that is taken is a one-line error naming
 // the setting (wrapping ErrPortInUse); a host that is not loopback is
 // refused unless ui.allow_remote is true, and logged as a warning when it
 // is.
@@ -86,7 +84,11 @@ func Listen(opts Options) (*Console, error) {
 		}
 		return nil, fmt.Errorf("console: listen on %s (ui.host, ui.port): %w", addr, err)
 	}
-	token, err := loadToken(opts.Workspace)
+	load := loadToken
+	if opts.RotateToken {
+		load = newToken
+	}
+	token, err := load(opts.Workspace)
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("console: %w", err)
@@ -94,12 +96,20 @@ func Listen(opts Options) (*Console, error) {
 	if !loop {
 		opts.Log.Warn().Str("address", addr).Msg("the web console listens beyond this machine (ui.allow_remote: true): anyone who can reach it and holds the token can type into the agents")
 	}
-	c := &Console{opts: opts, ln: ln, guard: newGuard(token, ui, loop)}
+	c := &Console{opts: opts, ln: ln, guard: newGuard(token, ui, loop), conns: newConnLimit(maxConns)}
+	c.guard.conns = c.conns
+	c.guard.store = workspace.New(opts.Workspace).UISessions()
+	c.guard.loadSessions()
+	c.guard.saveSessions() // a new token's sessions: none
+	// No ReadTimeout or WriteTimeout: the event and terminal streams stay
+	// open for as long as the tab. A body has its own deadline (limitBody).
 	c.srv = &http.Server{
 		Handler:           c.routes(),
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         c.conns.track,
+		ConnContext:       connContext,
 		ErrorLog:          stdlog.New(debugWriter{opts.Log}, "", 0),
 	}
 	return c, nil
@@ -112,39 +122,16 @@ func isAddrInUse(err error) bool {
 	return strings.Contains(s, "address already in use") || strings.Contains(s, "Only one usage of each socket address")
 }
 
-// URL is the console's address with the login token: what `shogun start`
-// and `shogun ui` print.
-func (c *Console) URL() string { return LoginURL(c.opts.UI, c.guard.token) }
+// Address is the console's address, without any login: what `shogun
+// start` prints.
+func (c *Console) Address() string { return Address(c.opts.UI) }
 
 // Addr is the address the console listens on.
 func (c *Console) Addr() net.Addr { return c.ln.Addr() }
 
-// LoginURL is the address of a console on ui with the token: opening it
-// logs the browser in.
-func LoginURL(ui config.UISettings, token string) string {
-	u := url.URL{Scheme: "http", Host: net.JoinHostPort(ui.Host, strconv.Itoa(ui.Port)), Path: "/", RawQuery: "token=" + url.QueryEscape(token)}
-	return u.String()
-}
-
-// Probe asks the console at ui whether it runs and takes token, as `shogun
-// ui` does before it prints the address.
-func Probe(ui config.UISettings, token string) error {
-	u := "http://" + net.JoinHostPort(ui.Host, strconv.Itoa(ui.Port)) + "/v1/console/session"
-	req, err := http.NewRequest(http.MethodGet, u, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	cl := &http.Client{Timeout: 5 * time.Second}
-	resp, err := cl.Do(req)
-	if err != nil {
-		return fmt.Errorf("the web console does not answer at %s (ui.host, ui.port); the supervisor's log says why: %w", u, err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answers %s: it is not this workspace's web console (ui.port is taken by something else?)", u, resp.Status)
-	}
-	return nil
+// Address is the address of a console on ui.
+func Address(ui config.UISettings) string {
+	return "http://" + net.JoinHostPort(ui.Host, strconv.Itoa(ui.Port)) + "/"
 }
 
 // Serve answers requests until ctx ends.
@@ -175,6 +162,8 @@ func (c *Console) routes() http.Handler {
 	mux.Handle("GET /v1/roles/{id}/log", eventsOverWebSocket(api))
 	mux.Handle("GET /v1/console/previews", eventsOverWebSocket(http.HandlerFunc(c.previews)))
 	mux.HandleFunc("GET /v1/console/session", c.session)
+	mux.HandleFunc("POST /v1/console/login-link", c.loginLink)
+	mux.HandleFunc("POST /v1/console/rotate-token", c.rotateToken)
 	mux.HandleFunc("GET /v1/roles/{id}/terminal", c.terminal)
 	mux.Handle("/", assetHandler())
 	return c.guard.wrap(mux)
@@ -183,15 +172,44 @@ func (c *Console) routes() http.Handler {
 // SessionReply is GET /v1/console/session: what the page needs to know
 // about itself.
 type SessionReply struct {
-	// CSRF is the value of the X-Shogun-CSRF header that requests that
-	// change something must carry.
+	// CSRF is the value of the X-Shogun-CSRF header that requests with
+	// the session's cookie must carry to change something; empty for a
+	// request with the token as a bearer, which needs none.
 	CSRF      string `json:"csrf"`
 	Workspace string `json:"workspace"`
 	RunID     string `json:"run_id"`
 }
 
 func (c *Console) session(w http.ResponseWriter, r *http.Request) {
-	reply(w, SessionReply{CSRF: c.guard.csrf, Workspace: c.opts.Workspace, RunID: c.opts.Team.RunID()})
+	csrf, _ := r.Context().Value(csrfKey{}).(string)
+	reply(w, SessionReply{CSRF: csrf, Workspace: c.opts.Workspace, RunID: c.opts.Team.RunID()})
+}
+
+// LoginLinkReply is POST /v1/console/login-link: an address that logs a
+// browser in once, until Expires.
+type LoginLinkReply struct {
+	URL     string    `json:"url"`
+	Expires time.Time `json:"expires"`
+}
+
+func (c *Console) loginLink(w http.ResponseWriter, r *http.Request) {
+	code, exp := c.guard.loginCode()
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(c.opts.UI.Host, strconv.Itoa(c.opts.UI.Port)), Path: "/login", RawQuery: "code=" + code}
+	reply(w, LoginLinkReply{URL: u.String(), Expires: exp})
+}
+
+// rotateToken is POST /v1/console/rotate-token: a new login token in
+// runtime/state/ui.token, and every session, login link and stream
+// ended. The new token is not in the answer; its owner reads the file.
+func (c *Console) rotateToken(w http.ResponseWriter, r *http.Request) {
+	tok, err := newToken(c.opts.Workspace)
+	if err != nil {
+		refuse(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	c.guard.rotate(tok)
+	c.opts.Log.Info().Msg("the web console's login token was replaced; every session ended")
+	reply(w, struct{}{})
 }
 
 // debugWriter logs the HTTP server's own messages at debug level.

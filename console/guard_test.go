@@ -1,10 +1,13 @@
 package console
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shogun-dev/shogun/config"
 )
@@ -112,5 +115,110 @@ func TestTokenFileIsOwnerOnlyAndKept(t *testing.T) {
 	}
 	if _, err := ReadToken(ws); err == nil {
 		t.Error("ReadToken accepted a file without a token")
+	}
+}
+
+// loginAt opens a login link's path on g at the given time and returns the
+// session cookie it set, or nil, and the answer's status.
+func loginAt(g *guard, path string) (*http.Cookie, int) {
+	rec := httptest.NewRecorder()
+	g.wrap(http.NotFoundHandler()).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost:5173"+path, nil))
+	for _, c := range rec.Result().Cookies() {
+		return c, rec.Code
+	}
+	return nil, rec.Code
+}
+
+// statusWith asks g for a page with a cookie or a bearer token.
+func statusWith(g *guard, cookie *http.Cookie, bearer string) int {
+	req := httptest.NewRequest(http.MethodGet, "http://localhost:5173/v1/status", nil)
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	rec := httptest.NewRecorder()
+	g.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})).ServeHTTP(rec, req)
+	return rec.Code
+}
+
+func TestLoginLinkWorksOnceWithinAMinute(t *testing.T) {
+	tok := strings.Repeat("a", 64)
+	g := newGuard(tok, config.UISettings{Host: "localhost", Port: 5173}, true)
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	g.now = func() time.Time { return now }
+
+	code, exp := g.loginCode()
+	if exp.Sub(now) != time.Minute || len(code) != 64 || code == tok {
+		t.Fatalf("login code %q until %v; want a fresh code for a minute", code, exp)
+	}
+	cookie, status := loginAt(g, "/login?code="+code)
+	if status != http.StatusOK || cookie == nil {
+		t.Fatalf("a fresh login link: %d, cookie %v", status, cookie)
+	}
+	if cookie.Value == tok || strings.Contains(cookie.Value, tok) || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
+		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict, random", cookie)
+	}
+	if again, status := loginAt(g, "/login?code="+code); status != http.StatusUnauthorized || again != nil {
+		t.Errorf("the same link a second time: %d, cookie %v; want 401", status, again)
+	}
+	if got := statusWith(g, cookie, ""); got != http.StatusOK {
+		t.Errorf("the session's cookie: %d", got)
+	}
+	// A second login is a second session, with a cookie of its own.
+	code2, _ := g.loginCode()
+	cookie2, _ := loginAt(g, "/login?code="+code2)
+	if cookie2 == nil || cookie2.Value == cookie.Value {
+		t.Errorf("two logins share the cookie %v", cookie2)
+	}
+
+	late, _ := g.loginCode()
+	now = now.Add(time.Minute + time.Second)
+	if c, status := loginAt(g, "/login?code="+late); status != http.StatusUnauthorized || c != nil {
+		t.Errorf("a link a minute old: %d, cookie %v; want 401", status, c)
+	}
+	for _, path := range []string{"/login?code=", "/login?code=" + tok, "/login?token=" + tok, "/?token=" + tok} {
+		if c, status := loginAt(g, path); status != http.StatusUnauthorized || c != nil {
+			t.Errorf("GET %s: %d, cookie %v; want 401", path, status, c)
+		}
+	}
+	// Codes and sessions are bounded.
+	for range 3 * maxLoginCodes {
+		g.loginCode()
+	}
+	if len(g.codes) > maxLoginCodes {
+		t.Errorf("%d login codes kept, want at most %d", len(g.codes), maxLoginCodes)
+	}
+	for range 2 * maxSessions {
+		g.newSession()
+	}
+	if len(g.sessions) > maxSessions {
+		t.Errorf("%d sessions kept, want at most %d", len(g.sessions), maxSessions)
+	}
+}
+
+func TestRotateEndsSessionsAndTheOldToken(t *testing.T) {
+	old, fresh := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	g := newGuard(old, config.UISettings{Host: "localhost", Port: 5173}, true)
+	code, _ := g.loginCode()
+	cookie, _ := loginAt(g, "/login?code="+code)
+	unused, _ := g.loginCode()
+	ended := g.sessionsEnd()
+	g.rotate(fresh)
+	if ended.Err() == nil {
+		t.Error("the sessions' context lives on after the rotation")
+	}
+	if got := statusWith(g, cookie, ""); got != http.StatusUnauthorized {
+		t.Errorf("an old session's cookie: %d, want 401", got)
+	}
+	if got := statusWith(g, nil, old); got != http.StatusUnauthorized {
+		t.Errorf("the old token: %d, want 401", got)
+	}
+	if c, status := loginAt(g, "/login?code="+unused); status != http.StatusUnauthorized || c != nil {
+		t.Errorf("a login link made before the rotation: %d", status)
+	}
+	if got := statusWith(g, nil, fresh); got != http.StatusOK {
+		t.Errorf("the new token: %d, want 200", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shogun-dev/shogun/console/consoletest"
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // noRedirect is a client that shows redirects instead of following them.
@@ -56,13 +57,18 @@ func do(t *testing.T, ws *consoletest.Workspace, cookie *http.Cookie, c call) (*
 	return resp, string(b)
 }
 
-// login exchanges the token for the cookie, as a browser does, and returns
-// the cookie and the page's CSRF value.
+// login opens a login link, as a browser does, and returns the session's
+// cookie and CSRF value.
 func login(t *testing.T, ws *consoletest.Workspace) (*http.Cookie, string) {
 	t.Helper()
-	resp, body := do(t, ws, nil, call{method: "GET", path: "/?token=" + ws.Token})
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
-		t.Fatalf("login: %d, Location %q, %s; want 303 to /", resp.StatusCode, resp.Header.Get("Location"), body)
+	return loginWith(t, ws, ws.LoginLink(t))
+}
+
+func loginWith(t *testing.T, ws *consoletest.Workspace, link string) (*http.Cookie, string) {
+	t.Helper()
+	resp, body := do(t, ws, nil, call{method: "GET", path: strings.TrimPrefix(link, ws.Base)})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `content="0;url=/"`) {
+		t.Fatalf("login: %d, %s; want 200 and a page that goes on to /", resp.StatusCode, body)
 	}
 	var cookie *http.Cookie
 	for _, c := range resp.Cookies() {
@@ -93,12 +99,14 @@ func TestConsoleRefusesWhatItMust(t *testing.T) {
 	}{
 		{"no token", call{method: "GET", path: "/"}, 401},
 		{"no token on the API", call{method: "GET", path: "/v1/status"}, 401},
-		{"bad token", call{method: "GET", path: "/?token=" + strings.Repeat("0", 64)}, 401},
-		{"bad token at /login", call{method: "GET", path: "/login?token=nope"}, 401},
+		{"the token in the URL", call{method: "GET", path: "/?token=" + ws.Token}, 401},
+		{"the token as a login code", call{method: "GET", path: "/login?code=" + ws.Token}, 401},
+		{"the token at /login", call{method: "GET", path: "/login?token=" + ws.Token}, 401},
+		{"bad login code", call{method: "GET", path: "/login?code=" + strings.Repeat("0", 64)}, 401},
 		{"bad bearer", call{method: "GET", path: "/v1/status", header: map[string]string{"Authorization": "Bearer " + strings.Repeat("a", 64)}}, 401},
 		{"the token as the cookie", call{method: "GET", path: "/v1/status", header: map[string]string{"Cookie": cookie.Name + "=" + ws.Token}}, 401},
 		{"foreign Host (DNS rebinding)", call{method: "GET", path: "/v1/status", host: "evil.example:" + port, cookie: true}, 403},
-		{"foreign Host with the token", call{method: "GET", path: "/?token=" + ws.Token, host: "evil.example:" + port}, 403},
+		{"foreign Host with a login link", call{method: "GET", path: strings.TrimPrefix(ws.LoginLink(t), ws.Base), host: "evil.example:" + port}, 403},
 		{"Host on another port", call{method: "GET", path: "/v1/status", host: "127.0.0.1:1", cookie: true}, 403},
 		{"foreign Origin", call{method: "POST", path: restart, cookie: true, header: map[string]string{"Origin": "http://evil.example", "X-Shogun-CSRF": csrf}}, 403},
 		{"Origin of another local server", call{method: "POST", path: restart, cookie: true, header: map[string]string{"Origin": "http://localhost:3000", "X-Shogun-CSRF": csrf}}, 403},
@@ -160,11 +168,14 @@ func TestConsoleRefusesWhatItMust(t *testing.T) {
 		t.Errorf("runtime/state/ui.token: %v, mode %v; want owner-only (0600)", err, fi.Mode().Perm())
 	}
 	out, errOut, code := run(t, ws.Bin, "ui", "--no-open", "-w", ws.Dir)
-	if code != 0 || strings.TrimSpace(out) != "http://127.0.0.1:"+port+"/?token="+ws.Token {
-		t.Errorf("shogun ui --no-open: exit %d, %q %q; want the login address", code, out, errOut)
+	if link := strings.TrimSpace(out); code != 0 || !strings.HasPrefix(link, "http://127.0.0.1:"+port+"/login?code=") || strings.Contains(link, ws.Token) {
+		t.Errorf("shogun ui --no-open: exit %d, %q %q; want a login link without the token", code, out, errOut)
 	}
-	if b, _ := os.ReadFile(filepath.Join(ws.Dir, "runtime", "logs", "shogun.log")); strings.Contains(string(b), ws.Token) {
-		t.Errorf("shogun.log holds the login token; agents can read the log")
+	if b, _ := os.ReadFile(workspace.New(ws.Dir).SupervisorLog()); strings.Contains(string(b), ws.Token) {
+		t.Errorf("the supervisor's log holds the login token; agents can read the log")
+	}
+	if strings.Contains(ws.Out.String(), ws.Token) || strings.Contains(ws.Out.String(), "code=") {
+		t.Errorf("shogun start printed a login:\n%s", ws.Out.String())
 	}
 }
 

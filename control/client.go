@@ -12,47 +12,120 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // ErrNoSupervisor means no supervisor answers on the workspace's socket.
 var ErrNoSupervisor = errors.New("no supervisor is running")
 
+// ErrNoAnswer means the workspace's endpoint took the request but the
+// supervisor did not answer it within its deadline: it is stuck or starved.
+var ErrNoAnswer = errors.New("the supervisor did not answer")
+
+// The deadlines of the client's requests. A supervisor answers at once: it
+// reads its state or hands work on, and what may take it longer it bounds
+// itself (typing waits up to 60 s for the role, and every answer is written
+// within httpWriteTimeout). So a request without an answer by its deadline
+// means the supervisor is stuck, and the command says so instead of waiting
+// for ever. Streams (attach, events, a followed log) have a deadline only
+// until they are connected.
+const (
+	// dialTimeout bounds connecting, tries again included; dialAttempt one
+	// try, dialPause the pause between tries.
+	dialTimeout = 5 * time.Second
+	dialAttempt = 2 * time.Second
+	dialPause   = 100 * time.Millisecond
+	// requestTimeout bounds a request and its answer, connecting included.
+	requestTimeout = 15 * time.Second
+	// slowRequestTimeout bounds typing and reloading, which the supervisor
+	// answers within its write timeout.
+	slowRequestTimeout = httpWriteTimeout + 5*time.Second
+)
+
 // Client talks to the supervisor of a workspace.
 type Client struct {
+	ws   string
 	path string
 	http *http.Client
+	// timeout and slowTimeout are requestTimeout and slowRequestTimeout
+	// (shorter in tests).
+	timeout, slowTimeout time.Duration
 }
 
 // NewClient returns a client for the workspace's socket.
 func NewClient(workspace string) *Client {
-	path := Endpoint(workspace)
-	dialer := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		conn, err := dial(ctx, path)
-		var op *net.OpError
-		if err != nil && !errors.As(err, &op) {
-			// A named pipe's dial fails with a plain path error: mark it as a
-			// dial, so every platform's client says no supervisor answers.
-			err = &net.OpError{Op: "dial", Net: "pipe", Err: err}
-		}
-		return conn, err
-	}
-	return &Client{path: path, http: &http.Client{Transport: &http.Transport{DialContext: dialer}}}
+	c := &Client{ws: workspace, path: Endpoint(workspace), timeout: requestTimeout, slowTimeout: slowRequestTimeout}
+	dialer := func(ctx context.Context, _, _ string) (net.Conn, error) { return c.dial(ctx) }
+	c.http = &http.Client{Transport: &http.Transport{DialContext: dialer}}
+	return c
 }
 
 // Endpoint is the socket or named pipe the client talks to.
 func (c *Client) Endpoint() string { return c.path }
 
+// dial connects to the endpoint within dialTimeout, trying again after a
+// short pause while a try fails in a way that passes (the socket's backlog
+// full, a try that timed out, as a named pipe whose instances are all busy
+// does). A missing endpoint, a refused connection and a denied permission
+// are answers, returned at once. Every error is a *net.OpError with Op
+// "dial", on every platform, so that the caller says no supervisor
+// answers.
+func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	asDial := func(err error) error {
+		var op *net.OpError
+		if !errors.As(err, &op) {
+			// A named pipe's dial fails with a plain path error, and
+			// trustedEndpoint's refusal is one of ours.
+			network := "unix"
+			if runtime.GOOS == "windows" {
+				network = "pipe"
+			}
+			err = &net.OpError{Op: "dial", Net: network, Err: err}
+		}
+		return err
+	}
+	if err := trustedEndpoint(c.ws, c.path); err != nil {
+		return nil, asDial(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	for {
+		try, stop := context.WithTimeout(ctx, dialAttempt)
+		conn, err := dial(try, c.path)
+		stop()
+		if err == nil {
+			return conn, nil
+		}
+		passing := errors.Is(err, syscall.EAGAIN) || errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err)
+		if !passing || ctx.Err() != nil {
+			return nil, asDial(err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, asDial(err)
+		case <-time.After(dialPause):
+		}
+	}
+}
+
 // dialError explains why the socket could not be reached: permission
-// denied says so (the supervisor belongs to another user), everything else
+// denied says so (the supervisor belongs to another user), a connection
+// that timed out is a supervisor that does not answer, everything else
 // means no supervisor answers, with the reason.
-func (c *Client) dialError(err error) error {
+func (c *Client) dialError(what string, err error) error {
 	why := fmt.Sprintf("nothing answers on %s: %v", c.path, errors.Unwrap(err))
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("permission denied on the control socket %s: the supervisor runs as another user (use that user): %w", c.path, err)
+	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
+		return c.noAnswer(what, dialTimeout)
 	case errors.Is(err, fs.ErrNotExist):
 		why = "no socket at " + c.path
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -61,8 +134,26 @@ func (c *Client) dialError(err error) error {
 	return fmt.Errorf("%w for this workspace (%s); start it with `shogun start`", ErrNoSupervisor, why)
 }
 
-// do sends a request and decodes a JSON answer into out.
+// noAnswer is the error of a request what that got no answer within d:
+// it names the endpoint, and what to look at.
+func (c *Client) noAnswer(what string, d time.Duration) error {
+	l := workspace.New(c.ws)
+	check := fmt.Sprintf("no supervisor holds this workspace's lock, so something else listens there; see %s", l.SupervisorLog())
+	if pid := supervisor.Owner(l.Lock()); pid != 0 {
+		check = fmt.Sprintf("it may be stuck or starved: see its log %s; ending its process (pid %d) lets `shogun start` begin a new one",
+			l.SupervisorLog(), pid)
+	}
+	return fmt.Errorf("%w %s on %s within %s: %s", ErrNoAnswer, what, c.path, d, check)
+}
+
+// do sends a request and decodes a JSON answer into out, all within
+// c.timeout.
 func (c *Client) do(method, path string, body, out any) error {
+	return c.doWithin(c.timeout, method, path, body, out)
+}
+
+// doWithin is do within d.
+func (c *Client) doWithin(d time.Duration, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -71,15 +162,21 @@ func (c *Client) do(method, path string, body, out any) error {
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, "http://shogun"+path, rd)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, "http://shogun"+path, rd)
 	if err != nil {
 		return err
 	}
+	what := method + " " + path
 	resp, err := c.http.Do(req)
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return c.dialError(err)
+			return c.dialError(what, err)
+		}
+		if ctx.Err() != nil {
+			return c.noAnswer(what, d)
 		}
 		return err
 	}
@@ -89,12 +186,21 @@ func (c *Client) do(method, path string, body, out any) error {
 		if json.NewDecoder(resp.Body).Decode(&e) == nil && e.Error != "" {
 			return errors.New(e.Error)
 		}
+		if ctx.Err() != nil {
+			return c.noAnswer(what, d)
+		}
 		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
 	}
 	if out == nil {
 		return nil
 	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		if ctx.Err() != nil {
+			return c.noAnswer(what, d)
+		}
+		return fmt.Errorf("%s: read the answer: %w", what, err)
+	}
+	return nil
 }
 
 // Status returns the supervisor's status.
@@ -122,7 +228,7 @@ func (c *Client) Screen(role string) (ScreenReply, error) {
 // Reason and the submits made.
 func (c *Client) Type(role, text string, submit bool) (TypeReply, error) {
 	var r TypeReply
-	return r, c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/type", TypeRequest{Text: text, Submit: submit}, &r)
+	return r, c.doWithin(c.slowTimeout, http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/type", TypeRequest{Text: text, Submit: submit}, &r)
 }
 
 // Restart restarts a role's program.
@@ -152,13 +258,17 @@ type Stream struct {
 	R    *bufio.Reader
 }
 
-// Attach opens an attach stream to a role.
+// Attach opens an attach stream to a role. Connecting and the handshake
+// have c.timeout; the stream has no deadline.
 func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	conn, err := dial(ctx, c.path)
-	cancel()
+	what := "attach " + role
+	conn, err := c.dial(context.Background())
 	if err != nil {
-		return nil, c.dialError(err)
+		return nil, c.dialError(what, err)
+	}
+	if err := conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	q := url.Values{"cols": {strconv.Itoa(cols)}, "rows": {strconv.Itoa(rows)}}
 	if readOnly {
@@ -171,15 +281,20 @@ func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, er
 	}
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Upgrade", upgradeName)
-	if err := req.Write(conn); err != nil {
+	noAnswer := func(err error) error {
 		conn.Close()
-		return nil, err
+		if os.IsTimeout(err) {
+			return c.noAnswer(what, c.timeout)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := req.Write(conn); err != nil {
+		return nil, noAnswer(err)
 	}
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("attach %s: %w", role, err)
+		return nil, noAnswer(err)
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		defer conn.Close()
@@ -188,6 +303,10 @@ func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, er
 			return nil, errors.New(e.Error)
 		}
 		return nil, fmt.Errorf("attach %s: %s", role, resp.Status)
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return &Stream{Conn: conn, R: br}, nil
 }

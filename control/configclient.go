@@ -10,9 +10,9 @@ func (c *Client) Roles() (RolesReply, error) {
 }
 
 // Reload asks the supervisor to read its configuration files again and
-// take them into use. A configuration with errors is an error listing
+// take them into use (it may stop and start roles: the longer deadline). A configuration with errors is an error listing
 // each problem, one per line; the supervisor keeps the one it has.
 func (c *Client) Reload() (ReloadReply, error) {
 	var r ReloadReply
-	return r, c.do(http.MethodPost, "/v1/reload", nil, &r)
+	return r, c.doWithin(c.slowTimeout, http.MethodPost, "/v1/reload", nil, &r)
 }

@@ -288,6 +288,7 @@ func TestSendAndFollowATask(t *testing.T) {
 		{control.SendRequest{To: "worker", Title: "two\nlines", Body: "b"}, http.StatusUnprocessableEntity, "title"},
 		{control.SendRequest{To: "worker", Title: "t"}, http.StatusUnprocessableEntity, "body"},
 		{control.SendRequest{To: "worker", Title: "t", Body: "b", Priority: "urgent"}, http.StatusUnprocessableEntity, "priority"},
+		{control.SendRequest{To: "worker", Title: "t", Body: "b", Tags: []string{"front end"}}, http.StatusUnprocessableEntity, `"tags[0]" must not contain spaces`},
 		{map[string]any{"to": "worker", "title": "t", "body": "b", "color": "red"}, http.StatusBadRequest, "unknown field \"color\""},
 	} {
 		r.refused(t, http.MethodPost, "/v1/send", c.req, c.code, c.want)
@@ -362,8 +363,17 @@ func TestSendAndFollowATask(t *testing.T) {
 	time.Sleep(4 * time.Second)
 	second := r.send(t, control.SendRequest{To: "worker", Title: "Check the links", Body: "check them"})
 	r.waitTask(t, second, "the second task done", func(d control.TaskDetailReply) bool { return d.Task.Status == "done" })
-	code, b := r.do(t, http.MethodGet, "/v1/tasks/"+second+"/log", nil)
-	log := string(b)
+	// The task closes as its report is read; the agent's own "Reported"
+	// line reaches the log a moment later.
+	var code int
+	var log string
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var b []byte
+		code, b = r.do(t, http.MethodGet, "/v1/tasks/"+second+"/log", nil)
+		if log = string(b); strings.Contains(log, "Reported "+second) || time.Now().After(end) {
+			break
+		}
+	}
 	if code != http.StatusOK || !strings.Contains(log, "Task "+second) || !strings.Contains(log, "Reported "+second) ||
 		strings.Contains(log, first) || strings.Contains(log, "\x1b") {
 		t.Errorf("the second task's log (%d):\n%s", code, log)

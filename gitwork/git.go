@@ -20,7 +20,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+
+	"github.com/shogun-dev/shogun/config"
 )
 
 // ErrNotInstalled means the git program could not be found.
@@ -168,4 +171,36 @@ func splitZ(b []byte) []string {
 		return nil
 	}
 	return strings.Split(s, "\x00")
+}
+
+// checkBranch refuses a branch name that configured names could not be
+// (config.CheckBranchName): git would take "--output=/tmp/x" for an
+// option. Names read back from git — a base recorded in the repository's
+// config, the branch a checkout or a worktree is on — are checked too,
+// because an agent can edit .git/config and .git/HEAD; what names the
+// value says where it came from.
+func checkBranch(what, name string) error {
+	if problem := config.CheckBranchName(name); problem != "" {
+		return fmt.Errorf("%s is %q, which is refused as a branch name: %s", what, name, problem)
+	}
+	return nil
+}
+
+// checkObjectID refuses anything but a full object id (40 or 64 hex
+// digits), for commits read from git or from its config.
+func checkObjectID(what, id string) error {
+	if len(id) != 40 && len(id) != 64 || strings.Trim(id, "0123456789abcdef") != "" {
+		return fmt.Errorf("%s is %q, which is not a commit id", what, id)
+	}
+	return nil
+}
+
+// checkAbsPath refuses a path read from git that is not absolute: every
+// folder git names for a work tree is, and a relative one (or one that
+// starts with "-") would be read from the wrong place or as an option.
+func checkAbsPath(what, p string) error {
+	if !filepath.IsAbs(p) {
+		return fmt.Errorf("%s is %q, which is not an absolute path", what, p)
+	}
+	return nil
 }

@@ -464,3 +464,96 @@ func TestDiffAndMergeBeforeTheWorktreeIsMade(t *testing.T) {
 		t.Errorf("merge: %v", err)
 	}
 }
+
+// An agent can edit the repository's .git/config and the HEAD files of
+// its checkouts. A value read back from there that could reach git as an
+// option — a recorded base or squash merge of "--output=FILE", a branch
+// of that name — is refused by every command with an error that names it,
+// and git never writes FILE. Refs handed to git directly come after
+// --end-of-options, so even a worktree built by hand with such a base
+// gets git's refusal, not a diff written to FILE.
+func TestValuesAnAgentWroteIntoGitAreRefused(t *testing.T) {
+	r := repo(t, nil)
+	g := gitwork.Git{}
+	spec := gitwork.Spec{Role: "evil", Cwd: r, Branch: "shogun/evil"}
+	w := ensure(t, g, spec)
+	commit(t, w.Path, "evil.txt", "x\n")
+	outside := filepath.Join(t.TempDir(), "x")
+	bad := "--output=" + outside
+	gitConfig := filepath.Join(r, ".git", "config")
+	clean, err := os.ReadFile(gitConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// editConfig appends a section to .git/config as an agent's editor
+	// would, and puts the file back after the subtest.
+	editConfig := func(t *testing.T, key, value string) {
+		write(t, gitConfig, string(clean)+"[branch \"shogun/evil\"]\n\t"+key+" = "+value+"\n")
+		t.Cleanup(func() { write(t, gitConfig, string(clean)) })
+	}
+	editHead := func(t *testing.T, head string) {
+		old, err := os.ReadFile(head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, head, "ref: refs/heads/"+bad+"\n")
+		t.Cleanup(func() { write(t, head, string(old)) })
+	}
+	wantNamed := func(t *testing.T, what string, err error, want string) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s succeeded", what)
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v\nwant it to say %q", what, err, want)
+		}
+	}
+	quoted := `"` + bad + `"`
+
+	t.Run("recorded base", func(t *testing.T) {
+		editConfig(t, "shogunbase", bad)
+		_, err := g.Resolve(ctx, spec)
+		wantNamed(t, "Resolve", err, "(branch.shogun/evil.shogunbase) is "+quoted+", which is refused as a branch name: must not start with \"-\"")
+		sts := g.Survey(ctx, []gitwork.Spec{spec}, "/ws", nil)
+		if len(sts) != 1 || !strings.Contains(sts[0].Problem, quoted) {
+			t.Errorf("Survey: %+v", sts)
+		}
+		// The worktree as a caller might still hold it, with the bad base.
+		held := w
+		held.Base = bad
+		wantNamed(t, "Diff", g.Diff(ctx, held, gitwork.DiffOptions{}, &bytes.Buffer{}), "bad revision")
+		wantNamed(t, "Diff --uncommitted", g.Diff(ctx, held, gitwork.DiffOptions{Uncommitted: true}, &bytes.Buffer{}), "merge-base")
+		if st := g.StatusOf(ctx, held); st.Problem == "" {
+			t.Errorf("StatusOf with base %s: no problem: %+v", bad, st)
+		}
+		_, err = g.Merge(ctx, held, false)
+		wantNamed(t, "Merge", err, "not on "+bad)
+	})
+	t.Run("recorded squash merge", func(t *testing.T) {
+		editConfig(t, "shogunsquashed", bad)
+		if st := g.StatusOf(ctx, w); !strings.Contains(st.Problem, "(branch.shogun/evil.shogunsquashed) is "+quoted+", which is not a commit id") {
+			t.Errorf("StatusOf: problem %q", st.Problem)
+		}
+		_, err := g.Merge(ctx, w, false)
+		wantNamed(t, "Merge", err, quoted)
+	})
+	t.Run("branch of the worktree", func(t *testing.T) {
+		editHead(t, filepath.Join(shoguntest.Git(t, w.Path, "rev-parse", "--absolute-git-dir"), "HEAD"))
+		_, err := g.Resolve(ctx, spec)
+		wantNamed(t, "Resolve", err, "the branch of worktree "+w.Path+" is "+quoted)
+	})
+	t.Run("branch of the main checkout", func(t *testing.T) {
+		editHead(t, filepath.Join(r, ".git", "HEAD"))
+		_, err := g.Branch(ctx, r)
+		wantNamed(t, "Branch", err, "the branch checked out in "+r+" is "+quoted)
+		_, err = g.Resolve(ctx, gitwork.Spec{Role: "new", Cwd: r, Branch: "shogun/new"})
+		wantNamed(t, "Resolve", err, quoted)
+	})
+	if _, err := os.Stat(outside); !os.IsNotExist(err) {
+		t.Errorf("git wrote %s: %v", outside, err)
+	}
+	// With the files put back, everything works again.
+	if _, err := g.Resolve(ctx, spec); err != nil {
+		t.Errorf("Resolve after the repair: %v", err)
+	}
+}

@@ -33,14 +33,17 @@ func (g Git) Diff(ctx context.Context, w Worktree, opts DiffOptions, out io.Writ
 		if !w.Exists {
 			return fmt.Errorf("diff of role %s: its worktree %s does not exist yet", w.Role, w.Path)
 		}
-		fork, err := g.Run(ctx, w.Repo, "merge-base", w.Base, w.Branch)
+		fork, err := g.Run(ctx, w.Repo, "merge-base", "--end-of-options", w.Base, w.Branch)
+		if err == nil {
+			err = checkObjectID("git merge-base", fork)
+		}
 		if err != nil {
 			return fmt.Errorf("diff of role %s: find where %s left %s: %w", w.Role, w.Branch, w.Base, err)
 		}
 		// Run in the worktree, a commit against the work tree.
-		dir, args = w.Path, append(args, fork, "--")
+		dir, args = w.Path, append(args, "--end-of-options", fork, "--")
 	} else {
-		args = append(args, w.Base+"..."+w.Branch, "--")
+		args = append(args, "--end-of-options", w.Base+"..."+w.Branch, "--")
 	}
 	if err := g.runTo(ctx, dir, out, args...); err != nil {
 		return fmt.Errorf("diff of role %s: %w", w.Role, err)
@@ -146,7 +149,10 @@ func (g Git) merge(ctx context.Context, w Worktree, squash bool) (MergeResult, e
 	if err != nil {
 		return res, err
 	}
-	tip, err := g.Run(ctx, w.Repo, "rev-parse", "--verify", w.Branch+"^{commit}")
+	tip, err := g.Run(ctx, w.Repo, "rev-parse", "--verify", "--end-of-options", w.Branch+"^{commit}")
+	if err == nil {
+		err = checkObjectID("the tip of "+w.Branch, tip)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -154,7 +160,7 @@ func (g Git) merge(ctx context.Context, w Worktree, squash bool) (MergeResult, e
 		err = g.squash(ctx, w, res.Commits, tip)
 	} else {
 		msg := fmt.Sprintf("Merge role %s (branch %s) into %s", w.Role, w.Branch, w.Base)
-		_, err = g.Run(ctx, w.Repo, "merge", "--no-ff", "--no-edit", "-m", msg, tip)
+		_, err = g.Run(ctx, w.Repo, "merge", "--no-ff", "--no-edit", "-m", msg, "--end-of-options", tip)
 	}
 	if err != nil {
 		return res, g.undo(ctx, w, before, err)
@@ -168,11 +174,11 @@ func (g Git) merge(ctx context.Context, w Worktree, squash bool) (MergeResult, e
 // squash takes the branch's changes in as one commit and records its tip,
 // which from then on counts as merged.
 func (g Git) squash(ctx context.Context, w Worktree, commits int, tip string) error {
-	log, err := g.Run(ctx, w.Repo, "log", "--format=- %s", w.Base+".."+tip, "--")
+	log, err := g.Run(ctx, w.Repo, "log", "--format=- %s", "--end-of-options", w.Base+".."+tip, "--")
 	if err != nil {
 		return err
 	}
-	if _, err := g.Run(ctx, w.Repo, "merge", "--squash", tip); err != nil {
+	if _, err := g.Run(ctx, w.Repo, "merge", "--squash", "--end-of-options", tip); err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("Role %s: %d %s of branch %s, squashed\n\n%s", w.Role, commits, plural(commits, "commit", "commits"), w.Branch, log)
@@ -189,7 +195,8 @@ func (g Git) undo(ctx context.Context, w Worktree, before string, cause error) e
 	conflicts, listErr := g.output(ctx, w.Repo, "diff", "--name-only", "--diff-filter=U", "-z")
 	// reset --merge undoes a merge or a squash alike (a squash leaves no
 	// MERGE_HEAD for merge --abort), keeping nothing of it; the checkout
-	// was clean before, so nothing else is touched.
+	// was clean before, so nothing else is touched. reset takes no
+	// --end-of-options (git 2.39); before is a commit id Head checked.
 	if _, err := g.Run(ctx, w.Repo, "reset", "--merge", before); err != nil {
 		return fmt.Errorf("%v; then undoing it failed too, so %s may be half merged: %w (look with git status, and run git merge --abort there)", cause, w.Repo, err)
 	}

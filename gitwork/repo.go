@@ -41,6 +41,9 @@ func (g Git) Locate(ctx context.Context, dir string) (Location, error) {
 		return Location{}, fmt.Errorf("%s is inside a git folder but not in a work tree (a bare repository or .git itself)", dir)
 	}
 	loc := Location{Top: osPath(lines[0])}
+	if err := checkAbsPath("the top folder git names for "+dir, loc.Top); err != nil {
+		return Location{}, err
+	}
 	if len(lines) > 1 {
 		loc.Prefix = strings.TrimSuffix(lines[1], "/")
 	}
@@ -86,7 +89,9 @@ type entry struct {
 }
 
 // worktrees lists every worktree of the repository holding dir, the main
-// checkout first.
+// checkout first. A worktree whose folder is not an absolute path, or whose
+// branch is not a name a configuration could give (see checkBranch), is an
+// error: git reads both from files an agent can edit (.git/worktrees/*).
 func (g Git) worktrees(ctx context.Context, dir string) ([]entry, error) {
 	out, err := g.output(ctx, dir, "worktree", "list", "--porcelain")
 	if err != nil {
@@ -112,9 +117,18 @@ func (g Git) worktrees(ctx context.Context, dir string) ([]entry, error) {
 				e.Locked = true
 			}
 		}
-		if e.Path != "" {
-			list = append(list, e)
+		if e.Path == "" {
+			continue
 		}
+		if err := checkAbsPath("a worktree's folder in git worktree list", e.Path); err != nil {
+			return nil, err
+		}
+		if e.Branch != "" {
+			if err := checkBranch("the branch of worktree "+e.Path, e.Branch); err != nil {
+				return nil, err
+			}
+		}
+		list = append(list, e)
 	}
 	return list, nil
 }
@@ -128,6 +142,9 @@ func (g Git) Head(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read HEAD: %w", err)
 	}
+	if err := checkObjectID("HEAD of "+dir, out); err != nil {
+		return "", err
+	}
 	return out, nil
 }
 
@@ -139,6 +156,9 @@ func (g Git) Branch(ctx context.Context, dir string) (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("read the current branch: %w", err)
+	}
+	if err := checkBranch("the branch checked out in "+dir, out); err != nil {
+		return "", err
 	}
 	return out, nil
 }
@@ -176,7 +196,7 @@ func (g Git) Changes(ctx context.Context, dir string, untracked bool) ([]string,
 // AheadBehind counts the commits of branch that base lacks (ahead) and
 // those of base that branch lacks (behind).
 func (g Git) AheadBehind(ctx context.Context, dir, base, branch string) (ahead, behind int, err error) {
-	out, err := g.Run(ctx, dir, "rev-list", "--left-right", "--count", base+"..."+branch, "--")
+	out, err := g.Run(ctx, dir, "rev-list", "--left-right", "--count", "--end-of-options", base+"..."+branch, "--")
 	if err != nil {
 		return 0, 0, fmt.Errorf("count commits between %s and %s: %w", base, branch, err)
 	}
@@ -195,7 +215,7 @@ func (g Git) AheadBehind(ctx context.Context, dir, base, branch string) (ahead, 
 
 // commitExists says whether rev names a commit in dir's repository.
 func (g Git) commitExists(ctx context.Context, dir, rev string) (bool, error) {
-	_, err := g.Run(ctx, dir, "rev-parse", "--verify", "-q", rev+"^{commit}")
+	_, err := g.Run(ctx, dir, "rev-parse", "--verify", "-q", "--end-of-options", rev+"^{commit}")
 	switch code := exitCode(err); {
 	case err == nil:
 		return true, nil
@@ -208,7 +228,7 @@ func (g Git) commitExists(ctx context.Context, dir, rev string) (bool, error) {
 
 // branchExists says whether refs/heads/name exists.
 func (g Git) branchExists(ctx context.Context, dir, name string) (bool, error) {
-	_, err := g.Run(ctx, dir, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
+	_, err := g.Run(ctx, dir, "show-ref", "--verify", "--quiet", "--end-of-options", "refs/heads/"+name)
 	switch code := exitCode(err); {
 	case err == nil:
 		return true, nil

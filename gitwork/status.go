@@ -114,10 +114,13 @@ func (g Git) unmerged(ctx context.Context, repo, base, branch string) (ahead, be
 	if err != nil || squashed == "" {
 		return ahead, behind, err
 	}
+	if err := checkObjectID(fmt.Sprintf("the squash merge recorded in %s's git config (%s)", repo, branchKey(branch, keySquashed)), squashed); err != nil {
+		return 0, 0, err
+	}
 	if ok, err := g.commitExists(ctx, repo, squashed); err != nil || !ok {
 		return ahead, behind, err
 	}
-	out, err := g.Run(ctx, repo, "rev-list", "--count", branch, "^"+base, "^"+squashed, "--")
+	out, err := g.Run(ctx, repo, "rev-list", "--count", "--end-of-options", branch, "^"+base, "^"+squashed, "--")
 	if err != nil {
 		return 0, 0, fmt.Errorf("count commits of %s not yet merged: %w", branch, err)
 	}
@@ -231,9 +234,9 @@ func (g Git) Remove(ctx context.Context, st Status, force bool) (Removal, error)
 	case !st.Exists:
 		_, err = g.Run(ctx, st.Repo, "worktree", "prune")
 	case force:
-		_, err = g.Run(ctx, st.Repo, "worktree", "remove", "--force", st.Path)
+		_, err = g.Run(ctx, st.Repo, "worktree", "remove", "--force", "--end-of-options", st.Path)
 	default:
-		_, err = g.Run(ctx, st.Repo, "worktree", "remove", st.Path)
+		_, err = g.Run(ctx, st.Repo, "worktree", "remove", "--end-of-options", st.Path)
 	}
 	if err != nil {
 		return Removal{}, fmt.Errorf("remove the worktree %s: %w", st.Path, err)
@@ -246,7 +249,7 @@ func (g Git) Remove(ctx context.Context, st Status, force bool) (Removal, error)
 	case st.Ahead > 0:
 		return Removal{BranchKept: fmt.Sprintf("%d %s not in %s", st.Ahead, plural(st.Ahead, "commit", "commits"), st.Base)}, nil
 	}
-	if _, err := g.Run(ctx, st.Repo, "branch", "-D", st.Branch); err != nil {
+	if _, err := g.Run(ctx, st.Repo, "branch", "-D", "--end-of-options", st.Branch); err != nil {
 		return Removal{BranchKept: err.Error()}, nil
 	}
 	return Removal{BranchDeleted: true}, nil

@@ -88,6 +88,14 @@ func (g Git) Resolve(ctx context.Context, s Spec) (Worktree, error) {
 }
 
 func (g Git) resolve(ctx context.Context, s Spec) (Worktree, error) {
+	if err := checkBranch("the role's branch", s.Branch); err != nil {
+		return Worktree{}, err
+	}
+	if s.Base != "" {
+		if err := checkBranch("the role's base", s.Base); err != nil {
+			return Worktree{}, err
+		}
+	}
 	loc, err := g.Locate(ctx, s.Cwd)
 	if err != nil {
 		return Worktree{}, err
@@ -144,7 +152,7 @@ func (g Git) resolve(ctx context.Context, s Spec) (Worktree, error) {
 		return Worktree{}, fmt.Errorf("base %s does not exist in %s (a repository needs a first commit before roles get worktrees)", w.Base, w.Repo)
 	}
 	if w.prefix != "" {
-		if _, err := g.Run(ctx, w.Repo, "cat-file", "-e", start+":"+w.prefix); err != nil {
+		if _, err := g.Run(ctx, w.Repo, "cat-file", "-e", "--end-of-options", start+":"+w.prefix); err != nil {
 			return Worktree{}, fmt.Errorf("the role's cwd %s is %s in the repository, which %s does not have: commit it first, or give the role a cwd that is in the repository",
 				s.Cwd, w.prefix, start)
 		}
@@ -153,13 +161,23 @@ func (g Git) resolve(ctx context.Context, s Spec) (Worktree, error) {
 }
 
 // baseOf is the base of a role's branch: the configured one, else the one
-// recorded when its worktree was made, else the main checkout's branch.
+// recorded when its worktree was made, else the main checkout's branch. A
+// recorded base is checked as a configured one is: an agent can edit the
+// repository's config.
 func (g Git) baseOf(ctx context.Context, repo, configured, branch string) (string, error) {
 	if configured != "" {
 		return configured, nil
 	}
-	if recorded, err := g.config(ctx, repo, branchKey(branch, keyBase)); err != nil || recorded != "" {
-		return recorded, err
+	key := branchKey(branch, keyBase)
+	recorded, err := g.config(ctx, repo, key)
+	if err != nil {
+		return "", err
+	}
+	if recorded != "" {
+		if err := checkBranch(fmt.Sprintf("the base recorded in %s's git config (%s)", repo, key), recorded); err != nil {
+			return "", fmt.Errorf("%w; set the role's base in config/roles.yaml (worktree: {base: BRANCH}) or correct it with git config %s BRANCH", err, key)
+		}
+		return recorded, nil
 	}
 	cur, err := g.Branch(ctx, repo)
 	if err != nil {
@@ -232,9 +250,9 @@ func (g Git) ensure(ctx context.Context, w Worktree, workspace string) error {
 		return err
 	}
 	if exists {
-		_, err = g.Run(ctx, w.Repo, "worktree", "add", w.Path, w.Branch)
+		_, err = g.Run(ctx, w.Repo, "worktree", "add", "--end-of-options", w.Path, w.Branch)
 	} else {
-		_, err = g.Run(ctx, w.Repo, "worktree", "add", "--no-track", "-b", w.Branch, w.Path, w.Base)
+		_, err = g.Run(ctx, w.Repo, "worktree", "add", "--no-track", "-b", w.Branch, "--end-of-options", w.Path, w.Base)
 	}
 	if err != nil {
 		return err

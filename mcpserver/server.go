@@ -18,12 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
@@ -157,23 +155,10 @@ func (t *tools) await(ctx context.Context, done func() bool) bool {
 	}
 }
 
-// failure reads the error record the queue left for a rejected file named
-// name in failed/ since the time since, or "" when there is none.
+// failure is why the queue refused the file named name dropped since
+// since, or "" (queue.Refusal).
 func (t *tools) failure(name string, since time.Time) string {
-	path := filepath.Join(t.layout.Failed(), name+".error.yaml")
-	fi, err := os.Lstat(path)
-	if err != nil || fi.ModTime().Before(since.Add(-time.Second)) {
-		return ""
-	}
-	data, err := queue.ReadFile(path, t.limits)
-	if err != nil {
-		return ""
-	}
-	var rec queue.FailureRecord
-	if yaml.Unmarshal(data, &rec) != nil {
-		return ""
-	}
-	return rec.Error
+	return queue.Refusal(t.cfg, name, since)
 }
 
 func roleIDs(cfg *config.Config) string { return strings.Join(cfg.EnabledIDs(), ", ") }

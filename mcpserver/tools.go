@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -31,7 +30,7 @@ type SendTaskInput struct {
 	Title    string   `json:"title" jsonschema:"one line naming the task; no line breaks"`
 	Body     string   `json:"body" jsonschema:"everything the other role needs to do the task without asking: the goal, the files to touch, how to tell it is done. It has not seen your task, so repeat what matters"`
 	Priority string   `json:"priority,omitempty" jsonschema:"high, normal (the default) or low: the order among the tasks waiting for that role"`
-	Tags     []string `json:"tags,omitempty" jsonschema:"short labels that group related tasks, such as frontend"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"short labels, one word each (no spaces), that group related tasks, such as frontend"`
 }
 
 // SendTaskOutput is what send_task answers.
@@ -208,37 +207,18 @@ func (t *tools) sendTask(ctx context.Context, _ *mcp.CallToolRequest, in SendTas
 		out.Message = fmt.Sprintf("Command %s written to %s; no supervisor is running, so it becomes a task for %s at the next `shogun start`.", id, t.rel(path), in.To)
 		return nil, out, nil
 	}
-	var task *store.Task
-	taken := t.await(ctx, func() bool {
-		if _, err := os.Lstat(path); err == nil {
-			return false
-		}
-		task = t.taskForCommand(id)
-		return task != nil || t.failure(filepath.Base(path), written) != ""
-	})
+	task, refusal := queue.AwaitTaken(ctx, t.cfg, id, path, written, t.settle)
 	switch {
 	case task != nil:
 		out.Status, out.TaskID, out.TaskStatus = "queued", task.ID, task.Status
 		out.Message = fmt.Sprintf("Task %s queued for %s; you will be told when its report arrives.", task.ID, in.To)
-	case taken:
+	case refusal != "":
 		return nil, SendTaskOutput{}, fmt.Errorf("send_task: the supervisor refused command %s: %s (see %s)",
-			id, t.failure(filepath.Base(path), written), t.rel(t.layout.Failed()))
+			id, refusal, t.rel(t.layout.Failed()))
 	default:
 		out.Message = fmt.Sprintf("Command %s written to %s; the supervisor has not taken it yet.", id, t.rel(path))
 	}
 	return nil, out, nil
-}
-
-// taskForCommand is the task made from a command, or nil (also when the
-// history cannot be read: the caller only waits for it).
-func (t *tools) taskForCommand(id string) *store.Task {
-	st, err := t.history()
-	if err != nil {
-		return nil
-	}
-	defer st.Close()
-	task, _ := st.TaskForCommand(id)
-	return task
 }
 
 func (t *tools) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportInput) (*mcp.CallToolResult, ReportOutput, error) {

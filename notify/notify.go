@@ -1,11 +1,14 @@
 // Package notify tells a person when something needs them while shogun runs
 // unattended: a role waiting for a person, a fatal or rate-limited role, a
 // stalled or undelivered task, a failed or blocked report, a finished
-// command nobody asked to be told about. Each event goes, as one JSON object,
+// command nobody asked to be told about, a configuration change of what a
+// role runs. Each event goes, as one JSON object,
 // to a command's standard input (settings notify.command) and as the body of
 // an HTTP POST (notify.webhook; an ntfy topic URL works), at most once per
 // role and kind per interval. Sending happens on the Notifier's own
-// goroutine: a slow or failing hook is logged and never holds the supervisor.
+// goroutine: a slow or failing hook is logged and never holds the supervisor,
+// and at stop the hooks get a few seconds in all (Options.Drain), after which
+// what is left is dropped with one log line.
 package notify
 
 import (
@@ -33,6 +36,10 @@ const (
 	KindFailed      = "failed"      // a report said failed
 	KindBlocked     = "blocked"     // a report said blocked
 	KindFinished    = "finished"    // a command without a from role was reported done
+	// KindConfigChanged: a live reload changed what a role runs (its
+	// command's exec, args, env or cwd, or a role added or enabled). An
+	// agent can edit config/roles.yaml as well as a person.
+	KindConfigChanged = "config-changed"
 )
 
 // Event is what a hook receives: one JSON object (docs/notify.md).
@@ -66,6 +73,12 @@ type Options struct {
 	Every time.Duration
 	// Timeout bounds one command run or one POST (default 10 s).
 	Timeout time.Duration
+	// Drain bounds how long Run goes on sending once its context has
+	// ended, all events and hooks together (default 3 s). At the end of it
+	// the hook running is cut off (a command is killed, with the processes
+	// it started on Unix) and the events not sent are dropped and counted
+	// in one log line.
+	Drain time.Duration
 	// Logger receives a line per event sent and per failure.
 	Logger zerolog.Logger
 	// Client sends the webhook (default a client with Timeout).
@@ -93,6 +106,9 @@ func New(opts Options) *Notifier {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
+	}
+	if opts.Drain <= 0 {
+		opts.Drain = 3 * time.Second
 	}
 	if opts.Client == nil {
 		opts.Client = &http.Client{Timeout: opts.Timeout}
@@ -134,58 +150,118 @@ func (n *Notifier) Send(e Event) bool {
 	}
 }
 
-// Run sends queued events until ctx ends; events still queued then are
-// sent first, each within Timeout.
+// Run sends queued events until ctx ends, then those still queued for at
+// most Drain in all: the hook running at the end of it is cut off, and the
+// events not sent to every hook are counted in one log line.
 func (n *Notifier) Run(ctx context.Context) {
+	sendCtx, cancel := endAfter(ctx, n.opts.Drain)
+	defer cancel()
 	for {
 		select {
 		case e := <-n.ch:
-			n.deliver(context.WithoutCancel(ctx), e)
-		case <-ctx.Done():
-			for {
-				select {
-				case e := <-n.ch:
-					n.deliver(context.WithoutCancel(ctx), e)
-				default:
-					return
-				}
+			if !n.deliver(sendCtx, e) {
+				n.drain(sendCtx, 1)
+				return
 			}
+		case <-ctx.Done():
+			n.drain(sendCtx, 0)
+			return
 		}
 	}
 }
 
-func (n *Notifier) deliver(ctx context.Context, e Event) {
+// drain sends the queued events until there are none or sendCtx ends, and
+// logs how many could not be sent (dropped of them already).
+func (n *Notifier) drain(sendCtx context.Context, dropped int) {
+	for {
+		select {
+		case e := <-n.ch:
+			if sendCtx.Err() != nil || !n.deliver(sendCtx, e) {
+				dropped++
+			}
+		default:
+			if dropped > 0 {
+				n.opts.Logger.Warn().Int("dropped", dropped).Dur("drain", n.opts.Drain).
+					Msgf("%d %s dropped at stop: the hooks did not finish within %s", dropped, plural(dropped, "notification", "notifications"), n.opts.Drain)
+			}
+			return
+		}
+	}
+}
+
+// endAfter is a context that ends grace after ctx ends.
+func endAfter(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var mu sync.Mutex
+	var timer *time.Timer
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		timer = time.AfterFunc(grace, cancel)
+		mu.Unlock()
+	})
+	return out, func() {
+		stop()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel()
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// deliver sends e to every hook; a failure is logged. It returns false
+// when ctx ended (the drain time ran out) before every hook had it; such a
+// cut-off is counted by the caller, not logged per hook.
+func (n *Notifier) deliver(ctx context.Context, e Event) bool {
 	body, err := json.Marshal(e)
 	if err != nil {
 		n.opts.Logger.Error().Err(err).Msg("notification")
-		return
+		return true
 	}
 	log := n.opts.Logger.With().Str("kind", e.Kind).Str("role", e.Role).Str("task_id", e.TaskID).Logger()
 	if len(n.opts.Command) > 0 {
-		if err := n.runCommand(ctx, body); err != nil {
+		err := n.runCommand(ctx, body)
+		switch {
+		case ctx.Err() != nil:
+			return false
+		case err != nil:
 			log.Warn().Err(err).Strs("command", n.opts.Command).Msg("notify.command failed")
-		} else {
+		default:
 			log.Info().Msg("notify.command ran")
 		}
 	}
 	if n.opts.Webhook != "" {
-		if err := n.post(ctx, body); err != nil {
+		err := n.post(ctx, body)
+		switch {
+		case ctx.Err() != nil:
+			return false
+		case err != nil:
 			log.Warn().Err(err).Msg("notify.webhook failed")
-		} else {
+		default:
 			log.Info().Msg("notify.webhook sent")
 		}
 	}
+	return true
 }
 
 func (n *Notifier) runCommand(ctx context.Context, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, n.opts.Command[0], n.opts.Command[1:]...)
+	killTree(cmd)
 	cmd.Dir = n.opts.Dir
 	cmd.Stdin = bytes.NewReader(body)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = 500 * time.Millisecond
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("run %s: timed out after %s", n.opts.Command[0], n.opts.Timeout)

@@ -164,3 +164,36 @@ func TestNothingConfiguredSendsNothing(t *testing.T) {
 		t.Error("a notifier without hooks accepted an event")
 	}
 }
+
+// At stop, a webhook that never answers gets the drain time and no more:
+// the POST in flight is cut off, and the events not sent are counted in
+// one log line.
+func TestStopDropsWhatAHangingWebhookCouldNotTake(t *testing.T) {
+	hang := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	defer slow.Close()
+	defer close(hang)
+	var logs strings.Builder
+	var mu sync.Mutex
+	logw := zerolog.New(zerolog.SyncWriter(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	})))
+	n := New(Options{Webhook: slow.URL, Drain: 300 * time.Millisecond, Logger: logw})
+	for i := range 5 {
+		n.Send(Event{Kind: KindBlocked, Role: "r" + string(rune('a'+i)), Message: "x"})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	began := time.Now()
+	n.Run(ctx)
+	if took := time.Since(began); took > 2*time.Second {
+		t.Errorf("Run took %v after the stop, want about the drain time (300 ms)", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), `5 notifications dropped at stop: the hooks did not finish within 300ms`) {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}

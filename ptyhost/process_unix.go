@@ -33,7 +33,7 @@ type unixProcess struct {
 }
 
 func start(c Command) (Process, error) {
-	path, err := exec.LookPath(c.Path)
+	path, err := resolveProgram(c.Path, c.Dir)
 	if err != nil {
 		return nil, err
 	}

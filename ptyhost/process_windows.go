@@ -8,9 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,27 +232,6 @@ func start(c Command) (_ Process, err error) {
 	go p.watch(h.process)
 	h = startHandles{} // owned by p now
 	return p, nil
-}
-
-// resolveProgram finds the program as os/exec does (PATH, and PATHEXT for a
-// name without extension, so "codex" finds codex.cmd) and makes it absolute,
-// since CreateProcess runs it from Dir. A relative path with a separator is
-// taken relative to Dir, as Go's StartProcess does on Windows and as a Unix
-// exec after chdir does.
-func resolveProgram(path, dir string) (string, error) {
-	if dir != "" && strings.ContainsAny(path, `\/`) && !filepath.IsAbs(path) &&
-		filepath.VolumeName(path) == "" && !strings.HasPrefix(path, `\`) && !strings.HasPrefix(path, "/") {
-		path = filepath.Join(dir, path)
-	}
-	found, err := exec.LookPath(path)
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(found)
-	if err != nil {
-		return "", fmt.Errorf("program path %s: %w", found, err)
-	}
-	return abs, nil
 }
 
 // workingDir returns dir as the absolute path CreateProcess wants, and checks

@@ -65,7 +65,7 @@ func (c Command) problem() *fieldError {
 		checkRole("from", c.From),
 		checkRequired("title", c.Title), checkLine("title", c.Title),
 		checkRequired("body", c.Body),
-		checkTags(c.Tags),
+		checkTags(c.Tags), checkTagWords(c.Tags),
 		checkEnum("priority", c.Priority, priorities, true),
 		checkID("parent", c.Parent),
 	)

@@ -28,6 +28,7 @@ func TestDecodeCommandsRejectsBadFiles(t *testing.T) {
 		{"tags a string", "to: ashigaru1\ntitle: t\nbody: x\ntags: frontend\n", `cmd.yaml:4:7: "tags" must be a list of strings, got string "frontend"`},
 		{"tag null", "to: ashigaru1\ntitle: t\nbody: x\ntags: [a, ~]\n", `cmd.yaml:4:11: "tags[1]" must be a string, got null`},
 		{"tag empty", "to: ashigaru1\ntitle: t\nbody: x\ntags: [a, \"\"]\n", `cmd.yaml:4:11: "tags[1]" must not be empty`},
+		{"tag with a space", "to: ashigaru1\ntitle: t\nbody: x\ntags: [ui, front end]\n", `cmd.yaml:4:12: "tags[1]" must not contain spaces (a tag is one word, such as frontend), got "front end"`},
 		{"unknown key", "to: ashigaru1\ntitle: t\nbody: x\npriorty: high\n", `cmd.yaml:4:1: unknown key "priorty" (did you mean "priority"?)`},
 		{"unknown key far from any", "to: ashigaru1\ntitle: t\nbody: x\nowner: me\n", `cmd.yaml:4:1: unknown key "owner"`},
 		{"duplicate key", "to: ashigaru1\ntitle: t\nbody: x\ntitle: u\n", `cmd.yaml:4:1: duplicate key "title" (first at line 2)`},

@@ -112,7 +112,11 @@ func (q *Queue) Snapshot() (Status, error) {
 			s := a.Status()
 			rs.State, rs.Pid, rs.Since, rs.Restarts, rs.LastOutput = string(s.State), s.Pid, s.Since.UTC(), s.Restarts, s.LastOutput.UTC()
 			if s.State == supervisor.Fatal {
-				st.Attention = append(st.Attention, fmt.Sprintf("role %s is fatal (%s): its %d queued task(s) are blocked; fix it and run shogun restart %s", rc.ID, s.LastError, depths[rc.ID], rc.ID))
+				blocked := ""
+				if n := depths[rc.ID]; n > 0 {
+					blocked = fmt.Sprintf(" its %d queued task(s) are blocked;", n)
+				}
+				st.Attention = append(st.Attention, fmt.Sprintf("role %s is fatal (%s):%s fix it and run shogun restart %s", rc.ID, s.LastError, blocked, rc.ID))
 			}
 			if s.State == supervisor.Attention {
 				st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: attach to it and answer its screen", rc.ID))
@@ -180,6 +184,27 @@ func (q *Queue) Snapshot() (Status, error) {
 		st.Attention[i] = textsafe.Escape(a)
 	}
 	return st, nil
+}
+
+// maxRecentAttention bounds the lines AddAttention keeps.
+const maxRecentAttention = 20
+
+// AddAttention adds a line to what a person should look at — the status's
+// attention list (shogun status, the console's Team page) and
+// runtime/dashboard.md — for the rest of this run; the last 20 such lines
+// are kept, rejected files among them. text is escaped when shown.
+func (q *Queue) AddAttention(text string) { q.addAttention("", text) }
+
+// addAttention adds an attention line; file names the rejected file in
+// failed/ it is about, or is "".
+func (q *Queue) addAttention(file, text string) {
+	q.mu.Lock()
+	q.recent = append(q.recent, attention{at: q.now(), file: file, text: text})
+	if len(q.recent) > maxRecentAttention {
+		q.recent = q.recent[len(q.recent)-maxRecentAttention:]
+	}
+	q.mu.Unlock()
+	q.touched()
 }
 
 func (q *Queue) writeDashboard() {

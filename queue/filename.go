@@ -16,9 +16,10 @@ import (
 )
 
 // MaxFileNameBytes is the longest name, in bytes, of a file shogun takes
-// from the queue folders. The name becomes part of a claim id, an archived
-// path and a notify line; with the claim's timestamp in front it must stay
-// under the 255 bytes file systems allow.
+// from the queue folders. The name becomes part of a claim id and of a
+// command's archived path (a report is archived under its task's id, see
+// reportArchiveName, as its path is typed into an agent); with the claim's
+// timestamp in front it must stay under the 255 bytes file systems allow.
 const MaxFileNameBytes = 200
 
 // checkFileName checks a name found in a queue folder the way ids are

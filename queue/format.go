@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/textsafe"
@@ -180,6 +181,19 @@ func checkTags(tags []string) *fieldError {
 		}
 		if p := checkLine(field, t); p != nil {
 			return p
+		}
+	}
+	return nil
+}
+
+// checkTagWords refuses a tag with spaces in a command: a tag is one word
+// (the console's form splits on spaces). Task files are not held to it, so
+// that a task an older shogun accepted with such a tag still goes out.
+func checkTagWords(tags []string) *fieldError {
+	for i, t := range tags {
+		if strings.ContainsFunc(t, unicode.IsSpace) {
+			field := fmt.Sprintf("tags[%d]", i)
+			return &fieldError{field: field, msg: fmt.Sprintf(`%q must not contain spaces (a tag is one word, such as frontend), got %q`, field, t)}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ package queue_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,19 @@ func with(entry string, keys ...string) string {
 		entry += "    " + k + "\n"
 	}
 	return entry
+}
+
+// waitSubmit waits until the agent recording to rec was submitted line.
+func waitSubmit(t *testing.T, rec, line string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%q submitted", line), 15*time.Second, func() bool {
+		for _, s := range shoguntest.Submits(t, rec) {
+			if s.Line == line {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // settings writes config/settings.yaml.
@@ -207,14 +221,7 @@ func TestBetweenTasksBeforeTheNextTask(t *testing.T) {
 	r := startTeam(t, ws)
 	r.drop(t, "a.yaml", "to: ashigaru1\ntitle: First\nbody: one\n")
 	r.waitTasks(t, "the first task done", 30*time.Second, func(ts []store.Task) bool { return countStatus(ts, store.StatusDone) == 1 })
-	waitFor(t, "between_tasks typed with no task waiting", 15*time.Second, func() bool {
-		for _, s := range shoguntest.Submits(t, rec) {
-			if s.Line == "/fresh" {
-				return true
-			}
-		}
-		return false
-	})
+	waitSubmit(t, rec, "/fresh")
 	r.drop(t, "b.yaml", "to: ashigaru1\ntitle: Second\nbody: two\n")
 	r.waitTasks(t, "the second task done", 30*time.Second, func(ts []store.Task) bool { return countStatus(ts, store.StatusDone) == 2 })
 	var seen []string
@@ -354,14 +361,7 @@ func TestNudgeTypedAgainWhenTheAgentDroppedIt(t *testing.T) {
 	r := startTeam(t, ws)
 	r.drop(t, "a.yaml", "to: ashigaru1\ntitle: First\nbody: one\n")
 	r.waitTasks(t, "the first task done", 30*time.Second, func(ts []store.Task) bool { return countStatus(ts, store.StatusDone) == 1 })
-	waitFor(t, "between_tasks typed", 15*time.Second, func() bool {
-		for _, s := range shoguntest.Submits(t, rec) {
-			if s.Line == "/fresh" {
-				return true
-			}
-		}
-		return false
-	})
+	waitSubmit(t, rec, "/fresh")
 	r.drop(t, "b.yaml", "to: ashigaru1\ntitle: Second\nbody: two\n")
 	tasks := r.waitTasks(t, "the second task closed", 30*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 2 && store.Closed(ts[0].Status)

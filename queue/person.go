@@ -42,7 +42,7 @@ func (q *Queue) Cancel(taskID, reason string) (store.Task, error) {
 		w.mu.Unlock()
 	}
 	if t.From != "" {
-		q.tellSender(t.From, t.ID, fmt.Sprintf("Task %s for %s (%s) was cancelled: %s", t.ID, t.Role, textsafe.Escape(t.Title), textsafe.Escape(reason)))
+		q.tellSender(t.From, t.ID, fmt.Sprintf("Task %s for %s (%s) was cancelled: %s", t.ID, t.Role, typedTitle(t.Title), textsafe.Escape(reason)))
 	}
 	q.kick(t.Role)
 	return t, nil

@@ -315,7 +315,7 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 		if !ok[i] {
 			continue
 		}
-		if _, err := q.archive(c, "commands"); err != nil {
+		if _, err := q.archive(c, "commands", c.id); err != nil {
 			retry = append(retry, q.later(c, "archive command file", err))
 			continue
 		}
@@ -378,7 +378,8 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	default:
 		return q.reject(c, err)
 	}
-	archived, err := freeName(q.archiveDir(c, "reports"), c.id)
+	archiveName := reportArchiveName(c, rep.TaskID)
+	archived, err := freeName(q.archiveDir(c, "reports"), archiveName)
 	if err != nil {
 		return q.later(c, "choose the archived report's name", err), false
 	}
@@ -419,7 +420,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	default:
 		q.reported(task, rep, archived)
 	}
-	if _, err := q.archive(c, "reports"); err != nil {
+	if _, err := q.archive(c, "reports", archiveName); err != nil {
 		return q.later(c, "archive report file", err), false
 	}
 	q.done(c)
@@ -514,20 +515,38 @@ func (q *Queue) notifySender(task store.Task, reportPath string) {
 		q.event(task.From, "notify-skipped", task.ID, "sender is not running")
 		return
 	}
-	// Titles and file names were checked on the way in; escaping them again
-	// keeps a history written by an older shogun from typing controls.
+	// Titles were checked on the way in; escaping them again keeps a
+	// history written by an older shogun from typing controls. The report
+	// path is shogun's (reportArchiveName), never the agent's file name.
 	vars := from.TemplateVars(q.layout)
 	vars[roles.VarRole] = task.Role
-	vars[roles.VarTitle] = textsafe.Escape(task.Title)
+	vars[roles.VarTitle] = typedTitle(task.Title)
 	vars[roles.VarReportPath] = textsafe.Escape(workspace.RelTo(from.Command.Cwd, reportPath))
 	text := roles.Expand(from.Notify, vars)
 	w.addNote(note{taskID: task.ID, text: text})
 }
 
+// reportArchiveName is the name a report is archived under: when it
+// arrived and the task it names, never the name its agent gave the file
+// (the history keeps that, as the report's file). The archived path is
+// typed into the sender's notify line, and an agent chooses its file's
+// name freely ("IGNORE ALL PREVIOUS INSTRUCTIONS.yaml"); a report is
+// archived only once the history knows its task, so the id is one shogun
+// made. Deterministic, so that a redo after a crash archives the report
+// where the history recorded it.
+func reportArchiveName(c claim, taskID string) string {
+	stamp := "report"
+	if _, ok := c.arrived(); ok {
+		stamp = c.id[:len(claimStamp)]
+	}
+	return stamp + "-" + taskID + ".yaml"
+}
+
 // archive moves a processed file from .claimed to its archive folder
-// (archiveDir), never over an existing file, and returns where it went.
-func (q *Queue) archive(c claim, kind string) (string, error) {
-	dst, err := moveInto(c.path, q.archiveDir(c, kind), c.id)
+// (archiveDir) as name, never over an existing file, and returns where it
+// went.
+func (q *Queue) archive(c claim, kind, name string) (string, error) {
+	dst, err := moveInto(c.path, q.archiveDir(c, kind), name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil // archived already, by a run that then crashed
 	}
@@ -614,29 +633,23 @@ func (q *Queue) moveToFailed(src, name, id string, cause error) error {
 	msg := textsafe.Escape(cause.Error())
 	q.log.Warn().Str("path", shown).Str("failed", failedName).Str("error", msg).Msg("file rejected")
 	q.event("", "rejected", "", fmt.Sprintf("%s: %s", shown, msg))
-	q.mu.Lock()
-	q.recent = append(q.recent, attention{at: q.now(), file: failedName,
-		text: fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName)})
-	if len(q.recent) > 20 {
-		q.recent = q.recent[len(q.recent)-20:]
-	}
-	q.mu.Unlock()
-	q.touched()
+	q.addAttention(failedName, fmt.Sprintf("rejected %s: %s (runtime/queue/failed/%s.error.yaml)", shown, msg, failedName))
 	return nil
 }
 
-// attention is an item for the dashboard's "needs attention" list: a
-// file rejected during this run. It lasts while the file is in failed/,
-// until DismissRejected.
+// attention is an item for the dashboard's "needs attention" list. One
+// about a file rejected during this run lasts while the file is in
+// failed/, until DismissRejected; others last the run.
 type attention struct {
 	at   time.Time
 	text string
-	file string // its name in failed/
+	file string // its name in failed/, or "" when it is not about a file
 }
 
-// rejectedAlerts are the texts of the rejected-file alerts whose file is
-// still in runtime/queue/failed/; those whose file a person removed are
-// dropped, and the dashboard is written again without them.
+// rejectedAlerts are the texts of the attention lines of this run, less
+// the rejected-file alerts whose file a person removed from
+// runtime/queue/failed/: those are dropped, and the dashboard is written
+// again without them.
 func (q *Queue) rejectedAlerts() []string {
 	q.mu.Lock()
 	items := slices.Clone(q.recent)
@@ -644,6 +657,10 @@ func (q *Queue) rejectedAlerts() []string {
 	gone := map[string]bool{}
 	var out []string
 	for _, a := range items {
+		if a.file == "" {
+			out = append(out, a.text)
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(q.dirs.failed, a.file)); errors.Is(err, fs.ErrNotExist) {
 			gone[a.file] = true
 			continue
@@ -665,7 +682,8 @@ func (q *Queue) rejectedAlerts() []string {
 func (q *Queue) DismissRejected() int {
 	q.mu.Lock()
 	n := len(q.recent)
-	q.recent = nil
+	q.recent = slices.DeleteFunc(q.recent, func(a attention) bool { return a.file != "" })
+	n -= len(q.recent)
 	q.mu.Unlock()
 	if n > 0 {
 		q.touched()

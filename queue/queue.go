@@ -100,7 +100,7 @@ type Queue struct {
 	headOf   func(role string) string
 	held     *heldReports // reports read but left where their agents wrote them
 	mu       sync.Mutex
-	recent   []attention         // files rejected during this run, for the dashboard
+	recent   []attention         // files rejected and other AddAttention lines of this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
 }
 

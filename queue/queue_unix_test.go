@@ -135,7 +135,7 @@ func TestThousandCommandsExactlyOnce(t *testing.T) {
 			fmt.Sprintf("id: c%04d\nto: worker%d\ntitle: job %d\nbody: do job %d\n", i, i%4+1, i, i))
 	}
 	r := startTeam(t, ws)
-	tasks := r.waitTasks(t, "1000 tasks done", 4*time.Minute, func(ts []store.Task) bool {
+	tasks := r.waitTasks(t, "1000 tasks done", 7*time.Minute, func(ts []store.Task) bool {
 		return len(ts) == n && countStatus(ts, store.StatusDone) == n
 	})
 	seen := map[string]bool{}

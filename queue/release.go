@@ -35,7 +35,7 @@ func (q *Queue) ReleaseTasks(role string, removed bool) error {
 		q.log.Warn().Str("role", role).Str("task_id", t.ID).Msg("role removed: its open task is blocked")
 		q.event(role, "blocked", t.ID, why)
 		if t.From != "" {
-			q.tellSender(t.From, t.ID, fmt.Sprintf("Task %s for %s (%s) is blocked: %s", t.ID, role, textsafe.Escape(t.Title), why))
+			q.tellSender(t.From, t.ID, fmt.Sprintf("Task %s for %s (%s) is blocked: %s", t.ID, role, typedTitle(t.Title), why))
 		}
 		q.notify(notify.Event{Kind: notify.KindBlocked, Role: role, TaskID: t.ID, Title: textsafe.Escape(t.Title),
 			Message: fmt.Sprintf("task %s for %s is blocked: %s", t.ID, role, why)})

@@ -50,7 +50,7 @@ func TestMarshalTaskRoundTrips(t *testing.T) {
 	tricky := exampleTask()
 	tricky.Title = "123"                                   // would read back as a number unquoted
 	tricky.Body = "no trailing newline\n  indented\n\nend" // literal block with "|-" and a leading-space line
-	tricky.Tags = []string{"a b", "true", "x: y"}
+	tricky.Tags = []string{"a:b", "true", "x:y", "#c"}
 	tricky.Priority = store.PriorityHigh
 	tricky.Attempt = 2
 	tricky.From = ""

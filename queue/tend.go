@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/roles"
@@ -211,7 +212,7 @@ func (w *worker) stall(f *followed) {
 	w.q.event(role, eventStalled, f.id, msg)
 	w.q.notify(notify.Event{Kind: notify.KindStalled, Role: role, TaskID: f.id, Title: textsafe.Escape(f.title), Message: msg})
 	if f.from != "" {
-		w.q.tellSender(f.from, f.id, fmt.Sprintf("Task %s for %s (%s) is stalled: no report after a reminder and an interrupt. A person has been told.", f.id, role, textsafe.Escape(f.title)))
+		w.q.tellSender(f.from, f.id, fmt.Sprintf("Task %s for %s (%s) is stalled: no report after a reminder and an interrupt. A person has been told.", f.id, role, typedTitle(f.title)))
 	}
 	w.q.touched()
 }
@@ -246,6 +247,23 @@ func (w *worker) betweenTasks(ctx context.Context) {
 		return
 	}
 	w.q.event(w.a.ID(), "between-tasks", "", "between_tasks keys typed before the next task")
+}
+
+// MaxTypedTitle is the most characters of a task's title typed into an
+// agent (a notify line, a cancelled, blocked or stalled task's line): a
+// title is any one line its sender wrote, 100 kB included, and the whole of
+// it stays in the task file and the history.
+const MaxTypedTitle = 200
+
+// typedTitle is title as it is typed into an agent: control characters
+// escaped, and cut to MaxTypedTitle characters, the last an ellipsis.
+func typedTitle(title string) string {
+	s := textsafe.Escape(title)
+	if utf8.RuneCountInString(s) <= MaxTypedTitle {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:MaxTypedTitle-1]) + "…"
 }
 
 // tellSender queues a line for the role that sent a task's command.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // Index passes a role's output on to its log and remembers when the log
@@ -240,7 +242,7 @@ func streamFiles(path string) ([]logFile, error) {
 }
 
 // backupTimeFormat is lumberjack's time in a rotated log's name.
-const backupTimeFormat = "2006-01-02T15-04-05.000"
+const backupTimeFormat = workspace.RotatedLogTimeFormat
 
 func readAt(path string, off, n int64) ([]byte, error) {
 	f, err := os.Open(path)

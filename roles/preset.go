@@ -39,7 +39,7 @@ const (
 	VarReportFile = "report_file" // where the role writes its report
 	VarRole       = "role"        // notify: the role that reported
 	VarTitle      = "title"       // notify: the title of the reported task
-	VarReportPath = "report_path" // notify: the report to read
+	VarReportPath = "report_path" // notify: the archived report, named by shogun (arrival, task id)
 )
 
 // TerminalSize is the size of a role's pseudo-terminal. TUIs lay themselves
@@ -75,6 +75,10 @@ type StopSequence struct {
 type Preset struct {
 	// CLI is the preset's name, one of the CLI* constants.
 	CLI string
+	// Package is the npm package that installs the CLI (npm install -g
+	// Package), for the message of a role whose program is missing; empty
+	// for the generic preset.
+	Package string
 	// Terminal is the pseudo-terminal size.
 	Terminal TerminalSize
 	// StartupPrompt is typed once, when the role first becomes ready.
@@ -185,6 +189,7 @@ var presets = func() map[string]Preset {
 
 	codex := base
 	codex.CLI = CLICodex
+	codex.Package = "@openai/codex"
 	// Codex 0.169.0. The composer is "› " at column 0 (the placeholder
 	// rotates: "Ask Codex to do anything" is one of several). A dialog's
 	// selected option is "› 1. …", so a digit and a dot after the marker
@@ -208,14 +213,23 @@ var presets = func() map[string]Preset {
 		// any other dialog: its selected, numbered option
 		`|(?m)^[›>] \d+\. \S`
 	codex.InputMarker = "›"
-	// Codex 0.169's usage and rate limit errors.
-	codex.LimitPattern = `(?i)you've hit your usage limit(?:.*?try again (?:at|in) (?P<reset>[^.\n]+))?|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
+	// Codex 0.169's usage and rate limit errors. The usage limit is one
+	// message under "■", with a typographic apostrophe, wrapped at the
+	// terminal's width wherever its plan's wording puts the words: "■
+	// You’ve hit your usage limit. Upgrade to Pro (https://…), visit
+	// https://chatgpt.com/settings/\nusage to purchase more credits or try
+	// again at 12:24 AM." (or "… Try again at 12:24 AM.", "… Try again
+	// later."). The reset is read when it is a time of day; one on another
+	// day ("Nov 28th, 2026 2:22 AM") is not, and limit_wait applies.
+	codex.LimitPattern = `(?i)you['’]ve hit your usage limit(?:[^■›]*?try\s+again\s+at\s+(?P<reset>\d{1,2}:\d{2}\s*[ap]m))?` +
+		`|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
 	codex.InterruptKeys = "\x1b"
 	codex.BetweenTasks = "/new"
 	codex.Stop.Keys = "/quit\r"
 
 	claude := base
 	claude.CLI = CLIClaude
+	claude.Package = "@anthropic-ai/claude-code"
 	// Claude Code 2.1.197. The composer is "❯" and a no-break space at
 	// column 0, right under a full-width rule; dialogs indent their "❯ 1."
 	// cursor, and the echo of a sent line in the transcript has a blank
@@ -252,6 +266,7 @@ var presets = func() map[string]Preset {
 
 	copilot := base
 	copilot.CLI = CLICopilot
+	copilot.Package = "@github/copilot"
 	// Copilot CLI 1.0.102, idle in its offline mode with its own model
 	// provider (COPILOT_OFFLINE, COPILOT_PROVIDER_BASE_URL): the composer
 	// is "❯ " at column 0 right under a full-width rule, as in Claude Code;
@@ -277,6 +292,7 @@ var presets = func() map[string]Preset {
 
 	gemini := base
 	gemini.CLI = CLIGemini
+	gemini.Package = "@google/gemini-cli"
 	// Gemini CLI 0.61.0, idle with API-key auth: the composer is " > " at
 	// column 1 (placeholder "Type your message or @path/to/file"); dialogs
 	// mark their choice with "● 1.", which attention catches first.
@@ -296,7 +312,14 @@ var presets = func() map[string]Preset {
 		`|please set an auth method|you must select an auth method|must specify the gemini_api_key|waiting for authentication` +
 		`|waiting for user confirmation|do you want to proceed\?|● \d+\. `
 	gemini.InputMarker = ">"
-	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429).
+	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429). Gemini CLI
+	// 0.61 shows a usage limit as a dialog, not a line: "Usage limit
+	// reached for all Pro models. [Access resets at 3:45 PM.] /stats model
+	// for usage details /model to switch models. ● 1. Keep trying 2. Stop"
+	// (supervisor/testdata/screens/gemini-limit.raw). The dialog stays up
+	// after the reset until someone chooses, so it is attention (its "●
+	// 1."), and its text is left out of the limit pattern: a limit begun
+	// by it would hold the role limited after a person chose Keep trying.
 	gemini.LimitPattern = `(?i)quota exceeded|resource_exhausted|rate limit|\b429\b[^\n]*(?:too many|rate|quota)`
 	gemini.InterruptKeys = "\x1b"
 	// No between_tasks: Gemini CLI 0.61's /clear starts a new session, after

@@ -166,6 +166,42 @@ func TestPresetPatternsMatchRealScreens(t *testing.T) {
 	}
 }
 
+// Codex 0.169 words its usage limit per plan and wraps it at the
+// terminal's width wherever the words fall; the reset it names is read
+// when it is a time of day (supervisor/testdata/screens/codex-limit.raw is
+// the whole screen).
+func TestCodexLimitPatternReadsItsReset(t *testing.T) {
+	p, _ := LookupPreset(CLICodex)
+	re := regexp.MustCompile(p.LimitPattern)
+	tests := []struct {
+		screen string
+		limits int
+		reset  string
+	}{
+		{"■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/\n" +
+			"usage to purchase more credits or try again at 2:32 AM.\n\n› Ask Codex to do anything", 1, "2:32 AM"},
+		{"■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or\n" +
+			"try again at 12:24 AM.", 1, "12:24 AM"},
+		{"■ You've hit your usage limit. Try again at 3:05\nPM.", 1, "3:05\nPM"},
+		{"■ You’ve hit your usage limit. Try again later.\n\n› Ask Codex to do anything", 1, ""},
+		// Another day: not a time of day; limit_wait applies.
+		{"■ You’ve hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at Nov 28th, 2026 2:22 AM.", 1, ""},
+		// One message's span ends at the next message or the composer.
+		{"■ You’ve hit your usage limit. Try again later.\n› go on\n■ You’ve hit your usage limit. Try again at 1:00 PM.", 2, "1:00 PM"},
+		{"› Ask Codex to do anything", 0, ""},
+	}
+	for _, tt := range tests {
+		all := re.FindAllStringSubmatch(tt.screen, -1)
+		reset := ""
+		if len(all) > 0 {
+			reset = all[len(all)-1][re.SubexpIndex("reset")]
+		}
+		if len(all) != tt.limits || reset != tt.reset {
+			t.Errorf("on %q: %d limit message(s), reset %q; want %d, %q", tt.screen, len(all), reset, tt.limits, tt.reset)
+		}
+	}
+}
+
 func TestCLIFromExec(t *testing.T) {
 	tests := map[string]string{
 		`C:\tools\codex.exe`:  "codex",

@@ -177,8 +177,10 @@ func TestStartSh(t *testing.T) {
 		t.Fatalf("empty workspace: want shogun's error and exit code (%s), got %s", direct, r)
 	}
 
+	// Simulated agents: the dry run fails for a program that is not
+	// installed, and this machine need not have the real CLIs.
 	ws := filepath.Join(t.TempDir(), "team")
-	if r := run(t, root, nil, bin, "init", ws); r.code != 0 {
+	if r := run(t, root, nil, bin, "init", "--demo", ws); r.code != 0 {
 		t.Fatalf("shogun init: %s", r)
 	}
 	want := run(t, root, nil, bin, "start", "--workspace", ws, "--dry-run")

@@ -39,7 +39,7 @@
 
 .PARAMETER LogLevel
     Level of the supervisor's log lines on the console: debug, info, warn or
-    error. The log file runtime\logs\shogun.log always gets every level.
+    error. The log file runtime\logs\supervisor\shogun.log always gets every level.
     Default: info.
 
 .PARAMETER Rebuild

@@ -15,8 +15,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -64,7 +66,10 @@ type Store struct {
 const readers = 4
 
 // Open opens the database at path, creating it and its folder if needed,
-// and brings its schema up to date. A history from before the search index
+// and brings its schema up to date. The history holds every task's body, so
+// a folder it creates is owner-only (0700), and the database and its -wal
+// and -shm files are made owner-only (0600) before SQLite opens them,
+// whatever the umask (privateFiles). A history from before the search index
 // is indexed here, which takes a while for a large one (about a minute per
 // million tasks): WithProgress reports how far it has come, WithContext
 // lets it be interrupted.
@@ -80,7 +85,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := privateFiles(abs); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s := &Store{path: abs, stmts: map[string]*sql.Stmt{}}
@@ -120,6 +128,45 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// privateFiles makes the database at path and its -wal and -shm files
+// readable and writable by their owner only, whatever the umask: it creates
+// the database file 0600 before SQLite opens it (SQLite gives the -wal and
+// -shm files it creates the database file's permissions, on Unix), and
+// takes group and other permissions off the files of a history that an
+// older shogun created under the usual umask (0644). On Windows a file's
+// mode does not say who may read it (the folder's access list does), so it
+// does nothing there.
+func privateFiles(path string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		if err := f.Close(); err != nil {
+			return err
+		}
+	case !errors.Is(err, fs.ErrExist):
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("make the history owner-only: %w", err)
+		}
+	}
+	return nil
 }
 
 // Peek reads, without changing the database at path, its schema version

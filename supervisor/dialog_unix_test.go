@@ -5,6 +5,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -205,23 +206,57 @@ roles:
 	}
 }
 
-// A program that cannot be started at all is fatal for that: the start
-// error is the reason, not a restart count or an older program's output.
-func TestFatalReasonIsTheStartError(t *testing.T) {
-	ws := testWorkspace(t, `
+// A program that cannot be found is fatal at its first try, for that: the
+// reason names the program and the fix, not a restart count or an older
+// program's output, and it is not restarted (a missing program does not
+// appear by itself). Once it is there, a restart request starts it.
+func TestMissingProgramIsFatalAtOnceWithTheFix(t *testing.T) {
+	dir := t.TempDir()
+	program := filepath.Join(dir, "shogun-test-agent")
+	ws := testWorkspace(t, fmt.Sprintf(`
 roles:
   - id: missing
     prompt_path: roles/missing.md
     command: {exec: shogun-test-no-such-program}
-    restart: {policy: on-failure, max_restarts: 1, window: 1m}
-`)
+    restart: {policy: on-failure, max_restarts: 5, window: 1m}
+  - id: later
+    prompt_path: roles/later.md
+    command: {exec: %q}
+    cli: generic
+    restart: {policy: never}
+`, program))
 	r := start(t, ws, func(o *Options) { o.Backoff = RestartBackoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond} })
 	r.waitState(t, "missing", Fatal, 20*time.Second)
+	r.waitState(t, "later", Fatal, 20*time.Second)
 	st := r.role(t, "missing").Status()
 	want := `cannot start: ptyhost: start "shogun-test-no-such-program": exec: "shogun-test-no-such-program": executable file not found in $PATH; ` +
-		"given up after 1 restart within 1m0s"
-	if st.LastError != want || st.Restarts != 1 {
-		t.Errorf("status last error %q, restarts %d; want %q, 1", st.LastError, st.Restarts, want)
+		"not restarted, as a missing program does not appear by itself: install it or change command.exec in config/roles.yaml"
+	if st.LastError != want || st.Restarts != 0 {
+		t.Errorf("status last error %q, restarts %d; want %q, 0", st.LastError, st.Restarts, want)
+	}
+	ev := r.waitEvent(t, "the fatal event", 5*time.Second, func(e Event) bool { return e.Kind == EventState && e.State == Fatal && e.Role == "missing" })
+	if ev.Message != st.LastError {
+		t.Errorf("the fatal event says %q, the status %q: want one reason", ev.Message, st.LastError)
+	}
+	time.Sleep(300 * time.Millisecond) // many backoffs' worth
+	tries := 0
+	for _, e := range r.events.all() {
+		if e.Role == "missing" && e.Kind == EventState && e.State == Starting {
+			tries++
+		}
+	}
+	if tries != 1 {
+		t.Errorf("the missing program was tried %d times, want once; events:\n%s", tries, r.describe())
+	}
+
+	// Installed now: a restart request starts it, policy never or not.
+	if err := os.WriteFile(program, []byte("#!/bin/sh\nsleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.role(t, "later").Restart()
+	waitFor(t, "the installed program running", 20*time.Second, func() bool { return r.role(t, "later").Status().Pid > 0 })
+	if st := r.role(t, "later").Status(); st.LastError != "" {
+		t.Errorf("the running role still shows the old reason %q", st.LastError)
 	}
 }
 

@@ -90,6 +90,12 @@ func resetAt(now time.Time, reset string, wait time.Duration) time.Time {
 			if at.Before(now.Add(-time.Minute)) {
 				at = at.AddDate(0, 0, 1)
 			}
+			if m[2] != "" && m[3] == "" {
+				// A time shown to the minute is cut, not rounded (Codex
+				// 0.169 prints "try again at 2:32 AM" for a limit that
+				// lifts at 2:32:40): it has lifted by the end of it.
+				at = at.Add(time.Minute)
+			}
 			return at.Add(margin(at.Sub(now)))
 		}
 	}

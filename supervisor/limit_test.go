@@ -14,9 +14,13 @@ func TestResetAt(t *testing.T) {
 	}{
 		{"", now.Add(wait)},
 		{"soon", now.Add(wait)},
-		{"3:45pm", time.Date(2026, 11, 23, 15, 45, 0, 0, time.Local).Add(time.Minute)},
+		{"3:45pm", time.Date(2026, 11, 23, 15, 46, 0, 0, time.Local).Add(time.Minute)},
+		// A minute shown cut from a reset within it, already begun: the
+		// end of that minute, not a moment ago.
+		{"2pm", time.Date(2026, 11, 23, 14, 0, 0, 0, time.Local).Add(time.Second)},
+		{"14:00", time.Date(2026, 11, 23, 14, 1, 0, 0, time.Local).Add(3 * time.Second)},
 		{"3pm", time.Date(2026, 11, 23, 15, 0, 0, 0, time.Local).Add(time.Minute)},
-		{"at 9:05 am", time.Date(2026, 11, 24, 9, 5, 0, 0, time.Local).Add(time.Minute)},
+		{"at 9:05 am", time.Date(2026, 11, 24, 9, 6, 0, 0, time.Local).Add(time.Minute)},
 		{"14:00:30", time.Date(2026, 11, 23, 14, 0, 30, 0, time.Local).Add(1500 * time.Millisecond)},
 		{"12am", time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local).Add(time.Minute)},
 		{"in 2h 30m", now.Add(150*time.Minute + time.Minute)},

@@ -315,6 +315,20 @@ func (r *Role) run(ctx context.Context) {
 			r.log.Info().Msg("restarting on request")
 			continue
 		}
+		if errors.Is(err, errCannotStart) && ptyhost.ProgramNotFound(err) {
+			// Not restarted: see MissingPrograms.
+			r.mu.Lock()
+			r.lastError = missingReason(err, *r.conf())
+			why := r.lastError
+			r.mu.Unlock()
+			r.setState(Fatal, why)
+			if !r.waitRestart(ctx) {
+				return
+			}
+			failures = 0
+			window = &restartWindow{window: r.conf().Restart.Window}
+			continue
+		}
 		if !r.shouldRestart(exit, err) {
 			r.setState(Stopped, "not restarted (policy "+r.conf().Restart.Policy+")")
 			if !r.waitRestart(ctx) {
@@ -428,7 +442,9 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		r.mu.Lock()
 		r.lastError = err.Error()
 		r.mu.Unlock()
-		r.log.Error().Err(err).Msg("cannot start")
+		if !ptyhost.ProgramNotFound(err) { // else the fatal state says it, with the fix
+			r.log.Error().Err(err).Msg("cannot start")
+		}
 		return ptyhost.Exit{Code: -1}, err, askedNothing
 	}
 	pid := sess.Pid()

@@ -47,8 +47,8 @@ func presetRole(t *testing.T, cli string) config.Role {
 		StartupPrompt: p.StartupPrompt, Nudge: p.Nudge, Notify: p.Notify,
 		Submit: p.Submit, SubmitDelay: p.SubmitDelay, ClearInput: p.ClearInput,
 		ReadyPattern: compile(p.ReadyPattern), BusyPattern: compile(p.BusyPattern),
-		AttentionPattern: compile(p.AttentionPattern),
-		ReadyQuiet:       p.ReadyQuiet, Restart: p.Restart, Stop: p.Stop,
+		AttentionPattern: compile(p.AttentionPattern), LimitPattern: compile(p.LimitPattern), LimitWait: p.LimitWait,
+		ReadyQuiet: p.ReadyQuiet, Restart: p.Restart, Stop: p.Stop,
 	}
 }
 
@@ -59,7 +59,8 @@ func presetRole(t *testing.T, cli string) config.Role {
 // shows and neither the attention nor the busy pattern does; attention wins
 // over everything, busy over ready. A starting screen must not make a role
 // ready: a prompt typed into it is lost or, in a dialog, picks an answer
-// the CLI saves.
+// the CLI saves. A usage-limit message makes a role limited, until the
+// reset time it names, which must be read; a dialog on screen still wins.
 func TestRealCLIScreens(t *testing.T) {
 	dir := filepath.Join("testdata", "screens")
 	b, err := os.ReadFile(filepath.Join(dir, "index.yaml"))
@@ -93,6 +94,8 @@ func TestRealCLIScreens(t *testing.T) {
 			switch want {
 			case Busy:
 				before, everReady = Ready, true
+			case Limited:
+				before, everReady = Busy, true
 			case Ready, Attention, Starting:
 			default:
 				t.Fatalf("index entry %s: unknown state %q", f.File, f.State)
@@ -100,13 +103,26 @@ func TestRealCLIScreens(t *testing.T) {
 			cfg := presetRole(t, f.CLI)
 			text := ptyhost.ReplayScreen(raw, f.Cols, f.Rows).Text()
 			sig := match(cfg, text)
+			// As Role.watch does: a limit first, a dialog over it.
+			var limit limitWatch
+			now := time.Now()
 			got, why := classify(cfg, sig, time.Minute, everReady, len(raw) > 0, 150*time.Millisecond)
+			if until, limited := limit.check(sig, now, cfg.LimitWait); limited {
+				got, why = Limited, "limit pattern on screen, until "+until.Format("15:04:05")
+				if sig.attention {
+					got, why = Attention, "screen asks for a person"
+				}
+				if want == Limited && (sig.reset == "" || until.Equal(now.Add(cfg.LimitWait))) {
+					t.Errorf("%s %s (%s): the limit's reset time was not read (reset group %q): limit_wait would apply\nscreen:\n%s",
+						f.CLI, f.Version, f.Shows, sig.reset, text)
+				}
+			}
 			if got == "" {
 				got, why = before, "no change"
 			}
 			if got != want {
-				t.Errorf("%s %s (%s): state %s (%s), want %s; patterns matched: attention=%v busy=%v ready=%v\nscreen:\n%s",
-					f.CLI, f.Version, f.Shows, got, why, want, sig.attention, sig.busy, sig.ready, text)
+				t.Errorf("%s %s (%s): state %s (%s), want %s; patterns matched: attention=%v busy=%v ready=%v limits=%d\nscreen:\n%s",
+					f.CLI, f.Version, f.Shows, got, why, want, sig.attention, sig.busy, sig.ready, sig.limits, text)
 			}
 			if seen[f.CLI] == nil {
 				seen[f.CLI] = map[string]bool{}
@@ -115,10 +131,11 @@ func TestRealCLIScreens(t *testing.T) {
 		})
 	}
 	// Every CLI's first-run dialogs were recorded; Claude's and Codex's
-	// composers, busy and start-up screens too, since they start offline.
+	// composers, busy and start-up screens too, since they start offline;
+	// their usage-limit messages through the scripted model.
 	for _, need := range []struct{ cli, state string }{
-		{"claude", "attention"}, {"claude", "ready"}, {"claude", "busy"},
-		{"codex", "attention"}, {"codex", "ready"}, {"codex", "busy"}, {"codex", "starting"},
+		{"claude", "attention"}, {"claude", "ready"}, {"claude", "busy"}, {"claude", "limited"},
+		{"codex", "attention"}, {"codex", "ready"}, {"codex", "busy"}, {"codex", "starting"}, {"codex", "limited"},
 		{"gemini", "attention"}, {"copilot", "attention"},
 	} {
 		if !seen[need.cli][need.state] {

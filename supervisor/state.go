@@ -5,7 +5,8 @@ package supervisor
 //	starting → ready ⇄ busy → exited → backoff → starting …
 //
 // plus attention (a person must answer the program), limited (a usage
-// limit, until it lifts), fatal (too many restarts) and stopped.
+// limit, until it lifts), fatal (too many restarts, or a program that cannot
+// be found) and stopped.
 type State string
 
 // The states of a role.
@@ -27,7 +28,8 @@ const (
 	Exited State = "exited"
 	// Backoff: waiting before the next start.
 	Backoff State = "backoff"
-	// Fatal: restarted too often inside the window; left down.
+	// Fatal: restarted too often inside the window, or its program cannot
+	// be found (see MissingPrograms); left down until a restart request.
 	Fatal State = "fatal"
 	// Stopped: ended on purpose, or exited under a policy that does not restart.
 	Stopped State = "stopped"

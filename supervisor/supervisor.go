@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -177,7 +176,7 @@ type logSettings struct{ maxSizeMB, maxFiles int }
 // supervisor not yet shared.
 func (s *Supervisor) addLocked(rc config.Role) *Role {
 	lj := &lumberjack.Logger{
-		Filename:   filepath.Join(s.layout.Logs(), rc.ID+".log"),
+		Filename:   s.layout.RoleLog(rc.ID),
 		MaxSize:    s.logs.maxSizeMB,
 		MaxBackups: s.logs.maxFiles,
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -40,6 +41,31 @@ func CheckHistory(cfg *config.Config, newHistory bool) error {
 	return fmt.Errorf("%w: %s does not exist, but %s holds %d archived file(s) from earlier runs; "+
 		"restore the database (from a backup), or run `shogun start --new-history` to begin a new, empty history (task ids continue after the archived ones)",
 		ErrHistoryMissing, filepath.ToSlash(rel), workspace.ArchiveDir, n)
+}
+
+// privateHistoryFolder makes the folder of the history database owner-only
+// (0700), as store.Open makes a folder it creates: a workspace made by an
+// older shogun has data/ open to every local user (0755). The workspace
+// folder itself, should the database lie there, is left as it is; so is
+// everything on Windows, where a folder's mode does not say who may read it.
+func privateHistoryFolder(cfg *config.Config) error {
+	dir := filepath.Dir(cfg.Settings.Data.SQLitePath)
+	if runtime.GOOS == "windows" || filepath.Clean(dir) == filepath.Clean(cfg.Workspace) {
+		return nil
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // store.Open creates it, owner-only
+	case err != nil:
+		return fmt.Errorf("check the history's folder: %w", err)
+	case !fi.IsDir() || fi.Mode().Perm()&0o077 == 0:
+		return nil
+	}
+	if err := os.Chmod(dir, fi.Mode().Perm()&0o700); err != nil {
+		return fmt.Errorf("make the history's folder owner-only: %w", err)
+	}
+	return nil
 }
 
 // archiveFolders returns the archive's folders of kind: the flat one of the

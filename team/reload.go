@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -213,6 +216,10 @@ func (t *Team) apply(next *config.Config) config.Reload {
 	t.live.cur = next
 	t.stateMu.Unlock()
 	for _, c := range res.Changes {
+		if rc, ok := next.Role(c.Role); ok && changesProgram(c) {
+			t.programChanged(c, rc)
+			continue
+		}
 		t.log.Info().Str("role", c.Role).Str("action", string(c.Action)).Strs("keys", c.Keys).Msg("configuration applied: " + string(c.Action) + " " + c.Role)
 	}
 	for _, k := range res.AtNextStart {
@@ -225,6 +232,72 @@ func (t *Team) apply(next *config.Config) config.Reload {
 	t.q.SetConfigError(nil)
 	t.recordEvent("", "config", "configuration applied: "+describeChanges(res))
 	return res
+}
+
+// changesProgram says whether c changes what program runs for its role: a
+// role added or enabled, or a new command exec, args, env or cwd.
+func changesProgram(c config.RoleChange) bool {
+	if c.Action == config.ActionStart {
+		return true
+	}
+	if c.Action == config.ActionRestart {
+		for _, k := range c.Keys {
+			if strings.HasPrefix(k, "command.") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// programChanged tells a person that a reload changed what a role runs: a
+// warning in the log, a config-changed notification and a line under
+// attention (status, dashboard, the console's Team page). Agents write to
+// config/roles.yaml as easily as a person does, and a live reload applies
+// it within a second; a change nobody meant must not pass as one info line.
+func (t *Team) programChanged(c config.RoleChange, rc config.Role) {
+	what := fmt.Sprintf("role %s runs a new command (%s changed in %s)", c.Role, strings.Join(programKeys(c.Keys), ", "), config.RolesFile)
+	switch {
+	case c.Action == config.ActionStart && c.Keys[0] == "added":
+		what = fmt.Sprintf("role %s was added to %s and starts", c.Role, config.RolesFile)
+	case c.Action == config.ActionStart:
+		what = fmt.Sprintf("role %s was enabled in %s and starts", c.Role, config.RolesFile)
+	}
+	msg := fmt.Sprintf("%s: %s in %s; if you did not make this change, an agent may have: check %s",
+		what, commandLine(rc.Command), rc.Command.Cwd, config.RolesFile)
+	t.log.Warn().Str("role", c.Role).Str("action", string(c.Action)).Strs("keys", c.Keys).
+		Str("exec", rc.Command.Exec).Strs("args", rc.Command.Args).Str("cwd", rc.Command.Cwd).Msg("configuration changed what a role runs: " + msg)
+	t.notifier.Send(notify.Event{Kind: notify.KindConfigChanged, Role: c.Role, Message: textsafe.Escape(msg)})
+	t.q.AddAttention(msg)
+}
+
+// programKeys are the command.* keys among keys.
+func programKeys(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if strings.HasPrefix(k, "command.") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// maxCommandLine bounds the command line shown when it changed.
+const maxCommandLine = 200
+
+// commandLine is a command's exec and args as one line, each quoted, cut
+// to maxCommandLine characters. Its env is not shown: values there are
+// often secrets.
+func commandLine(c config.Command) string {
+	parts := []string{strconv.Quote(c.Exec)}
+	for _, a := range c.Args {
+		parts = append(parts, strconv.Quote(a))
+	}
+	s := strings.Join(parts, " ")
+	if r := []rune(s); len(r) > maxCommandLine {
+		s = string(r[:maxCommandLine-1]) + "…"
+	}
+	return s
 }
 
 // startRole adds a role to the supervisor and hands it work.

@@ -4,17 +4,23 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/workspace"
@@ -198,5 +204,97 @@ func TestReloadKeepsAndMakesWorktrees(t *testing.T) {
 		if _, err := os.Stat(r.Config().Command.Cwd); err != nil {
 			t.Errorf("w's worktree: %v", err)
 		}
+	}
+}
+
+// An agent edits config/roles.yaml so that a role runs another program,
+// and adds a role of its own. The live reload applies both within seconds,
+// and a person hears of each: a warning in the log naming the new command,
+// a config-changed notification, and a line under attention (status, the
+// dashboard, the console's Team page). A change of a template is an info
+// line only.
+func TestReloadThatChangesWhatARoleRunsIsTold(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]notify.Event{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var e notify.Event
+		if json.Unmarshal(b, &e) == nil {
+			mu.Lock()
+			got[e.Kind+" "+e.Role] = e
+			mu.Unlock()
+		}
+	}))
+	defer srv.Close()
+	var logged syncBuffer
+	tm := runTeam(t, "roles:\n"+shRole("a")+shRole("b"), "notify:\n  webhook: "+srv.URL+"\nkeep_awake: false\n", func(o *Options) {
+		o.Logger = zerolog.New(&logged)
+		o.ConfigSettle, o.ConfigPoll = 50*time.Millisecond, 100*time.Millisecond
+	})
+	waitRunning(t, tm, "a", "b")
+
+	evil := strings.Replace(shRole("a"), "echo a;", "echo pwned;", 1)
+	b := shRole("b") + "    nudge: \"Read {task_file} now.\"\n"
+	rolesFile := filepath.Join(tm.Config().Workspace, filepath.FromSlash(workspace.RolesFile))
+	if err := os.WriteFile(rolesFile, []byte("roles:\n"+evil+b+shRole("c")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", logged.String())
+		}
+	})
+	waitRunning(t, tm, "a", "b", "c")
+	shoguntest.WaitFor(t, "config-changed notifications for a and c", 15*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[notify.KindConfigChanged+" a"].Message != "" && got[notify.KindConfigChanged+" c"].Message != ""
+	})
+	mu.Lock()
+	wantA := `role a runs a new command (command.args changed in config/roles.yaml): "/bin/sh" "-c" "echo pwned; exec sleep 1000" in ` + tm.Config().Workspace
+	if e := got[notify.KindConfigChanged+" a"]; !strings.HasPrefix(e.Message, wantA) || !strings.Contains(e.Message, "an agent may have") {
+		t.Errorf("notification for a: %q\nwant it to start %q", e.Message, wantA)
+	}
+	if e := got[notify.KindConfigChanged+" c"]; !strings.HasPrefix(e.Message, "role c was added to config/roles.yaml and starts: ") {
+		t.Errorf("notification for c: %q", e.Message)
+	}
+	if e, ok := got[notify.KindConfigChanged+" b"]; ok {
+		t.Errorf("a new nudge was notified as a change of program: %+v", e)
+	}
+	mu.Unlock()
+
+	st, err := tm.Queue().Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, a := range st.Attention {
+		if strings.Contains(a, "an agent may have") {
+			lines = append(lines, a)
+		}
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], wantA) || !strings.HasPrefix(lines[1], "role c was added") {
+		t.Errorf("attention: %q", st.Attention)
+	}
+	log := logged.String()
+	for _, want := range []string{`"level":"warn","role":"a"`, `"level":"warn","role":"c"`, `"level":"info","role":"b","action":"update"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, `"level":"warn","role":"b"`) {
+		t.Errorf("a new nudge was logged as a warning:\n%s", log)
+	}
+
+	// The API's role edits are told alike: a cwd outside the workspace is
+	// the owner's choice, so it is applied, and announced.
+	if _, err := tm.EditRoles(config.RoleEdit{Op: config.EditUpdate, ID: "b", Fields: map[string]any{"command.cwd": "/"}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = tm.Queue().Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if a := st.Attention[len(st.Attention)-1]; !strings.HasPrefix(a, `role b runs a new command (command.cwd changed in config/roles.yaml): "/bin/sh" "-c" "echo b; exec sleep 1000" in /;`) {
+		t.Errorf("attention after the API edit: %q", st.Attention)
 	}
 }

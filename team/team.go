@@ -126,6 +126,9 @@ func Open(opts Options) (*Team, error) {
 	}
 	opts.Config = cfg
 	opts.Git = &g
+	if err := privateHistoryFolder(cfg); err != nil {
+		return nil, err
+	}
 	st, err := store.Open(cfg.Settings.Data.SQLitePath, opts.StoreOptions...)
 	if err != nil {
 		return nil, err

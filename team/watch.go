@@ -48,8 +48,9 @@ func (t *Team) watchConfig(ctx context.Context, settle, poll time.Duration) {
 	}
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
-	due := time.NewTimer(time.Hour)
-	due.Stop()
+	// A first look once settled: a change made between Open and now has
+	// no event and may already be in stamps.
+	due := time.NewTimer(settle)
 	defer due.Stop()
 	stamps := statFiles(l)
 	for {

@@ -9,7 +9,8 @@
 //	runtime/queue/reports/<role>.yaml           where a role reports
 //	runtime/queue/archive/<day>/<kind>/         processed files, by the day they were archived
 //	runtime/queue/failed/                       rejected files
-//	runtime/logs/<role>.log, shogun.log         PTY logs and the supervisor's log
+//	runtime/logs/<role>.log                     a role's PTY log
+//	runtime/logs/supervisor/shogun.log          the supervisor's log, in a folder no role id can name
 //	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json
 //	runtime/dashboard.md                        the dashboard
 //	data/shogun.db                              the history (data.sqlite_path)
@@ -17,6 +18,7 @@
 package workspace
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +54,15 @@ const (
 	GeminiSettingsFile = ".gemini/settings.json" // Gemini CLI
 )
 
+// The supervisor's own log and its rotations live in a folder of their own.
+// A role's log is LogsDir/<id>.log and a role id has no slash
+// (config.ValidRoleID), so no role, not even one named shogun, can write
+// into the supervisor's log, rotate it away or be shown as it.
+const (
+	SupervisorLogDir  = "runtime/logs/supervisor"
+	SupervisorLogFile = "runtime/logs/supervisor/shogun.log"
+)
+
 // Layout gives the absolute paths of one workspace.
 type Layout struct {
 	// Root is the workspace folder, absolute.
@@ -64,6 +75,26 @@ func New(root string) Layout {
 		root = abs
 	}
 	return Layout{Root: root}
+}
+
+// Find returns the workspace that holds dir, the way git finds a
+// repository: dir itself or the nearest folder above it that has
+// config/roles.yaml. ok is false when no folder up to the root has one.
+func Find(dir string) (root string, ok bool) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(RolesFile))); err == nil && fi.Mode().IsRegular() {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // Path turns a slash-separated path relative to the workspace (one of the
@@ -132,7 +163,12 @@ func (l Layout) Logs() string { return l.Path(LogsDir) }
 func (l Layout) RoleLog(role string) string { return filepath.Join(l.Logs(), role+".log") }
 
 // SupervisorLog is the supervisor's own log (zerolog JSON).
-func (l Layout) SupervisorLog() string { return filepath.Join(l.Logs(), "shogun.log") }
+func (l Layout) SupervisorLog() string { return l.Path(SupervisorLogFile) }
+
+// SupervisorLogLegacy is where the older layout kept the supervisor's log,
+// runtime/logs/shogun.log: the log a role named shogun has now
+// (MoveLegacySupervisorLog).
+func (l Layout) SupervisorLogLegacy() string { return filepath.Join(l.Logs(), "shogun.log") }
 
 // State holds the running supervisor's files.
 func (l Layout) State() string { return l.Path(StateDir) }
@@ -150,6 +186,14 @@ func (l Layout) SocketPointer() string { return filepath.Join(l.State(), "shogun
 
 // UIToken holds the web console's login token, readable by its owner only.
 func (l Layout) UIToken() string { return filepath.Join(l.State(), "ui.token") }
+
+// UILoginPage is the owner-only page `shogun ui` opens in the browser: it
+// carries a login link that works once.
+func (l Layout) UILoginPage() string { return filepath.Join(l.State(), "ui-login.html") }
+
+// UISessions keeps the web console's logged-in browsers (hashes of their
+// cookies) across restarts, readable by its owner only.
+func (l Layout) UISessions() string { return filepath.Join(l.State(), "ui.sessions") }
 
 // PidLedger lists the processes the supervisor started.
 func (l Layout) PidLedger() string { return filepath.Join(l.State(), "pids.json") }

@@ -12,25 +12,25 @@ import (
 func TestLayoutMatchesTheDesign(t *testing.T) {
 	l := New(filepath.FromSlash("/ws"))
 	want := map[string]string{ // DESIGN.md section 2, as written there
-		"config/settings.yaml":         l.Path(SettingsFile),
-		"config/roles.yaml":            l.Path(RolesFile),
-		"roles/":                       l.Path(RolesDir),
-		"runtime/queue/commands/":      l.Commands(),
-		"runtime/queue/tasks/":         l.Tasks(),
-		"runtime/queue/reports/":       l.Reports(),
-		"runtime/queue/archive/":       l.Archive(),
-		"runtime/queue/failed/":        l.Failed(),
-		"runtime/logs/<role>.log":      l.RoleLog("<role>"),
-		"runtime/logs/shogun.log":      l.SupervisorLog(),
-		"runtime/state/":               l.State(),
-		"runtime/dashboard.md":         l.Dashboard(),
-		"data/shogun.db":               l.Database(),
-		"runtime/state/shogun.sock":    l.Socket(),
-		"runtime/state/shogun.lock":    l.Lock(),
-		"runtime/state/status.yaml":    l.Status(),
-		"runtime/state/pids.json":      l.PidLedger(),
-		"runtime/queue/tasks/a.yaml":   l.TaskFile("a"),
-		"runtime/queue/reports/a.yaml": l.ReportFile("a"),
+		"config/settings.yaml":               l.Path(SettingsFile),
+		"config/roles.yaml":                  l.Path(RolesFile),
+		"roles/":                             l.Path(RolesDir),
+		"runtime/queue/commands/":            l.Commands(),
+		"runtime/queue/tasks/":               l.Tasks(),
+		"runtime/queue/reports/":             l.Reports(),
+		"runtime/queue/archive/":             l.Archive(),
+		"runtime/queue/failed/":              l.Failed(),
+		"runtime/logs/<role>.log":            l.RoleLog("<role>"),
+		"runtime/logs/supervisor/shogun.log": l.SupervisorLog(),
+		"runtime/state/":                     l.State(),
+		"runtime/dashboard.md":               l.Dashboard(),
+		"data/shogun.db":                     l.Database(),
+		"runtime/state/shogun.sock":          l.Socket(),
+		"runtime/state/shogun.lock":          l.Lock(),
+		"runtime/state/status.yaml":          l.Status(),
+		"runtime/state/pids.json":            l.PidLedger(),
+		"runtime/queue/tasks/a.yaml":         l.TaskFile("a"),
+		"runtime/queue/reports/a.yaml":       l.ReportFile("a"),
 	}
 	for rel, got := range want {
 		if exp := filepath.Join(l.Root, filepath.FromSlash(strings.TrimSuffix(rel, "/"))); got != exp {
@@ -74,5 +74,38 @@ func TestRelTo(t *testing.T) {
 		if got := RelTo(c.dir, c.path); got != c.want {
 			t.Errorf("RelTo(%s, %s) = %s, want %s", c.dir, c.path, got, c.want)
 		}
+	}
+}
+
+// A workspace is found from any folder inside it, the nearest one first,
+// as git finds a repository; a folder in none has none.
+func TestFind(t *testing.T) {
+	outer := t.TempDir()
+	inner := filepath.Join(outer, "team", "nested")
+	deep := filepath.Join(outer, "team", "nested", "src", "pkg")
+	for _, ws := range []string{outer, inner} {
+		if err := os.MkdirAll(filepath.Join(ws, "config"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(RolesFile)), []byte("roles: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{
+		deep:                           inner,
+		inner:                          inner,
+		filepath.Join(inner, "config"): inner,
+		filepath.Join(outer, "team"):   outer,
+		filepath.Join(outer, "config"): outer,
+	} {
+		if got, ok := Find(dir); !ok || got != want {
+			t.Errorf("Find(%s) = %q, %v; want %q", dir, got, ok, want)
+		}
+	}
+	if got, ok := Find(t.TempDir()); ok {
+		t.Errorf("Find in a folder in no workspace = %q", got)
 	}
 }

@@ -56,6 +56,8 @@ func attachCommand() *cli.Command {
 				return err
 			}
 			defer stream.Conn.Close()
+			fmt.Fprintf(c.App.ErrWriter, "shogun: attached to %s%s; %s detaches\n", role,
+				map[bool]string{true: " (read-only)"}[c.Bool("read-only")], keyName(c.String("detach-key")))
 			old, err := term.MakeRaw(in)
 			if err != nil {
 				return fmt.Errorf("raw mode: %w", err)
@@ -76,6 +78,14 @@ func attachCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// keyName writes a detach key as people do: "ctrl-]" is "Ctrl-]".
+func keyName(s string) string {
+	if k, ok := strings.CutPrefix(s, "ctrl-"); ok {
+		return "Ctrl-" + k
+	}
+	return s
 }
 
 // parseDetachKey turns "ctrl-]" or "ctrl-x" into the byte the terminal sends.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // bin is the shogun binary under test, built once.
@@ -91,11 +92,14 @@ func TestInitJapanese(t *testing.T) {
 func TestDryRunPrintsPlan(t *testing.T) {
 	ws := t.TempDir()
 	shogun(t, "init", ws)
+	fakeCLIs(t, "codex", "claude")
 	out, errOut, code := shogun(t, "start", "--workspace", ws, "--dry-run")
 	if code != 0 {
 		t.Fatalf("dry run exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"configuration OK, 5 role(s)", "shogun", "karo", "ashigaru3", "codex", "claude"} {
+	for _, want := range []string{"configuration OK, 5 role(s) would start", "shogun", "karo", "ashigaru3", "codex", "claude",
+		// One line per role, not double-spaced.
+		"/quit\\r\" within 10s\nkaro: cwd "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)
 		}
@@ -128,7 +132,7 @@ func TestStartRefusesBadConfigWithEveryError(t *testing.T) {
 			t.Errorf("error output lacks %q:\n%s", want, errOut)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(ws, "runtime", "logs", "shogun.log")); err == nil {
+	if _, err := os.Stat(workspace.New(ws).SupervisorLog()); err == nil {
 		t.Error("a supervisor started despite the errors")
 	}
 }
@@ -268,8 +272,8 @@ func TestSigtermStopsEverythingAndExitsZero(t *testing.T) {
 		t.Errorf("stderr does not show the role's states:\n%s", errOut)
 	}
 	// The log says why the supervisor stopped.
-	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), `"why":"received terminated"`) {
-		t.Errorf("shogun.log does not say the supervisor stopped on SIGTERM:\n%s", b)
+	if b, _ := os.ReadFile(workspace.New(ws).SupervisorLog()); !strings.Contains(string(b), `"why":"received terminated"`) {
+		t.Errorf("the supervisor's log does not say the supervisor stopped on SIGTERM:\n%s", b)
 	}
 }
 
@@ -349,5 +353,15 @@ func TestDemoRunsTheWholeLoop(t *testing.T) {
 	tasks, _, code := shogun(t, "tasks", "--workspace", dir, "--json")
 	if code != 0 || strings.Count(tasks, `"status": "done"`) != 5 {
 		t.Errorf("shogun tasks --json (exit %d) does not list 5 done tasks:\n%s", code, tasks)
+	}
+	// The simulated karo reads each notification's report as a report: no
+	// warning that it is not a task file. (The shogun role's log is not
+	// looked at: runtime/logs/shogun.log is the supervisor's log too.)
+	karo, _, _ := shogun(t, "logs", "karo", "-n", "0", "-w", dir)
+	if strings.Contains(karo, "is not a task file") || strings.Count(karo, "Read the report on t-") != 3 {
+		t.Errorf("karo's screen does not read the three reports as reports:\n%s", karo)
+	}
+	if strings.Contains(out, "is not a task file") || strings.Contains(out, "web console:") {
+		t.Errorf("the demo printed a warning or a console link that dies with it:\n%s", out)
 	}
 }

@@ -84,11 +84,24 @@ func TestInitAndDryRunOnWindows(t *testing.T) {
 		t.Errorf("second init overwrote roles/karo.md: %q", b)
 	}
 
+	// Neither CLI installed: the dry run names the missing programs and fails.
+	clis := t.TempDir()
+	t.Setenv("PATH", clis)
+	out, errOut, code = shogun(t, "start", "--workspace", ws, "--dry-run")
+	if code == 0 || !strings.Contains(errOut, `karo: exec: "claude": executable file not found in %PATH%`) {
+		t.Errorf("dry run without the CLIs: exit %d\n%s", code, errOut)
+	}
+	// npm installs them as codex.cmd and claude.cmd: found through PATHEXT.
+	for _, name := range []string{"codex.cmd", "claude.cmd"} {
+		if err := os.WriteFile(filepath.Join(clis, name), []byte("@exit /b 0\r\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out, errOut, code = shogun(t, "start", "--workspace", ws, "--dry-run")
 	if code != 0 {
 		t.Fatalf("dry run exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"configuration OK, 5 role(s)", "karo", "codex", "claude"} {
+	for _, want := range []string{"configuration OK, 5 role(s) would start", "karo", "codex", "claude"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)
 		}

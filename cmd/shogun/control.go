@@ -110,7 +110,8 @@ func statusCommand() *cli.Command {
 			if len(parts) == 0 {
 				parts = []string{"no tasks"}
 			}
-			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID), strings.Join(parts, ", "))
+			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID),
+				roleCounts(st.Roles), strings.Join(parts, ", "))
 			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))
@@ -130,6 +131,27 @@ func statusCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// roleCounts counts the roles by state, in the order the states first
+// appear: "5 roles: 3 ready, 2 fatal". The console's Team page says the same.
+func roleCounts(roles []control.RoleReply) string {
+	if len(roles) == 0 {
+		return "no roles"
+	}
+	var order []string
+	n := map[string]int{}
+	for _, r := range roles {
+		if n[r.State] == 0 {
+			order = append(order, r.State)
+		}
+		n[r.State]++
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = fmt.Sprintf("%d %s", n[s], textsafe.Escape(s))
+	}
+	return fmt.Sprintf("%d %s: %s", len(roles), plural(len(roles), "role", "roles"), strings.Join(parts, ", "))
 }
 
 // secs renders seconds for people.
@@ -233,18 +255,27 @@ func stopCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			st, err := cl.Status()
+			if err != nil {
+				return err
+			}
 			if err := cl.Stop(); err != nil {
 				return err
+			}
+			if c.Duration("wait") > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "shogun: stopping the supervisor (pid %d) and its %d %s: each program is asked to quit, then its process tree is ended…\n",
+					st.Pid, len(st.Roles), plural(len(st.Roles), "role", "roles"))
 			}
 			ws, err := workspaceDir(c)
 			if err != nil {
 				return err
 			}
 			lock := workspace.New(ws).Lock()
-			deadline := time.Now().Add(c.Duration("wait"))
+			asked := time.Now()
+			deadline := asked.Add(c.Duration("wait"))
 			for time.Now().Before(deadline) {
 				if supervisor.Owner(lock) == 0 {
-					fmt.Fprintln(c.App.ErrWriter, "shogun: stopped")
+					fmt.Fprintf(c.App.ErrWriter, "shogun: stopped (%s)\n", time.Since(asked).Round(100*time.Millisecond))
 					return nil
 				}
 				time.Sleep(100 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/supervisor"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // teamWorkspace is a workspace with the given roles.yaml entries.
@@ -127,8 +130,8 @@ func TestStatusShowsEveryState(t *testing.T) {
 	if _, _, code := shogun(t, "status", "-w", ws); code != 3 {
 		t.Errorf("status after stop: exit %d, want 3", code)
 	}
-	if b, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log")); !strings.Contains(string(b), "asked to stop (shogun stop") {
-		t.Errorf("shogun.log does not say the supervisor was asked to stop")
+	if b, _ := os.ReadFile(workspace.New(ws).SupervisorLog()); !strings.Contains(string(b), "asked to stop (shogun stop") {
+		t.Errorf("the supervisor's log does not say the supervisor was asked to stop")
 	}
 }
 
@@ -182,9 +185,9 @@ func TestFatalRoleSaysWhyWithOneCount(t *testing.T) {
 			t.Errorf("the fatal notification says %q, want %q", ev.Message, reason)
 		}
 	}
-	log, _ := os.ReadFile(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	log, _ := os.ReadFile(workspace.New(ws).SupervisorLog())
 	if !strings.Contains(string(log), reason) || strings.Contains(string(log), "more than") {
-		t.Errorf("shogun.log does not give the fatal reason %q alone:\n%s", reason, log)
+		t.Errorf("the supervisor's log does not give the fatal reason %q alone:\n%s", reason, log)
 	}
 }
 
@@ -512,5 +515,117 @@ func TestTypeUnconfirmedSaysSoAndExits4(t *testing.T) {
 	}
 	if recs := shoguntest.Submits(t, rec); len(recs) != 0 {
 		t.Errorf("the agent ignoring input recorded %+v", recs)
+	}
+}
+
+// Another user who makes the runtime folder of a long workspace path's
+// socket (shogun-0 in the temporary folder) before the owner starts does
+// not keep the supervisor from starting: the socket goes to a private
+// folder of its own, which the pointer names and every command finds.
+func TestSocketFolderOfAnotherUserIsSkipped(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a folder to another user")
+	}
+	// A temporary folder of the test's own, so that what another user
+	// makes there disturbs nothing else on the machine.
+	tmp, err := os.MkdirTemp("/tmp", "sock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	taken := filepath.Join(tmp, "shogun-0")
+	if err := os.Mkdir(taken, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(taken, 1001, 1001); err != nil {
+		t.Fatal(err)
+	}
+
+	ws := filepath.Join(t.TempDir(), strings.Repeat("deep-folder-", 9))
+	if _, errOut, code := shogun(t, "init", ws); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte("roles:\n"+simEntry("ashigaru1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, errOut := startBackground(t, ws)
+	st := waitStatus(t, ws, "status to answer", func(s control.StatusReply) bool { return len(s.Roles) == 1 })
+	if st.Pid != cmd.Process.Pid {
+		t.Errorf("status answered by pid %d, want the supervisor %d", st.Pid, cmd.Process.Pid)
+	}
+	b, err := os.ReadFile(workspace.New(ws).SocketPointer())
+	if err != nil {
+		t.Fatalf("no pointer file: %v\n%s", err, errOut)
+	}
+	sock := strings.TrimSpace(string(b))
+	dir := filepath.Dir(sock)
+	if filepath.Dir(dir) != tmp || !strings.HasPrefix(filepath.Base(dir), "shogun-0-") {
+		t.Errorf("socket at %s, want it in a private shogun-0-… folder in %s", sock, tmp)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 || fi.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Errorf("socket folder %s: %v, want root's and 0700", dir, err)
+	}
+	if !strings.Contains(errOut.String(), "is owned by user 1001") {
+		t.Errorf("the supervisor does not say why it skipped %s:\n%s", taken, errOut)
+	}
+	if _, stopErr, code := shogun(t, "stop", "-w", ws); code != 0 {
+		t.Errorf("stop: %s", stopErr)
+	}
+	_ = cmd.Wait()
+}
+
+// A supervisor that takes the connection and never answers (seen under
+// Wine) does not hold `shogun status` for minutes: it ends at its deadline,
+// non-zero, saying which endpoint did not answer and what to look at.
+func TestStatusWithoutAnswerEndsWithAMessage(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1"))
+	l := workspace.New(ws)
+	lock, err := supervisor.AcquireLock(l.Lock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	ln, err := net.Listen("unix", l.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+
+	// A guard far beyond the deadline, not a measure of it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "status", "-w", ws)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("status still waited after %v", 2*time.Minute)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() == 0 || ee.ExitCode() == 3 {
+		t.Errorf("status exit: %v, want a failure other than 3 (no supervisor)", err)
+	}
+	want := fmt.Sprintf("the supervisor did not answer GET /v1/status on %s within 15s: it may be stuck or starved: see its log %s; ending its process (pid %d)",
+		l.Socket(), l.SupervisorLog(), os.Getpid())
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("status said:\n%s\nwant:\n%s", stderr.String(), want)
 	}
 }

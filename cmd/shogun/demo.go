@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/console"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
@@ -39,47 +41,75 @@ func demoCommand() *cli.Command {
 		Description: "Creates a demo workspace (`shogun init --demo`) in --dir or a new temporary folder and\n" +
 			"starts the supervisor. Once every role is ready it hands the shogun one order; the\n" +
 			"shogun passes it to the karo, the karo splits it into three tasks for the ashigaru,\n" +
-			"reports flow back up. Then it stops cleanly and prints the task table. Ctrl-C stops it early.",
+			"reports flow back up. Then it stops cleanly and prints the task table. Ctrl-C stops it early.\n\n" +
+			"A temporary workspace is removed at the end. With --keep the team and its web console stay\n" +
+			"up until you press Enter, and the workspace is kept to look at afterwards; without it there\n" +
+			"is no console (its link would be dead a second later).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dir", Usage: "demo workspace `DIR` (default: a new temporary folder)"},
+			&cli.StringFlag{Name: "dir", Usage: "demo workspace `DIR`, kept afterwards (default: a new temporary folder, removed)"},
+			&cli.BoolFlag{Name: "keep", Usage: "once done, keep the team and its web console running until Enter, and keep the workspace"},
 			&cli.DurationFlag{Name: "linger", Usage: "how long to keep running once the order is done", Value: time.Second},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up after this long", Value: 90 * time.Second},
 		},
 		Action: func(c *cli.Context) error {
-			dir, err := demoDir(c.String("dir"))
+			dir, temporary, err := demoDir(c.String("dir"))
 			if err != nil {
 				return err
+			}
+			keep := c.Bool("keep")
+			kept := keep || !temporary
+			if !kept {
+				defer os.RemoveAll(dir)
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "shogun demo: workspace %s\n", dir)
 			if _, err := config.Scaffold(dir, config.ScaffoldOptions{Demo: true, Force: true, Lang: "en"}); err != nil {
 				return fmt.Errorf("demo workspace: %w", err)
 			}
-			cfg, err := loadConfig(dir)
+			cfg, err := startConfig(dir)
 			if err != nil {
 				return err
 			}
+			// The console only when it stays up for someone to look at.
+			cfg.Settings.UI.Enabled = cfg.Settings.UI.Enabled && keep
 			ctx, stop := signalContext(context.Background())
 			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, c.Duration("timeout"))
-			defer cancel()
 
 			ready := newPromptWatch(len(cfg.Enabled()))
 			started := time.Now()
-			var outcome error
+			var (
+				outcome error
+				tasks   []store.Task
+				took    time.Duration
+				printed bool // the summary, before waiting for Enter
+			)
 			err = withTeam(ctx, c, dir, cfg, nil, ready.observe, func(ctx context.Context, t *team.Team) error {
 				runCtx, stopRun := context.WithCancel(ctx)
 				defer stopRun()
 				done := make(chan error, 1)
 				go func() { done <- t.Run(runCtx) }()
-				outcome = driveDemo(runCtx, w, dir, t, ready, c.Duration("linger"))
+				driveCtx, cancelDrive := context.WithTimeout(runCtx, c.Duration("timeout"))
+				outcome = driveDemo(driveCtx, w, dir, t, ready, c.Duration("linger"), kept)
+				cancelDrive()
+				took = time.Since(started)
+				var err error
+				if tasks, err = t.Store().Tasks(store.TaskFilter{}); err != nil {
+					fmt.Fprintf(w, "cannot read the history: %v\n", err)
+				}
+				if keep && outcome == nil {
+					printDemoSummary(w, dir, cfg.Settings.Data.SQLitePath, tasks, took, true)
+					printed = true
+					waitForEnter(runCtx, c, w, dir, cfg)
+				}
 				stopRun()
 				return <-done
 			})
 			if err != nil {
 				return err
 			}
-			printDemoSummary(w, dir, cfg.Settings.Data.SQLitePath, time.Since(started))
+			if !printed {
+				printDemoSummary(w, dir, cfg.Settings.Data.SQLitePath, tasks, took, kept)
+			}
 			if outcome != nil {
 				return &exitError{code: 1, err: outcome}
 			}
@@ -88,15 +118,41 @@ func demoCommand() *cli.Command {
 	}
 }
 
-func demoDir(dir string) (string, error) {
+// demoDir is the demo's workspace: dir, or a new temporary folder
+// (temporary is then true).
+func demoDir(dir string) (abs string, temporary bool, err error) {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "shogun-demo-")
 		if err != nil {
-			return "", fmt.Errorf("demo workspace: %w", err)
+			return "", false, fmt.Errorf("demo workspace: %w", err)
 		}
-		dir = tmp
+		dir, temporary = tmp, true
 	}
-	return filepath.Abs(dir)
+	abs, err = filepath.Abs(dir)
+	return abs, temporary, err
+}
+
+// waitForEnter keeps the finished demo's team running, with its console,
+// until the person presses Enter (or standard input ends) or Ctrl-C.
+func waitForEnter(ctx context.Context, c *cli.Context, w io.Writer, ws string, cfg *config.Config) {
+	if tok, err := console.ReadToken(ws); err == nil && console.Probe(cfg.Settings.UI, tok) == nil {
+		// The login token never goes into a link printed or handed on:
+		// shogun ui makes a one-time link.
+		fmt.Fprintf(w, "web console: %s (log in with %s ui --workspace %s)\n", console.Address(cfg.Settings.UI), selfCommand(), ws)
+	} else {
+		fmt.Fprintln(w, "web console: not running (see the log above)")
+	}
+	fmt.Fprintf(w, "shogun demo: the team keeps running: try %s status --workspace %s in another terminal. Press Enter to stop it.\n", selfCommand(), ws)
+	entered := make(chan struct{})
+	// The read cannot be cancelled; it ends with the process.
+	go func() {
+		_, _ = bufio.NewReader(c.App.Reader).ReadString('\n')
+		close(entered)
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+	}
 }
 
 // promptWatch tells when every role has taken its startup prompt.
@@ -127,7 +183,7 @@ func (p *promptWatch) observe(e supervisor.Event) {
 
 // driveDemo waits for the team, hands the shogun its order, and waits until
 // every task is closed.
-func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready *promptWatch, linger time.Duration) error {
+func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready *promptWatch, linger time.Duration, kept bool) error {
 	select {
 	case <-ready.all:
 	case <-ctx.Done():
@@ -163,14 +219,14 @@ func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready 
 					return fmt.Errorf("demo: task %s ended %s", task.ID, task.Status)
 				}
 			}
-			return demoSkills(w, ws, t)
+			return demoSkills(w, ws, t, kept)
 		}
 	}
 }
 
 // demoSkills mines the finished tasks for skill candidates, as the
 // supervisor does after reports, and shows what it found.
-func demoSkills(w io.Writer, ws string, t *team.Team) error {
+func demoSkills(w io.Writer, ws string, t *team.Team, kept bool) error {
 	res, err := skills.Scan(t.Store(), skills.ScanOptions{})
 	if err != nil {
 		return fmt.Errorf("demo: skills scan: %w", err)
@@ -186,7 +242,9 @@ func demoSkills(w io.Writer, ws string, t *team.Team) error {
 	for _, c := range res.Candidates {
 		fmt.Fprintf(w, "  %-28s %d tasks  %s\n", c.Name, c.Tasks, short(c.Description, 70))
 	}
-	fmt.Fprintf(w, "shogun demo: review them with: shogun skills review --workspace %s\n", ws)
+	if kept {
+		fmt.Fprintf(w, "shogun demo: review them with: %s skills review --workspace %s\n", selfCommand(), ws)
+	}
 	return nil
 }
 
@@ -199,20 +257,10 @@ func allClosed(tasks []store.Task) bool {
 	return true
 }
 
-// printDemoSummary prints the final task table and where to look next.
-func printDemoSummary(w io.Writer, ws, db string, took time.Duration) {
+// printDemoSummary prints the final task table and, when the workspace is
+// kept, where to look next; else that it is gone and how to keep one.
+func printDemoSummary(w io.Writer, ws, db string, tasks []store.Task, took time.Duration, kept bool) {
 	fmt.Fprintf(w, "\nshogun demo: finished in %s\n\n", took.Round(100*time.Millisecond))
-	st, err := store.Open(db)
-	if err != nil {
-		fmt.Fprintf(w, "cannot read the history: %v\n", err)
-		return
-	}
-	defer st.Close()
-	tasks, err := st.Tasks(store.TaskFilter{})
-	if err != nil {
-		fmt.Fprintf(w, "cannot read the history: %v\n", err)
-		return
-	}
 	tw := newTableWriter(w)
 	fmt.Fprintln(tw, "TASK\tROLE\tFROM\tSTATUS\tATTEMPTS\tTITLE\tREPORT")
 	for i := len(tasks) - 1; i >= 0; i-- {
@@ -220,9 +268,14 @@ func printDemoSummary(w io.Writer, ws, db string, took time.Duration) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Role, orDash(t.From), t.Status, t.Attempts, short(t.Title, 44), short(t.Summary, 40))
 	}
 	tw.Flush()
+	if !kept {
+		fmt.Fprintf(w, "\nThe demo's workspace is removed. To look around: %[1]s demo --keep (the team and its web console\n"+
+			"stay up until you press Enter), or %[1]s demo --dir DIR (the workspace is kept in DIR).\n", selfCommand())
+		return
+	}
 	fmt.Fprintf(w, "\ndashboard: %s\nhistory:   %s\nlogs:      %s\n",
 		workspace.New(ws).Dashboard(), db, workspace.New(ws).Logs())
-	fmt.Fprintf(w, "try:       shogun tasks --workspace %s\n", ws)
+	fmt.Fprintf(w, "try:       %s tasks --workspace %s\n", selfCommand(), ws)
 }
 
 func orDash(s string) string {

@@ -16,7 +16,7 @@ func initCommand() *cli.Command {
 		Usage:     "create a workspace: config, role files, runtime folders and the CLIs' MCP configuration",
 		ArgsUsage: "[DIR]",
 		Description: "Creates config/settings.yaml, config/roles.yaml (a shogun, a karo and three ashigaru),\n" +
-			"roles/*.md and the runtime folders in DIR (default: the workspace), and the CLIs' MCP\n" +
+			"roles/*.md and the runtime folders in DIR (default: --workspace, else the current folder), and the CLIs' MCP\n" +
 			"configuration that starts `shogun mcp` (.mcp.json, .claude/settings.json, .codex/config.toml,\n" +
 			".gemini/settings.json). Existing files are kept unless --force. With --demo every role runs\n" +
 			"the simulated agent `shogun agent-sim`.",
@@ -30,14 +30,18 @@ func initCommand() *cli.Command {
 			if c.NArg() > 1 {
 				return fmt.Errorf("init takes at most one folder, got %d arguments", c.NArg())
 			}
-			dir, err := workspaceDir(c)
+			// DIR, else --workspace, else the current folder: init makes
+			// a workspace, it does not look for one above.
+			dir, ok := givenWorkspace(c)
+			if c.NArg() == 1 {
+				dir, ok = c.Args().First(), true
+			}
+			if !ok {
+				dir = "."
+			}
+			dir, err := absWorkspace(dir)
 			if err != nil {
 				return err
-			}
-			if c.NArg() == 1 {
-				if dir, err = filepath.Abs(c.Args().First()); err != nil {
-					return err
-				}
 			}
 			results, err := config.Scaffold(dir, config.ScaffoldOptions{
 				Force: c.Bool("force"), Demo: c.Bool("demo"), Lang: c.String("lang"), Executable: mcpExecutable(),
@@ -49,7 +53,7 @@ func initCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("init %s: %w", dir, err)
 			}
-			fmt.Fprintf(w, "\nworkspace ready: %s\nnext: shogun start --workspace %s --dry-run\n", dir, dir)
+			fmt.Fprintf(w, "\nworkspace ready: %s\nnext: %s start --workspace %s --dry-run\n", dir, selfCommand(), quoteArg(dir))
 			return nil
 		},
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -31,20 +34,22 @@ func consoleLevel(c *cli.Context) (zerolog.Level, error) {
 }
 
 // openLogger returns a logger writing JSON (every level from debug up) to
-// runtime/logs/shogun.log and human-readable lines to stderr, in colour only
-// on a terminal without NO_COLOR.
+// the supervisor's log (workspace.SupervisorLogFile) and human-readable lines
+// to stderr, in colour only on a terminal without NO_COLOR. A log of the
+// older layout is moved there first, and the move logged.
 func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io.Closer, error) {
 	lvl, err := consoleLevel(c)
 	if err != nil {
 		return zerolog.Nop(), nil, err
 	}
-	dir := workspace.New(ws).Logs()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return zerolog.Nop(), nil, fmt.Errorf("create %s: %w", dir, err)
+	l := workspace.New(ws)
+	moved, moveErr := l.MoveLegacySupervisorLog()
+	if err := os.MkdirAll(filepath.Dir(l.SupervisorLog()), 0o755); err != nil {
+		return zerolog.Nop(), nil, fmt.Errorf("create %s: %w", filepath.Dir(l.SupervisorLog()), err)
 	}
-	file := &lumberjack.Logger{Filename: filepath.Join(dir, "shogun.log"), MaxSize: 20, MaxBackups: 5}
+	file := &lumberjack.Logger{Filename: l.SupervisorLog(), MaxSize: 20, MaxBackups: 5}
 	console := zerolog.ConsoleWriter{
-		Out:           stderr,
+		Out:           &closedPipeWriter{w: stderr},
 		NoColor:       !colorful(stderr),
 		TimeFormat:    time.TimeOnly,
 		PartsOrder:    []string{zerolog.TimestampFieldName, zerolog.LevelFieldName, "role", zerolog.MessageFieldName},
@@ -61,7 +66,15 @@ func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io
 		levelWriter{Writer: file, min: zerolog.DebugLevel},
 		levelWriter{Writer: console, min: lvl},
 	)
-	return zerolog.New(w).Level(zerolog.DebugLevel).With().Timestamp().Logger(), file, nil
+	log := zerolog.New(w).Level(zerolog.DebugLevel).With().Timestamp().Logger()
+	if len(moved) > 0 {
+		log.Info().Strs("files", moved).Str("from", l.SupervisorLogLegacy()).
+			Msg("moved the supervisor's log to its own folder; " + workspace.RelTo(l.Root, l.SupervisorLogLegacy()) + " is now the log of a role named shogun")
+	}
+	if moveErr != nil {
+		log.Warn().Err(moveErr).Msg("the supervisor's log of the older layout was not moved")
+	}
+	return log, file, nil
 }
 
 // colorful reports whether w is a terminal and NO_COLOR is unset.
@@ -71,6 +84,27 @@ func colorful(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// closedPipeWriter is the person's terminal, or the pipe it is read
+// through: once that pipe's reader is gone (a `| tee` ended by Ctrl-C),
+// lines are dropped rather than each failing (and zerolog saying so on the
+// same closed pipe). The log file still gets every line.
+type closedPipeWriter struct {
+	w    io.Writer
+	gone atomic.Bool
+}
+
+func (p *closedPipeWriter) Write(b []byte) (int, error) {
+	if p.gone.Load() {
+		return len(b), nil
+	}
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.gone.Store(true)
+		return len(b), nil
+	}
+	return n, err
 }
 
 // levelWriter passes on only events at or above min.

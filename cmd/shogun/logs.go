@@ -2,31 +2,43 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/rolelog"
+	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
 func logsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "logs",
-		Usage:     "print a role's log (runtime/logs/ROLE.log) as the text its terminal showed, or the bytes with --raw",
-		ArgsUsage: "ROLE",
+		Usage:     "print a role's log (runtime/logs/ROLE.log) as the text its terminal showed, or the bytes with --raw; --supervisor: the supervisor's own log",
+		ArgsUsage: "ROLE | --supervisor",
 		Description: "Without --raw the output is played through a terminal of the role's size, so the\n" +
 			"text is what a person watching saw: a line is printed once it scrolled off the\n" +
 			"screen, and the rows on the screen at the end (with -f: whenever the role has\n" +
 			"been quiet for a second) that were not printed as they are now. A full-screen\n" +
-			"program that redraws in place adds only the rows it changed.",
+			"program that redraws in place adds only the rows it changed.\n\n" +
+			"--supervisor prints the supervisor's own log (" + workspace.SupervisorLogFile + ", JSON lines)\n" +
+			"as written; a role named shogun has its log at runtime/logs/shogun.log like any role.",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new output, across log rotations, until Ctrl-C"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the bytes as the program wrote them"},
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Usage: "start with the last N lines (0: all)", Value: 100},
+			&cli.BoolFlag{Name: "supervisor", Usage: "print the supervisor's own log (" + workspace.SupervisorLogFile + ") instead of a role's"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("supervisor") {
+				return supervisorLog(c)
+			}
 			role, err := roleArg(c)
 			if err != nil {
 				return err
@@ -38,15 +50,69 @@ func logsCommand() *cli.Command {
 			opts := rolelog.Options{Lines: c.Int("lines"), Raw: c.Bool("raw"), Follow: c.Bool("follow")}
 			// The role's terminal size, when its configuration can be read:
 			// a log is read even when the configuration has gone bad.
+			configured := true
 			if cfg, err := config.Load(ws, nil); err == nil {
-				if rc, ok := cfg.Role(role); ok && rc.Terminal.Cols > 0 && rc.Terminal.Rows > 0 {
+				rc, ok := cfg.Role(role)
+				if ok && rc.Terminal.Cols > 0 && rc.Terminal.Rows > 0 {
 					opts.Cols, opts.Rows = rc.Terminal.Cols, rc.Terminal.Rows
 				}
+				configured = ok
 			}
 			path := workspace.New(ws).RoleLog(role)
 			ctx, stop := signalContext(context.Background())
 			defer stop()
-			return rolelog.Follow(ctx, path, c.App.Writer, opts)
+			err = rolelog.Follow(ctx, path, c.App.Writer, opts)
+			if errors.Is(err, fs.ErrNotExist) {
+				return noLogError(ws, role, path, configured)
+			}
+			return err
 		},
 	}
+}
+
+// supervisorLog prints the supervisor's own log for `shogun logs
+// --supervisor`: JSON lines, printed as written (a terminal's width would
+// wrap them). A workspace of the older layout that has not started since
+// keeps it at its old path.
+func supervisorLog(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("logs --supervisor takes no role (shogun logs %s shows the role's log)", c.Args().First())
+	}
+	ws, err := workspaceDir(c)
+	if err != nil {
+		return err
+	}
+	l := workspace.New(ws)
+	path := l.SupervisorLog()
+	if _, err := os.Stat(l.Path(workspace.SupervisorLogDir)); errors.Is(err, fs.ErrNotExist) {
+		path = l.SupervisorLogLegacy()
+	}
+	ctx, stop := signalContext(context.Background())
+	defer stop()
+	return rolelog.Follow(ctx, path, c.App.Writer, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
+}
+
+// noLogError says why a role has no log: it is not a role of this
+// workspace, or its program never started (with the reason the status
+// gives), or it has written nothing yet.
+func noLogError(ws, role, path string, configured bool) error {
+	if !configured {
+		return fmt.Errorf("no log at %s: there is no role %s in config/roles.yaml", path, textsafe.Escape(role))
+	}
+	st, err := control.NewClient(ws).Status()
+	if err != nil {
+		return fmt.Errorf("no log at %s: %s's program has not run in this workspace (%v)", path, role, err)
+	}
+	for _, r := range st.Roles {
+		switch {
+		case r.ID != role:
+		case r.Pid == 0 && r.LastError != "":
+			return fmt.Errorf("no log at %s: %s's program never started; the status says %s: %s", path, role, textsafe.Escape(r.State), textsafe.Escape(r.LastError))
+		case r.Pid == 0:
+			return fmt.Errorf("no log at %s: %s's program has not started (%s)", path, role, textsafe.Escape(r.State))
+		default:
+			return fmt.Errorf("no log at %s: %s's program (pid %d, %s) has written nothing yet", path, role, r.Pid, textsafe.Escape(r.State))
+		}
+	}
+	return fmt.Errorf("no log at %s: %s does not run in this supervisor (disabled, or left out by start --roles)", path, role)
 }

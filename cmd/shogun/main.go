@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -64,7 +66,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the current folder)", EnvVars: []string{"SHOGUN_WORKSPACE_DIR"}},
+			&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the nearest folder from here up with config/roles.yaml)", EnvVars: []string{"SHOGUN_WORKSPACE_DIR"}},
 			&cli.StringFlag{Name: "log-level", Usage: "log level on stderr: debug, info, warn, error", Value: "info"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only warnings and errors on stderr"},
 			&cli.BoolFlag{Name: "debug", Usage: "same as --log-level debug"},
@@ -178,18 +180,40 @@ func takesValue(flags []cli.Flag, arg string) bool {
 }
 
 // workspaceFlag lets every command take --workspace after its name too.
-var workspaceFlag = &cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the current folder)"}
+var workspaceFlag = &cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the nearest folder from here up with config/roles.yaml)"}
 
 // workspaceDir returns the absolute workspace folder: the command's own
-// --workspace if given there, else the global one, else the current folder.
+// --workspace if given there, else the global one (or SHOGUN_WORKSPACE_DIR),
+// else the workspace that holds the current folder, found as git finds a
+// repository (workspace.Find). A current folder in no workspace is an error
+// that says how to make one.
 func workspaceDir(c *cli.Context) (string, error) {
-	dir := "."
+	if dir, ok := givenWorkspace(c); ok {
+		return absWorkspace(dir)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if root, ok := workspace.Find(cwd); ok {
+		return root, nil
+	}
+	return "", fmt.Errorf("no shogun workspace here: neither %s nor a folder above it has %s; "+
+		"run `%s init` to make one here, or give --workspace DIR", cwd, filepath.FromSlash(workspace.RolesFile), selfCommand())
+}
+
+// givenWorkspace is the --workspace of the command or of shogun itself
+// (which SHOGUN_WORKSPACE_DIR sets), if any.
+func givenWorkspace(c *cli.Context) (string, bool) {
 	for _, x := range c.Lineage() {
 		if v := x.String("workspace"); v != "" {
-			dir = v
-			break
+			return v, true
 		}
 	}
+	return "", false
+}
+
+func absWorkspace(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("workspace %q: %w", dir, err)

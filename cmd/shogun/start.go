@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,13 +36,14 @@ func startCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "roles", Usage: "run only these role ids (comma-separated)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configuration and print what would run"},
 			&cli.BoolFlag{Name: "new-history", Usage: "begin a new, empty history database although the archive shows an earlier one (it was lost)"},
+			&cli.BoolFlag{Name: "rotate-token", Usage: "replace the web console's login token (runtime/state/ui.token) before serving it"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
 			if err != nil {
 				return err
 			}
-			cfg, err := loadConfig(ws)
+			cfg, err := startConfig(ws)
 			if err != nil {
 				return err
 			}
@@ -47,6 +51,7 @@ func startCommand() *cli.Command {
 			if c.Bool("dry-run") {
 				return printPlan(c.App.Writer, ws, cfg, ids)
 			}
+			warnMissingPrograms(c.App.ErrWriter, cfg, ids)
 			ctx, stop := signalContext(context.Background())
 			defer stop()
 			_, err = runSupervisor(ctx, c, ws, cfg, ids, nil)
@@ -65,14 +70,69 @@ func selfExecutable() string {
 	return exe
 }
 
-// loadConfig loads the workspace configuration for `start`.
-func loadConfig(ws string) (*config.Config, error) {
+// warnMissingPrograms says, once, before the roles start, which programs
+// are not found: those roles go fatal at once (each with its reason and
+// fix in the log, the status and the notifications).
+func warnMissingPrograms(w io.Writer, cfg *config.Config, ids []string) {
+	roles := cfg.Enabled()
+	if len(ids) > 0 {
+		roles = nil
+		for _, id := range ids {
+			if r, ok := cfg.Role(id); ok {
+				roles = append(roles, r)
+			}
+		}
+	}
+	missing := supervisor.MissingPrograms(roles)
+	if len(missing) == 0 {
+		return
+	}
+	var names []string
+	for _, m := range missing {
+		if !slices.Contains(names, m.Exec) {
+			names = append(names, m.Exec)
+		}
+	}
+	fmt.Fprintf(w, "shogun: %d of %d role(s) cannot start, their program is not found (%s): they go fatal at once; "+
+		"`%[4]s start --dry-run` names each with its fix, `%[4]s init --demo --force` makes a team of simulated agents\n",
+		len(missing), len(roles), strings.Join(names, ", "), selfCommand())
+}
+
+// selfCommand is how a person runs this binary again, for the hints the
+// commands print: "shogun" when that name in PATH is this binary, else its
+// path (a fresh build in bin/, not installed).
+func selfCommand() string {
+	exe := selfExecutable()
+	if p, err := exec.LookPath("shogun"); err == nil {
+		if a, err := os.Stat(p); err == nil {
+			if b, err := os.Stat(exe); err == nil && os.SameFile(a, b) {
+				return "shogun"
+			}
+		}
+	}
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return "shogun" // go run's build, gone when the run ends
+	}
+	return quoteArg(exe)
+}
+
+// loadConfig loads the workspace configuration for a command.
+func loadConfig(ws string) (*config.Config, error) { return readConfig(ws, "configuration has errors") }
+
+// startConfig is loadConfig for a command that would start a team: an
+// error means nothing started.
+func startConfig(ws string) (*config.Config, error) {
+	return readConfig(ws, "configuration has errors, nothing started")
+}
+
+// readConfig loads the workspace configuration; errors come after what.
+func readConfig(ws, what string) (*config.Config, error) {
 	if _, err := os.Stat(ws); err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", ws, err)
 	}
 	cfg, err := config.Load(ws, configLookup)
 	if err != nil {
-		return nil, fmt.Errorf("configuration has errors, nothing started:\n%w", err)
+		return nil, fmt.Errorf("%s:\n%w", what, err)
 	}
 	return cfg, nil
 }
@@ -146,6 +206,16 @@ func runSupervisor(ctx context.Context, c *cli.Context, ws string, cfg *config.C
 // socket, and calls run with a context that also ends on `shogun stop`;
 // everything is released when run returns.
 func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config, ids []string, observe func(supervisor.Event), run func(context.Context, *team.Team) error) error {
+	// A supervisor outlives the terminal or pipe it prints to: under
+	// `shogun start 2>&1 | tee log`, Ctrl-C ends tee too, and Go's runtime
+	// would end the process at its next line on stdout or stderr (SIGPIPE)
+	// before it had stopped the roles and recorded the run. With SIGPIPE
+	// taken by Notify such a write fails with EPIPE, which the log's
+	// terminal writer drops. (Not signal.Ignore: an ignored SIGPIPE would be
+	// inherited by every role's program and the commands its agent runs.)
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	log, closer, err := openLogger(c, ws, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -230,7 +300,21 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 	for _, wt := range wts {
 		worktreeOf[wt.Role] = wt
 	}
-	fmt.Fprintf(w, "workspace %s: configuration OK, %d role(s) would start\n\n", ws, len(roles))
+	// Each program is looked up as the supervisor will start it: from the
+	// folder it runs in.
+	runAs := make([]config.Role, len(roles))
+	for i, r := range roles {
+		runAs[i] = r
+		if wt, ok := worktreeOf[r.ID]; ok && wt.Exists {
+			runAs[i].Command.Cwd = wt.Dir
+		}
+	}
+	missing := supervisor.MissingPrograms(runAs)
+	if len(missing) == 0 {
+		fmt.Fprintf(w, "workspace %s: configuration OK, %d role(s) would start\n\n", ws, len(roles))
+	} else {
+		fmt.Fprintf(w, "workspace %s: configuration OK, but %d of %d role(s) cannot start: their program is not found\n\n", ws, len(missing), len(roles))
+	}
 	for _, warning := range cfg.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
@@ -246,6 +330,7 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w)
 	for _, r := range roles {
 		cwd := r.Command.Cwd
 		if wt, ok := worktreeOf[r.ID]; ok {
@@ -255,9 +340,24 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 			}
 			cwd = fmt.Sprintf("%s (worktree of %s on branch %s from %s, %s)", wt.Dir, wt.Repo, wt.Branch, wt.Base, made)
 		}
-		fmt.Fprintf(w, "\n%s: cwd %s, prompt %s, stop %q within %s\n", r.ID, cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout)
+		fmt.Fprintf(w, "%s: cwd %s, prompt %s, stop %q within %s\n", r.ID, cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout)
+	}
+	if len(missing) > 0 {
+		return missingProgramsError(missing, len(roles))
 	}
 	return nil
+}
+
+// missingProgramsError names each role whose program is not found, with
+// its fix, and the way to a team that needs no CLI at all.
+func missingProgramsError(missing []supervisor.MissingProgram, of int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d role(s) cannot start, their program is not found (start would make them fatal at once):", len(missing), of)
+	for _, m := range missing {
+		fmt.Fprintf(&b, "\n  %s: %v: %s", m.Role, m.Err, m.Fix)
+	}
+	fmt.Fprintf(&b, "\nor, for a team of simulated agents that needs no CLI: %s init --demo --force (overwrites the files shogun init wrote)", selfCommand())
+	return errors.New(b.String())
 }
 
 // commandLine renders a command for people, quoting arguments with spaces.

@@ -19,7 +19,13 @@ import (
 func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error {
 	t, err := st.Task(id)
 	if errors.Is(err, store.ErrUnknownTask) {
-		return fmt.Errorf("no task %s in the history (see shogun tasks)", textsafe.Escape(id))
+		// The id `shogun send` printed: the command's, whose task this is.
+		if byCmd, cerr := st.TaskForCommand(id); cerr == nil && byCmd != nil {
+			t, err = *byCmd, nil
+		}
+	}
+	if errors.Is(err, store.ErrUnknownTask) {
+		return fmt.Errorf("no task %s in the history, nor a task made from a command of that id (see shogun tasks)", textsafe.Escape(id))
 	}
 	if err != nil {
 		return err
@@ -36,6 +42,7 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 	tw := newTableWriter(w)
 	for _, row := range [][2]string{
 		{"task", t.ID},
+		{"command", t.CommandID},
 		{"role", t.Role},
 		{"status", t.Status},
 		{"title", t.Title},

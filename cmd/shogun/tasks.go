@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/textsafe"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 func sendCommand() *cli.Command {
@@ -25,11 +27,14 @@ func sendCommand() *cli.Command {
 		Name:  "send",
 		Usage: "hand a task to a role: write a command file into runtime/queue/commands/",
 		Description: "Writes the command atomically (a temporary file renamed into place), exactly as an\n" +
-			"agent or a script should, and prints its id. The running supervisor picks it up.",
+			"agent or a script should, and prints its id on stdout. A running supervisor takes it at\n" +
+			"once: send waits for that (up to 5 s) and says the task id it got on stderr, or why it was\n" +
+			"refused (exit 1). Without a supervisor it becomes a task at the next `shogun start`.\n" +
+			"`shogun tasks ID` shows the task, by its id or the command's.",
 		Flags: []cli.Flag{
 			workspaceFlag,
-			&cli.StringFlag{Name: "to", Usage: "role `ID` that does the task", Required: true},
-			&cli.StringFlag{Name: "title", Usage: "one-line title", Required: true},
+			&cli.StringFlag{Name: "to", Usage: "role `ID` that does the task (required)"},
+			&cli.StringFlag{Name: "title", Usage: "one-line title (required)"},
 			&cli.StringFlag{Name: "body", Usage: "the task text"},
 			&cli.StringFlag{Name: "body-file", Usage: "read the task text from `FILE` (- for standard input)"},
 			&cli.StringFlag{Name: "from", Usage: "role `ID` to notify when the report arrives"},
@@ -38,6 +43,11 @@ func sendCommand() *cli.Command {
 			&cli.StringFlag{Name: "id", Usage: "command id (default: generated)"},
 		},
 		Action: func(c *cli.Context) error {
+			for _, f := range []struct{ name, what string }{{"to", "the role that does the task: --to ROLE"}, {"title", "a one-line title: --title T"}} {
+				if c.String(f.name) == "" {
+					return fmt.Errorf("send needs %s (shogun send --to ROLE --title T --body B)", f.what)
+				}
+			}
 			ws, err := workspaceDir(c)
 			if err != nil {
 				return err
@@ -50,19 +60,40 @@ func sendCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			to, written := c.String("to"), time.Now()
 			id, path, err := queue.SendTo(cfg, queue.Command{
-				ID: c.String("id"), To: c.String("to"), From: c.String("from"), Title: c.String("title"),
+				ID: c.String("id"), To: to, From: c.String("from"), Title: c.String("title"),
 				Body: body, Tags: c.StringSlice("tag"), Priority: c.String("priority"),
-			}, time.Now())
+			}, written)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(c.App.Writer, id)
-			fmt.Fprintf(c.App.ErrWriter, "shogun: wrote %s\n", path)
+			errw := c.App.ErrWriter
+			fmt.Fprintf(errw, "shogun: wrote %s\n", path)
+			if _, err := control.NewClient(ws).Status(); err != nil {
+				fmt.Fprintf(errw, "shogun: no supervisor is running for this workspace: command %s becomes a task for %s at the next `shogun start`\n", id, to)
+				return nil
+			}
+			ctx, stop := signalContext(context.Background())
+			defer stop()
+			task, refusal := queue.AwaitTaken(ctx, cfg, id, path, written, sendSettle)
+			switch {
+			case task != nil:
+				fmt.Fprintf(errw, "shogun: queued as task %s for %s (shogun tasks %s)\n", task.ID, textsafe.Escape(task.Role), task.ID)
+			case refusal != "":
+				return fmt.Errorf("the supervisor refused command %s: %s (see %s)", id, textsafe.Escape(refusal), displayPath(ws, workspace.New(ws).Failed()))
+			default:
+				fmt.Fprintf(errw, "shogun: the supervisor has not taken command %s yet; shogun tasks %s shows its task once it has\n", id, id)
+			}
 			return nil
 		},
 	}
 }
+
+// sendSettle is how long `shogun send` waits for a running supervisor to
+// queue the command it wrote.
+const sendSettle = 5 * time.Second
 
 func sendBody(c *cli.Context) (string, error) {
 	body, file := c.String("body"), c.String("body-file")

@@ -25,15 +25,14 @@ func startConsole(ctx context.Context, c *cli.Context, ws string, cfg *config.Co
 		close(done)
 		return done
 	}
-	con, err := console.Listen(console.Options{Workspace: ws, UI: cfg.Settings.UI, Team: t, Stop: stop, Log: log})
+	con, err := console.Listen(console.Options{Workspace: ws, UI: cfg.Settings.UI, Team: t, Stop: stop, Log: log, RotateToken: c.Bool("rotate-token")})
 	if err != nil {
 		log.Error().Msg(err.Error() + "; the supervisor runs without it")
 		close(done)
 		return done
 	}
-	// The address with the token goes to the person's terminal only, never
-	// to the log, which agents may read.
-	fmt.Fprintf(c.App.Writer, "web console: %s\n", con.URL())
+	// No login here: `shogun ui` opens a login link that works once.
+	fmt.Fprintf(c.App.Writer, "web console: %s (`shogun ui` opens it logged in)\n", con.Address())
 	log.Info().Str("address", "http://"+con.Addr().String()+"/").Msg("web console started; `shogun ui` opens it")
 	go func() {
 		defer close(done)
@@ -47,13 +46,18 @@ func startConsole(ctx context.Context, c *cli.Context, ws string, cfg *config.Co
 func uiCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "ui",
-		Usage: "print the web console's address with its login token and open it in the browser",
+		Usage: "open the web console in the browser, logged in by a link that works once",
 		Description: "The running supervisor serves the console at http://{ui.host}:{ui.port}/ (config/settings.yaml).\n" +
-			"The address printed carries the login token of runtime/state/ui.token; opening it logs the\n" +
-			"browser in. Delete that file and restart the supervisor to make a new token.",
+			"shogun ui asks it for a login link that works once, within a minute, and prints it. The\n" +
+			"browser is handed a page in runtime/state that only you can read, which carries the link:\n" +
+			"other users of the machine can read every command line. The login token of\n" +
+			"runtime/state/ui.token never leaves this process but as a request header to the console\n" +
+			"(scripts send it as Authorization: Bearer). --rotate replaces the token first, which ends\n" +
+			"every browser's session.",
 		Flags: []cli.Flag{
 			workspaceFlag,
-			&cli.BoolFlag{Name: "no-open", Usage: "print the address only"},
+			&cli.BoolFlag{Name: "no-open", Usage: "print the login link only"},
+			&cli.BoolFlag{Name: "rotate", Usage: "replace the login token first, ending every session"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
@@ -64,7 +68,8 @@ func uiCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !cfg.Settings.UI.Enabled {
+			ui := cfg.Settings.UI
+			if !ui.Enabled {
 				return errors.New("the web console is off (ui.enabled: false in config/settings.yaml)")
 			}
 			cl, err := client(c)
@@ -78,30 +83,45 @@ func uiCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := console.Probe(cfg.Settings.UI, tok); err != nil {
+			if err := console.Probe(ui, tok); err != nil {
 				return err
 			}
-			u := console.LoginURL(cfg.Settings.UI, tok)
-			fmt.Fprintln(c.App.Writer, u)
+			if c.Bool("rotate") {
+				if err := console.RotateToken(ui, tok); err != nil {
+					return err
+				}
+				if tok, err = console.ReadToken(ws); err != nil {
+					return err
+				}
+				fmt.Fprintln(c.App.ErrWriter, "replaced the web console's login token; every session ended")
+			}
+			link, err := console.NewLoginLink(ui, tok)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, link.URL)
 			if c.Bool("no-open") {
 				return nil
 			}
-			if err := openBrowser(u); err != nil {
-				return fmt.Errorf("open the browser: %w (open the address above yourself)", err)
+			page, err := console.WriteLoginPage(ws, link.URL)
+			if err != nil {
+				return err
+			}
+			if err := openBrowser(page); err != nil {
+				return fmt.Errorf("open the browser: %w (open the link above yourself within a minute)", err)
 			}
 			return nil
 		},
 	}
 }
 
-// openBrowser opens u in the default browser without waiting for it.
+// openBrowser opens u in the default browser without waiting for it. u
+// is on the opener's command line for every user of the machine to read.
 func openBrowser(u string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "windows":
-		// start takes its first quoted argument as a window title, hence
-		// the empty one; the address has no "&" for cmd to split on.
-		cmd = exec.Command("cmd", "/c", "start", "", u)
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
 	case "darwin":
 		cmd = exec.Command("open", u)
 	default:

@@ -210,3 +210,42 @@ func TestWorktreeWithoutGitOrRepositoryIsRefused(t *testing.T) {
 		t.Errorf("something was made: %v", err)
 	}
 }
+
+// An agent that edits .git/config so that its branch's recorded base reads
+// "--output=FILE" gets no file written: diff, merge and worktrees each
+// refuse, naming the setting and the value.
+func TestWorktreeBaseAnAgentWroteIntoGitConfigIsRefused(t *testing.T) {
+	ws := repoWorkspace(t, worktreeEntry("evil"))
+	wt := filepath.Join(ws, ".shogun", "worktrees", "evil")
+	shoguntest.Git(t, ws, "worktree", "add", "-q", "-b", "shogun/evil", wt, "main")
+	if err := os.WriteFile(filepath.Join(wt, "notes.md"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.Git(t, wt, "commit", "-q", "-am", "work")
+	outside := filepath.Join(t.TempDir(), "x")
+	f, err := os.OpenFile(filepath.Join(ws, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("[branch \"shogun/evil\"]\n\tshogunbase = --output=" + outside + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	want := `(branch.shogun/evil.shogunbase) is "--output=` + outside + `", which is refused as a branch name`
+	for _, args := range [][]string{{"diff", "evil"}, {"diff", "--uncommitted", "evil"}, {"merge", "evil"}, {"worktrees"}} {
+		out, errOut, code := shogun(t, append(args, "-w", ws)...)
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("shogun %s: exit %d, want it to say %q\n%s%s", strings.Join(args, " "), code, want, out, errOut)
+		}
+		if args[0] != "worktrees" && code == 0 {
+			t.Errorf("shogun %s succeeded", strings.Join(args, " "))
+		}
+	}
+	if _, err := os.Stat(outside); !os.IsNotExist(err) {
+		t.Errorf("git wrote %s: %v", outside, err)
+	}
+	if got := shoguntest.Git(t, ws, "log", "-1", "--format=%s", "main"); got == "work" {
+		t.Error("the merge went ahead")
+	}
+}

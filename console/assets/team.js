@@ -109,7 +109,7 @@ export function mount(el) {
       if (!seen.has(id) && c.reply && c.reply.state !== 'stopped') update({ ...c.reply, state: 'stopped', pid: 0 });
     }
     const counts = Object.entries(st.tasks || {}).map(([k, v]) => `${v} ${k}`).join(', ');
-    summary.textContent = `${st.roles.length} role(s) running` + (counts ? ` · tasks: ${counts}` : '') + (st.halted ? ` · queue halted: ${st.halted}` : '');
+    summary.textContent = roleCounts(st.roles) + (counts ? ` · tasks: ${counts}` : '') + (st.halted ? ` · queue halted: ${st.halted}` : '');
     alerts(st.attention || []);
   }
 
@@ -129,6 +129,15 @@ export function mount(el) {
     } catch (e) {
       toast(e.message, true);
     }
+  }
+
+  // The roles by state, in the order the states first appear, as `shogun
+  // status` counts them: "5 roles: 3 ready, 2 fatal".
+  function roleCounts(roles) {
+    if (!roles.length) return 'no roles';
+    const n = new Map();
+    for (const r of roles) n.set(r.state, (n.get(r.state) || 0) + 1);
+    return `${roles.length} ${roles.length === 1 ? 'role' : 'roles'}: ` + [...n].map(([s, k]) => `${k} ${s}`).join(', ');
   }
 
   // The preview is the bottom of the screen, where the newest output and

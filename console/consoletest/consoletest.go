@@ -1,7 +1,7 @@
 // Package consoletest drives the web console in a real browser for tests:
 // it starts a real `shogun start` on a workspace of simulated agents, opens
 // headless Chromium (Debian's /usr/bin/chromium) through chromedp, logs in
-// with the console's token and hands the test a chromedp context. Tests of
+// with a login link and hands the test a chromedp context. Tests of
 // every console page use it; it is imported by tests only, in the manner of
 // net/http/httptest.
 //
@@ -84,9 +84,10 @@ type Workspace struct {
 	// Base is the console's address without the token
 	// (http://127.0.0.1:PORT).
 	Base string
-	// LoginURL is the address `shogun start` printed, token included.
-	LoginURL string
-	// Token is the login token.
+	// Address is the address `shogun start` printed (no login in it).
+	Address string
+	// Token is the login token, read from runtime/state/ui.token as
+	// `shogun ui` reads it.
 	Token string
 	// Port is the console's port.
 	Port int
@@ -125,7 +126,7 @@ func Start(t testing.TB, bin string, roles ...string) *Workspace {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if m := re.FindStringSubmatch(ws.Out.String()); m != nil {
-			ws.LoginURL = m[1]
+			ws.Address = m[1]
 			break
 		}
 		select {
@@ -137,12 +138,41 @@ func Start(t testing.TB, bin string, roles ...string) *Workspace {
 			t.Fatalf("shogun start did not print the console's address within 60 s:\n%s", ws.Out.String())
 		}
 	}
-	i := strings.Index(ws.LoginURL, "token=")
-	if i < 0 {
-		t.Fatalf("the console's address has no token: %s", ws.LoginURL)
-	}
-	ws.Token = ws.LoginURL[i+len("token="):]
+	ws.ReadToken(t)
 	return ws
+}
+
+// ReadToken reads the login token from runtime/state/ui.token into Token
+// (again after a rotation) and returns it.
+func (ws *Workspace) ReadToken(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(ws.Dir, "runtime", "state", "ui.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Token = strings.TrimSpace(string(b))
+	return ws.Token
+}
+
+// LoginLink asks the console for a login link, as `shogun ui` does: an
+// address that logs a browser in once, within a minute.
+func (ws *Workspace) LoginLink(t testing.TB) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ws.Base+"/v1/console/login-link", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+ws.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var link struct{ URL string }
+	if err := json.NewDecoder(resp.Body).Decode(&link); err != nil || resp.StatusCode != http.StatusOK || link.URL == "" {
+		t.Fatalf("POST /v1/console/login-link: %s, %v", resp.Status, err)
+	}
+	return link.URL
 }
 
 // FreePort returns a TCP port of 127.0.0.1 that was free a moment ago.
@@ -171,6 +201,9 @@ func SetUI(t testing.TB, dir, host string, port int) {
 		t.Fatal(err)
 	}
 }
+
+// Pid is the supervisor's process id.
+func (ws *Workspace) Pid() int { return ws.cmd.Process.Pid }
 
 // Stop stops the supervisor (shogun stop, then a kill if it hangs) and
 // waits for it.
@@ -246,8 +279,8 @@ func (ws *Workspace) WaitState(t testing.TB, role, state string) {
 	}
 }
 
-// Browser starts headless Chromium with a fresh profile, logs in at the
-// address `shogun start` printed, and returns the browser's context, which
+// Browser starts headless Chromium with a fresh profile, logs in with a
+// login link (LoginLink), and returns the browser's context, which
 // ends with the test. Width and height are the window's.
 func (ws *Workspace) Browser(t testing.TB) context.Context {
 	t.Helper()
@@ -258,7 +291,7 @@ func (ws *Workspace) Browser(t testing.TB) context.Context {
 func (ws *Workspace) BrowserSized(t testing.TB, width, height int) context.Context {
 	t.Helper()
 	ctx := NewBrowser(t, width, height)
-	if err := chromedp.Run(ctx, chromedp.Navigate(ws.LoginURL), chromedp.WaitReady("#page")); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Navigate(ws.LoginLink(t)), chromedp.WaitReady("#page")); err != nil {
 		t.Fatalf("open the console at its login address: %v", err)
 	}
 	return ctx

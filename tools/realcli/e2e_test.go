@@ -56,11 +56,7 @@ type e2eTeam struct {
 
 func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the real CLIs need Node.js and npm, and %s is not installed (Debian: apt-get install nodejs npm)", tool)
-		}
-	}
+	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +133,13 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 			t.Logf("scripted model's log:\n%s", tail(b, 25))
 		}
 	})
+	started := time.Now()
+	for _, role := range clis {
+		if !tm.waitState(role, "ready", 2*time.Minute) {
+			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
+		}
+	}
+	t.Logf("%s ready %.1fs after shogun start", strings.Join(clis, ", "), time.Since(started).Seconds())
 	return tm
 }
 
@@ -227,13 +230,6 @@ func (tm *e2eTeam) events() []store.Event {
 // agent never sees its report fail, and the role never needs a person.
 func TestWholeTasksWithRealCLIs(t *testing.T) {
 	tm := startE2E(t, e2eCLIs, nil)
-	started := time.Now()
-	for _, role := range e2eCLIs {
-		if !tm.waitState(role, "ready", 2*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
-		}
-	}
-	t.Logf("every role ready after %.1fs", time.Since(started).Seconds())
 
 	// One CLI at a time, its tasks queued at once: four busy CLIs on two
 	// cores slow each other down past any CLI's own timing.
@@ -306,11 +302,6 @@ func TestWholeTasksWithRealCLIs(t *testing.T) {
 // the MCP tool send_task; it arrives, is done, and the sender hears of it.
 func TestTaskHandedOnThroughMCP(t *testing.T) {
 	tm := startE2E(t, []string{"claude", "codex"}, nil)
-	for _, role := range []string{"claude", "codex"} {
-		if !tm.waitState(role, "ready", 2*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
-		}
-	}
 	body := "Hand the part to codex, then report.\n" +
 		`fakemodel: send codex via mcp "Relayed part" "fakemodel: report done via shell codex did the relayed part"` + "\n" +
 		"fakemodel: report done via write claude handed it on\n"
@@ -357,9 +348,6 @@ func TestTaskHandedOnThroughMCP(t *testing.T) {
 // through `shogun attach`, and the task finishes.
 func TestPermissionAnsweredThroughAttach(t *testing.T) {
 	tm := startE2E(t, []string{"claude"}, nil)
-	if !tm.waitState("claude", "ready", 2*time.Minute) {
-		t.Fatalf("claude never became ready; screen:\n%s", screen(t, tm.env, tm.ws, "claude"))
-	}
 	body := "Run the check, then report.\nfakemodel: run python3 -c \"print(1)\"\nfakemodel: report done via write the check ran\n"
 	id := tm.send("claude", "Run the check", body)
 	if !tm.waitState("claude", "attention", 2*time.Minute) {
@@ -412,26 +400,47 @@ func TestPermissionAnsweredThroughAttach(t *testing.T) {
 	tm.stop()
 }
 
+// limitUnread says, for each CLI whose preset cannot make its role limited
+// on the CLI's usage-limit screen, why not.
+var limitUnread = map[string]string{
+	"gemini": "Gemini CLI 0.61 shows a usage limit as a dialog (● 1. Keep trying 2. Stop) that waits for a choice " +
+		"after the reset: the role is in attention, not limited (supervisor/testdata/screens/gemini-limit.raw)",
+	"copilot": "Copilot CLI 1.0.102 shows no usage-limit message: it waits out retry-after under Working, and the role is busy",
+}
+
 // TestUsageLimitResumesByItself: the model answers with the CLI's
 // usage-limit error; the role is limited until the reset its message names,
-// then reminded of its task, which it finishes.
+// then reminded of its task, which it finishes. Codex names the reset to
+// the minute only, so its role is reminded early, meets the limit again,
+// and is limited again until the model's window has passed.
 func TestUsageLimitResumesByItself(t *testing.T) {
-	tm := startE2E(t, []string{"claude"}, nil)
-	if !tm.waitState("claude", "ready", 2*time.Minute) {
-		t.Fatalf("claude never became ready; screen:\n%s", screen(t, tm.env, tm.ws, "claude"))
+	for _, role := range e2eCLIs {
+		t.Run(role, func(t *testing.T) {
+			if why := limitUnread[role]; why != "" {
+				t.Skip(why)
+			}
+			tm := startE2E(t, []string{role}, nil)
+			body := "Wait out the limit, then report.\nfakemodel: limit 20s\nfakemodel: report done via write done after the limit\n"
+			sent := time.Now()
+			id := tm.send(role, "Past the limit", body)
+			task, ok := tm.waitTask(id, 3*time.Minute)
+			if !ok || task.Status != store.StatusDone || task.Summary != "done after the limit" {
+				t.Fatalf("task after the limit = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, role))
+			}
+			states := readLog(tm.ws, role).states
+			limited := 0
+			for _, st := range states {
+				if st == "limited" {
+					limited++
+				}
+			}
+			if limited == 0 || slices.Contains(states, "attention") {
+				t.Errorf("%s went through states %v, want limited and never attention", role, states)
+			}
+			t.Logf("done %.1fs after it was sent, limited %d time(s)", time.Since(sent).Seconds(), limited)
+			tm.stop()
+		})
 	}
-	body := "Wait out the limit, then report.\nfakemodel: limit 20s\nfakemodel: report done via write done after the limit\n"
-	id := tm.send("claude", "Past the limit", body)
-	if !tm.waitState("claude", "limited", 2*time.Minute) {
-		t.Fatalf("claude never limited; screen:\n%s", screen(t, tm.env, tm.ws, "claude"))
-	}
-	limitedAt := time.Now()
-	task, ok := tm.waitTask(id, 3*time.Minute)
-	if !ok || task.Status != store.StatusDone || task.Summary != "done after the limit" {
-		t.Fatalf("task after the limit = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, "claude"))
-	}
-	t.Logf("resumed and done %.1fs after the limit was seen", time.Since(limitedAt).Seconds())
-	tm.stop()
 }
 
 func dirNames(entries []os.DirEntry) []string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -16,6 +17,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/tools/fakemodel"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // The states a fixture can expect: the supervisor's names for them.
@@ -24,6 +29,7 @@ const (
 	stateBusy      = "busy"
 	stateAttention = "attention"
 	stateStarting  = "starting"
+	stateLimited   = "limited"
 )
 
 // Screen is one fixture in supervisor/testdata/screens/index.yaml: a raw
@@ -38,7 +44,8 @@ type Screen struct {
 	Cols int `yaml:"cols"`
 	Rows int `yaml:"rows"`
 	// State is what a role showing this screen is: ready, busy, attention,
-	// or starting (not ready yet: nothing may be typed).
+	// starting (not ready yet: nothing may be typed) or limited (a usage
+	// limit: nothing is typed until its reset, then the role goes on).
 	State string `yaml:"state"`
 	// Shows says what is on screen, for a person.
 	Shows string `yaml:"shows"`
@@ -59,12 +66,19 @@ type scenario struct {
 	env   []string
 	git   bool // the project is a git repository (Codex asks about trust only there)
 	root  bool // only as root (the check it shows is about root)
+	// task, when set, is the body of a task file written into the project
+	// for the CLI (runtime/queue/tasks/<cli>.yaml): the CLI then talks to a
+	// scripted model (tools/fakemodel, started for the scenario on
+	// 127.0.0.1, Setup.Model), whose directives in the body ("fakemodel:
+	// run …") it carries out once a nudge step tells it to.
+	task  string
 	steps []step
 }
 
 // A step types, waits, or captures a fixture.
 type step struct {
 	send     string         // type this (one write)
+	nudge    bool           // type the preset's nudge for the task, then its submit key as a write of its own
 	pause    time.Duration  // sleep this long
 	wait     *regexp.Regexp // wait for this on screen
 	capture  string         // save a fixture <cli>-<capture>.raw once want shows
@@ -80,6 +94,7 @@ func capture(name, state, want, shows string) step {
 }
 
 func send(text string) step            { return step{send: text} }
+func nudge() step                      { return step{nudge: true} }
 func pause(d time.Duration) step       { return step{pause: d} }
 func waitFor(re string) step           { return step{wait: regexp.MustCompile(re)} }
 func (s step) first() step             { s.earliest = true; return s }
@@ -128,6 +143,20 @@ var scenarios = []scenario{
 		capture("failed", stateReady, `(?s)Unable to connect to API.*\? for shortcuts`,
 			"the request given up after its retries: the error, and the composer back").in(6 * time.Minute),
 	}},
+	{cli: "claude", name: "claude-permission", setup: Ready, task: askPython, steps: []step{
+		waitFor(claudeModelUp), nudge(),
+		capture("permission", stateAttention, `Do you want to proceed\?`,
+			"a task's shell command the settings do not allow (python3): Bash command … Do you want to proceed? ❯ 1. Yes"),
+	}},
+	{cli: "claude", name: "claude-limit", setup: Ready, task: limitTask, steps: []step{
+		waitFor(claudeModelUp), nudge(),
+		capture("limit", stateLimited, `Request rejected \(429\)`,
+			"the model's usage-limit error (HTTP 429): API Error: Request rejected (429) · You've hit your usage limit … resets HH:MM:SS"),
+	}},
+	{cli: "claude", name: "claude-task-busy", setup: Ready, task: slowTask, steps: []step{
+		waitFor(claudeModelUp), nudge(),
+		capture("task-busy", stateBusy, `(?s)Read(?:ing)? 1 file.*esc to interrupt`, "a task under way: the task file read, the model's next answer slow (esc to interrupt)"),
+	}},
 
 	// Codex 0.169.0.
 	{cli: "codex", name: "codex-fresh", steps: []step{
@@ -155,6 +184,20 @@ var scenarios = []scenario{
 		// Offline, Codex goes on "Reconnecting... waiting for network"
 		// for minutes: no screen after a failed request is recorded.
 	}},
+	{cli: "codex", name: "codex-permission", setup: Ready, task: "Touch a file, asking first.\nfakemodel: ask touch x\n", steps: []step{
+		waitFor(codexSessionUp), nudge(),
+		capture("permission", stateAttention, `Would you like to run the following command\?`,
+			"a task's command that asks to leave the sandbox: Would you like to run the following command? › 1. Yes, proceed (y)"),
+	}},
+	{cli: "codex", name: "codex-limit", setup: Ready, task: limitTask, steps: []step{
+		waitFor(codexSessionUp), nudge(),
+		capture("limit", stateLimited, `hit your usage limit`,
+			"the model's usage_limit_reached error: ■ You’ve hit your usage limit. Upgrade to Pro … or try again at H:MM AM"),
+	}},
+	{cli: "codex", name: "codex-task-busy", setup: Ready, task: slowTask, steps: []step{
+		waitFor(codexSessionUp), nudge(),
+		capture("task-busy", stateBusy, `(?s)Read codex\.yaml.*esc to interrupt`, "a task under way: the task file read, the model's next answer slow (Working, esc to interrupt)"),
+	}},
 
 	// Gemini CLI 0.61.0.
 	{cli: "gemini", name: "gemini-fresh", steps: []step{
@@ -172,6 +215,21 @@ var scenarios = []scenario{
 		// Offline, Gemini CLI goes on "Thinking..." for minutes, redrawing
 		// the screen at 20 KB/s: no screen after a failed request is kept.
 	}},
+	{cli: "gemini", name: "gemini-permission", setup: Ready, task: askPython, steps: []step{
+		waitFor(geminiUp), nudge(),
+		capture("permission", stateAttention, `Allow execution of`,
+			"a task's shell command the policy does not allow (python3): Allow execution of [Shell]? ● 1. Allow once"),
+	}},
+	{cli: "gemini", name: "gemini-limit", setup: Ready, task: limitTask, steps: []step{
+		waitFor(geminiUp), nudge(),
+		capture("limit", stateAttention, `Usage limit reached`,
+			"the model's daily quota error (429 RESOURCE_EXHAUSTED): the dialog Usage limit reached for all Pro models … "+
+				"● 1. Keep trying 2. Stop, no reset time; it waits for a choice after the limit lifts"),
+	}},
+	{cli: "gemini", name: "gemini-task-busy", setup: Ready, task: slowTask, steps: []step{
+		waitFor(geminiUp), nudge(),
+		capture("task-busy", stateBusy, `(?s)ReadFile.*esc to cancel`, "a task under way: the task file read, the model's next answer slow (esc to cancel)"),
+	}},
 
 	// Copilot CLI 1.0.102.
 	{cli: "copilot", name: "copilot-fresh", steps: []step{
@@ -188,22 +246,56 @@ var scenarios = []scenario{
 		capture("busy", stateBusy, `Working`, "a submitted line: ● Working in the footer, retries").first(),
 		capture("failed", stateReady, `(?s)Could not connect.*\? help`, "the request given up: the error, and the composer back").in(6 * time.Minute),
 	}},
+	{cli: "copilot", name: "copilot-permission", setup: Ready, task: askPython, steps: []step{
+		waitFor(`\? help`), nudge(),
+		capture("permission", stateAttention, `Do you want to run this command\?`,
+			"a task's shell command the flags do not allow (python3): Do you want to run this command? ❯ 1. Yes"),
+	}},
+	{cli: "copilot", name: "copilot-task-busy", setup: Ready, task: slowTask, steps: []step{
+		waitFor(`\? help`), nudge(),
+		capture("task-busy", stateBusy, `(?s)Read copilot\.yaml.*Working`, "a task under way: the task file read, the model's next answer slow (● Working)"),
+	}},
+	// No copilot-limit: Copilot CLI 1.0.102 shows no usage-limit message
+	// (it waits out retry-after under "Working"; tools/fakemodel/README.md).
 }
+
+// Task bodies of the scenarios with a scripted model (tools/fakemodel).
+const (
+	// askPython runs a command no CLI's settings allow (realcli setup
+	// allows cat, mv and echo), so each asks for permission; Codex asks
+	// only for a command that wants out of its sandbox ("ask").
+	askPython = "Run the check.\nfakemodel: run python3 -c \"print(1)\"\n"
+	// limitTask is answered with the API's usage-limit error (HTTP 429)
+	// after the task file is read, for an hour: long enough to be recorded.
+	limitTask = "Wait out the limit, then report.\nfakemodel: limit 1h\nfakemodel: report done via write done after the limit\n"
+	// slowTask's answer after the task file is read pauses for a minute:
+	// the CLI is at work on a task.
+	slowTask = "Take your time.\nfakemodel: slow 1m\nfakemodel: run echo checked\n"
+)
 
 // Patterns that only cut recordings (see scenarios).
 const (
 	// Codex's session is up when the footer gains "← for agents" (and the
 	// model line appears above it).
 	codexSessionUp = `← for agents · \? for shortcuts`
+	// Gemini CLI is up once its banner is drawn above the composer: under
+	// load it draws the composer first, and a line typed then keeps its
+	// submit as a new line.
+	geminiUp = `(?s)Tips for getting started.*Type your message`
+	// Claude Code with the scripted model's settings (acceptEdits) has the
+	// mode in its footer instead of "? for shortcuts".
+	claudeModelUp = `accept edits on`
 )
 
-// recordAll runs the scenarios (all, or those of the named CLIs), up to par
-// at a time, writes their fixtures into out and rewrites the index there,
-// keeping the entries of CLIs not recorded this time.
-func recordAll(cache, out, traceDir string, names []string, par int, log func(string, ...any)) error {
+// recordAll runs the scenarios (all, or those of the named CLIs, and of
+// those the ones whose name matches only when only is set), up to par at a
+// time, writes their fixtures into out and rewrites the index there,
+// keeping the entries of CLIs not recorded this time (with only, every
+// entry not recorded again).
+func recordAll(cache, out, traceDir string, names []string, only *regexp.Regexp, par int, log func(string, ...any)) error {
 	var todo []scenario
 	for _, sc := range scenarios {
-		if len(names) > 0 && !contains(names, sc.cli) {
+		if len(names) > 0 && !contains(names, sc.cli) || only != nil && !only.MatchString(sc.name) {
 			continue
 		}
 		if sc.root && os.Geteuid() != 0 {
@@ -242,7 +334,7 @@ func recordAll(cache, out, traceDir string, names []string, par int, log func(st
 		}()
 	}
 	wg.Wait()
-	if err := writeIndex(out, names, screens); err != nil {
+	if err := writeIndex(out, names, only != nil, screens); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -272,14 +364,27 @@ func runScenario(sc scenario, cache, out, traceDir string, log func(string, ...a
 			return nil, fmt.Errorf("%s: git init: %w: %s", sc.name, err, b)
 		}
 	}
-	env, err := prepare(c, sc.setup, cache, home, project)
+	setup, args := sc.setup, append([]string(nil), sc.args...)
+	if sc.task != "" {
+		model, stop, err := startModel(sc.name, traceDir)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		setup.Model = model.URL()
+		args = append(args, modelArgs(c, setup)...)
+		if err := writeTask(c, project, sc.task); err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.name, err)
+		}
+	}
+	env, err := prepare(c, setup, cache, home, project)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.name, err)
 	}
 	marker := newMarker()
 	env = append(env, runMarker+"="+marker, "TMPDIR="+filepath.Join(root, "tmp"))
 	env = append(env, sc.env...)
-	s, err := startSession(sc.name, ptyhost.Command{Path: c.Path(cache), Args: sc.args, Env: env, Dir: project, Cols: cols, Rows: rows})
+	s, err := startSession(sc.name, ptyhost.Command{Path: c.Path(cache), Args: args, Env: env, Dir: project, Cols: cols, Rows: rows})
 	if err != nil {
 		return nil, err
 	}
@@ -306,6 +411,10 @@ func runScenario(sc scenario, cache, out, traceDir string, log func(string, ...a
 			if err := s.send(st.send); err != nil {
 				return screens, fmt.Errorf("%s: type %q: %w", sc.name, st.send, err)
 			}
+		case st.nudge:
+			if err := typeNudge(s, c, project); err != nil {
+				return screens, fmt.Errorf("%s: nudge: %w", sc.name, err)
+			}
 		case st.pause > 0:
 			time.Sleep(st.pause)
 		case st.wait != nil:
@@ -321,6 +430,75 @@ func runScenario(sc scenario, cache, out, traceDir string, log func(string, ...a
 		}
 	}
 	return screens, nil
+}
+
+// startModel starts a scripted model on a free port of 127.0.0.1 for the
+// scenario; with a trace folder its request log goes to <name>-model.log
+// there. stop ends it.
+func startModel(name, traceDir string) (m *fakemodel.Server, stop func(), err error) {
+	m = &fakemodel.Server{}
+	var log *os.File
+	if traceDir != "" {
+		if log, err = os.Create(filepath.Join(traceDir, name+"-model.log")); err != nil {
+			return nil, nil, err
+		}
+		m.Log = log
+	}
+	if err := m.Start(context.Background()); err != nil {
+		if log != nil {
+			log.Close()
+		}
+		return nil, nil, fmt.Errorf("%s: start the scripted model: %w", name, err)
+	}
+	return m, func() {
+		_ = m.Close()
+		if log != nil {
+			log.Close()
+		}
+	}, nil
+}
+
+// writeTask writes the CLI's task file into the project, as the queue
+// writes it for a role named like the CLI, with body.
+func writeTask(c CLI, project, body string) error {
+	l := workspace.New(project)
+	b, err := queue.MarshalTask(queue.Task{
+		TaskID: "t-fixture-" + c.Name, CommandID: "c-fixture-" + c.Name, Role: c.Name,
+		Title: "Fixture task", Body: body, AssignedAt: time.Now().UTC().Truncate(time.Second),
+		ReportTo: workspace.RelTo(project, l.ReportFile(c.Name)),
+	})
+	if err != nil {
+		return fmt.Errorf("write task file: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(l.TaskFile(c.Name)), 0o755); err != nil {
+		return fmt.Errorf("write task file: %w", err)
+	}
+	return os.WriteFile(l.TaskFile(c.Name), b, 0o644)
+}
+
+// typeNudge types the CLI's preset nudge for its task file and sends the
+// preset's submit key as a write of its own, as the supervisor does, once
+// the echo of the text has settled and the submit delay has passed: a
+// CLI slowed down by others recording beside it takes a submit that comes
+// too soon for part of a paste (Gemini CLI then keeps the text, and a new
+// line, in its composer).
+func typeNudge(s *session, c CLI, project string) error {
+	p, ok := roles.LookupPreset(c.Name)
+	if !ok {
+		return fmt.Errorf("no preset %q", c.Name)
+	}
+	l := workspace.New(project)
+	text := roles.Expand(p.Nudge, map[string]string{
+		roles.VarTaskFile:   workspace.RelTo(project, l.TaskFile(c.Name)),
+		roles.VarReportFile: workspace.RelTo(project, l.ReportFile(c.Name)),
+	})
+	s.settle(time.Second, 5*time.Second)
+	if err := s.send(text); err != nil {
+		return err
+	}
+	time.Sleep(p.SubmitDelay)
+	s.settle(time.Second, 5*time.Second)
+	return s.send(p.Submit)
 }
 
 // captureStep waits for the step's screen, lets the program finish drawing
@@ -351,8 +529,9 @@ func newMarker() string {
 }
 
 // writeIndex rewrites index.yaml with the new screens, keeping the old
-// entries of CLIs that were not recorded this time.
-func writeIndex(out string, names []string, screens []Screen) error {
+// entries of CLIs that were not recorded this time, or, for a partial
+// recording, every old entry whose file was not recorded again.
+func writeIndex(out string, names []string, partial bool, screens []Screen) error {
 	path := filepath.Join(out, "index.yaml")
 	var old Index
 	if b, err := os.ReadFile(path); err == nil {
@@ -360,8 +539,12 @@ func writeIndex(out string, names []string, screens []Screen) error {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 	}
+	recorded := map[string]bool{}
+	for _, s := range screens {
+		recorded[s.File] = true
+	}
 	for _, s := range old.Screens {
-		if len(names) > 0 && !contains(names, s.CLI) {
+		if partial && !recorded[s.File] || len(names) > 0 && !contains(names, s.CLI) {
 			screens = append(screens, s)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 var bin string
@@ -41,11 +42,7 @@ type liveRole struct {
 }
 
 func TestRealCLIsUnderShogun(t *testing.T) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the real CLIs need Node.js and npm, and %s is not installed (Debian: apt-get install nodejs npm)", tool)
-		}
-	}
+	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +244,17 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 	t.Logf("whole run %.1fs", time.Since(start).Seconds())
 }
 
+// needNode skips a test that runs the real CLIs where Node.js or npm is
+// missing.
+func needNode(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the real CLIs need Node.js and npm, and %s is not installed (Debian: apt-get install nodejs npm)", tool)
+		}
+	}
+}
+
 func mustCLI(t *testing.T, name string) CLI {
 	c, ok := lookupCLI(name)
 	if !ok {
@@ -316,10 +324,10 @@ type roleLog struct {
 	typing  []string      // the typing procedure's lines about unconfirmed submits
 }
 
-// readLog reads runtime/logs/shogun.log for the role.
+// readLog reads the supervisor's log for the role.
 func readLog(ws, role string) roleLog {
 	var out roleLog
-	f, err := os.Open(filepath.Join(ws, "runtime", "logs", "shogun.log"))
+	f, err := os.Open(workspace.New(ws).SupervisorLog())
 	if err != nil {
 		return out
 	}

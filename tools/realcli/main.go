@@ -3,7 +3,9 @@
 // PTY captures for supervisor/screens_test.go.
 //
 //	go run ./tools/realcli install [cli ...]     npm install into the cache
-//	go run ./tools/realcli fixtures [cli ...]    install, then record
+//	go run ./tools/realcli fixtures [-run REGEXP] [cli ...]
+//	                                             install, then record (only the
+//	                                             scenarios whose name matches)
 //	go run ./tools/realcli path CLI              print a CLI's executable
 //	go run ./tools/realcli setup -model URL -home DIR -project DIR CLI
 //	                                             set up a throwaway home for a
@@ -27,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -46,6 +49,7 @@ func run(args []string) error {
 	out := fs.String("out", "supervisor/testdata/screens", "fixtures: folder for the captures and index.yaml")
 	traceDir := fs.String("trace", "", "fixtures: write every distinct screen of each run, with times, into this folder")
 	par := fs.Int("p", 4, "fixtures: scenarios run at once")
+	only := fs.String("run", "", "fixtures: record only the scenarios whose name matches this regexp (claude-limit, codex-permission, …)")
 	model := fs.String("model", "", "setup: the fake model's base URL (http://127.0.0.1:PORT)")
 	home := fs.String("home", "", "setup: the throwaway home to set up")
 	project := fs.String("project", "", "setup: the project folder the CLI will run in")
@@ -80,7 +84,13 @@ func run(args []string) error {
 				return err
 			}
 		}
-		err = recordAll(cache, *out, *traceDir, names, *par, logf)
+		var re *regexp.Regexp
+		if *only != "" {
+			if re, err = regexp.Compile(*only); err != nil {
+				return fmt.Errorf("fixtures -run: %w", err)
+			}
+		}
+		err = recordAll(cache, *out, *traceDir, names, re, *par, logf)
 	case "path":
 		if len(names) != 1 {
 			return fmt.Errorf("path: name one CLI")
