@@ -57,7 +57,7 @@ test-real:
 ## MCP, a permission prompt answered through attach, a usage limit that lifts by
 ## itself). Installs the CLIs like test-real; skips when Node.js or npm is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestUsageLimit' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestUsageLimit|TestTourAsWritten' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shogun-dev/shogun/shoguntest"
 )
 
 // repoRoot is the repository root: the test runs in scripts/.
@@ -400,5 +403,45 @@ func TestPowerShellCheckRejectsBrokenScripts(t *testing.T) {
 	}
 	if r := check(filepath.Join(dir, "missing.ps1")); r.code != 2 {
 		t.Errorf("missing file: want exit 2, got %s", r)
+	}
+}
+
+// The PowerShell of README.md and docs/ parses as written, and each call
+// of a script of this folder names the script's own parameters.
+func TestPowerShellExamplesInDocsParse(t *testing.T) {
+	check := psCheck(t)
+	root := repoRoot(t)
+	call := regexp.MustCompile(`\.\\scripts\\([a-z]+\.ps1)((?:\s+-[A-Za-z]+(?:\s+(?:"[^"]*"|[^\s#-][^\s#]*))?)*)`)
+	param := regexp.MustCompile(`-([A-Za-z]+)`)
+	dir := t.TempDir()
+	var files []string
+	for _, b := range shoguntest.DocBlocks(t) {
+		if b.Lang != "powershell" {
+			continue
+		}
+		f := filepath.Join(dir, fmt.Sprintf("%s-%d.ps1", strings.NewReplacer("/", "_", ".", "_").Replace(b.File), b.Line))
+		// As pasted into a console: no file encoding to get wrong.
+		if err := os.WriteFile(f, append([]byte("\ufeff"), b.Text...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+		for _, m := range call.FindAllStringSubmatch(b.Text, -1) {
+			src, err := os.ReadFile(filepath.Join(root, "scripts", m[1]))
+			if err != nil {
+				t.Errorf("%s: calls scripts\\%s: %v", b.Where(), m[1], err)
+				continue
+			}
+			for _, p := range param.FindAllStringSubmatch(m[2], -1) {
+				if !regexp.MustCompile(`(?i)\[(switch|string|int)(\[\])?\]\$` + p[1] + `\b`).Match(src) {
+					t.Errorf("%s: scripts\\%s has no parameter -%s", b.Where(), m[1], p[1])
+				}
+			}
+		}
+	}
+	if len(files) < 3 {
+		t.Fatalf("found %d PowerShell examples in the documentation, want README's two and docs/api.md's", len(files))
+	}
+	if r := check(files...); r.code != 0 {
+		t.Fatalf("a PowerShell example does not parse: %s", r)
 	}
 }
