@@ -196,6 +196,6 @@ func (r *report) add(title, body string) {
 
 func (r *report) String() string {
 	return "# Benchmarks\n\nWritten by `make bench` (bench/main.go); do not edit by hand. " + r.header +
-		"\nTargets are DESIGN.md section 12. Ratios compare with a baseline measured in the same run.\n\n" +
+		"\nEach section names its target. Ratios compare with a baseline measured in the same run.\n\n" +
 		strings.Join(r.sections, "\n")
 }
