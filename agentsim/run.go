@@ -48,11 +48,14 @@ var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt}
 // and an *ExitError when the process should exit with a particular status (a
 // crash, a signal, a refused trust dialog). Run does not close in or out; a read
 // of in still pending when it returns ends when in is closed, so Run is meant to
-// be the whole life of the process, as it is under `shogun agent-sim`.
+// be the whole life of the process, as it is under `shogun agent-sim`. On
+// Windows a missing standard handle (nil, or null: Wine gives a pseudo
+// console's child none) is replaced by the console's CONIN$ or CONOUT$.
 func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
+	in, out = consoleFiles(in, out)
 	inFd := int(in.Fd())
 	if !term.IsTerminal(inFd) {
 		return ErrNotTerminal
