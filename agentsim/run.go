@@ -75,14 +75,15 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		return fmt.Errorf("agent-sim: set raw mode: %w", err)
 	}
 	defer term.Restore(inFd, saved)
-	defer enableVT(out)()
+	w, restore := consoleOutput(out)
+	defer restore()
 
 	dir, _ := os.Getwd()
 	a := &agent{
 		opts:     opts,
 		role:     role,
 		dir:      dir,
-		scr:      newScreen(out, opts.Redraw == RedrawFull),
+		scr:      &screen{out: out, w: w, full: opts.Redraw == RedrawFull},
 		rec:      rec,
 		handler:  handler,
 		keys:     keyDecoder{pasteWindow: opts.pasteWindow()},

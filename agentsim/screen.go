@@ -2,6 +2,7 @@ package agentsim
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -34,7 +35,8 @@ func (p pane) equal(q pane) bool {
 // write takes the lock and leaves the pane drawn with the cursor in it.
 type screen struct {
 	mu  sync.Mutex
-	out *os.File
+	out *os.File  // the terminal, for its size
+	w   io.Writer // where output goes: out, or what translates it (consoleOutput)
 	buf []byte
 
 	pane      pane
@@ -53,7 +55,7 @@ type screen struct {
 // terminal shows.
 const historyKeep = 500
 
-func newScreen(out *os.File, full bool) *screen { return &screen{out: out, full: full} }
+func newScreen(out *os.File, full bool) *screen { return &screen{out: out, w: out, full: full} }
 
 // size is the terminal's size, or 80x24 when out is not a terminal.
 func (s *screen) size() (width, height int) {
@@ -225,7 +227,7 @@ func (s *screen) flushLocked() {
 	if len(s.buf) == 0 {
 		return
 	}
-	if _, err := s.out.Write(s.buf); err != nil && s.err == nil {
+	if _, err := s.w.Write(s.buf); err != nil && s.err == nil {
 		s.err = err
 	}
 	s.buf = s.buf[:0]
