@@ -86,18 +86,19 @@ func (s *screen) update(p pane, lines ...string) {
 		return
 	}
 	s.eraseLocked()
+	// Lines are wrapped here, one column short of the width, as the pane
+	// is: a terminal never wraps one itself, so a console that counts
+	// columns otherwise (Wine 8's gives a wide character one cell) still
+	// puts every row where the terminal does. wrap also keeps the escape
+	// sequences of what was typed or pasted from the terminal.
+	width, _ := s.size()
 	for _, l := range lines {
-		for i, part := range strings.Split(l, "\n") {
-			if i > 0 {
+		for _, part := range strings.Split(l, "\n") {
+			for _, row := range wrap(part, width-1) {
+				s.buf = append(s.buf, row...)
 				s.buf = append(s.buf, "\r\n"...)
 			}
-			// Lines may quote what was typed or pasted; its escape sequences
-			// must not reach the terminal.
-			for _, r := range part {
-				s.buf = utf8.AppendRune(s.buf, printable(r))
-			}
 		}
-		s.buf = append(s.buf, "\r\n"...)
 	}
 	s.pane = p
 	s.drawLocked()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -367,7 +368,9 @@ func (p *conPTY) Read(b []byte) (int, error) {
 func (p *conPTY) Write(b []byte) (int, error) { return p.in.Write(b) }
 
 // Resize resizes the console's buffer; attached programs get a buffer-size
-// event (and conhost redraws), the Windows counterpart of SIGWINCH.
+// event (and conhost redraws), the Windows counterpart of SIGWINCH. Where
+// the pseudo console cannot be resized at all, the error is
+// errors.ErrUnsupported.
 func (p *conPTY) Resize(cols, rows int) error {
 	x, y, err := consoleCoord(cols, rows)
 	if err != nil {
@@ -379,6 +382,10 @@ func (p *conPTY) Resize(cols, rows int) error {
 		return errConsoleClosed
 	}
 	if err := windows.ResizePseudoConsole(p.hpc, windows.Coord{X: x, Y: y}); err != nil {
+		if errors.Is(err, syscall.Errno(windows.E_NOTIMPL)) {
+			// Wine 8 has ResizePseudoConsole but does not implement it.
+			return fmt.Errorf("ptyhost: resize pseudo console to %dx%d: %w: %v", cols, rows, errors.ErrUnsupported, err)
+		}
 		return fmt.Errorf("ptyhost: resize pseudo console to %dx%d: %w", cols, rows, err)
 	}
 	return nil
