@@ -58,6 +58,7 @@ type result struct {
 	failures             []string
 	log                  string
 	took                 time.Duration
+	cover                *coverage // for coveredPackages only
 }
 
 func (r result) ok() bool { return r.status == "ok" || r.status == "no tests" }
@@ -118,7 +119,11 @@ func testAll(o options, p prefix, work string, pkgs []pkg) []result {
 				continue
 			}
 			exe := filepath.Join(work, strings.ReplaceAll(pk.path, "/", "_")+".test.exe")
-			if err := goBuild([]string{"test", "-c", "-overlay", overlay, "-ldflags=-checklinkname=0"}, exe, pk.path); err != nil {
+			verb := []string{"test", "-c", "-overlay", overlay, "-ldflags=-checklinkname=0"}
+			if covered(pk) {
+				verb = append(verb, "-cover")
+			}
+			if err := goBuild(verb, exe, pk.path); err != nil {
 				results[i] = result{pkg: pk, status: "build failed", failures: []string{err.Error()}}
 				continue
 			}
@@ -197,6 +202,15 @@ func runTests(o options, p prefix, pk pkg, exe, shogunExe string) (r result) {
 	args := []string{exe, "-test.v=test2json", "-test.count=1", "-test.timeout=" + o.timeout.String()}
 	if o.run != "" {
 		args = append(args, "-test.run="+o.run)
+	}
+	profile := strings.TrimSuffix(exe, ".test.exe") + ".cover"
+	if covered(pk) {
+		args = append(args, "-test.coverprofile="+windowsPath(profile))
+		defer func() {
+			if c, err := readCoverage(profile); err == nil {
+				r.cover = &c
+			}
+		}()
 	}
 	cmd := p.command(args...)
 	cmd.Dir = pk.dir
@@ -365,6 +379,8 @@ func printSummary(w io.Writer, results []result) string {
 		skipped += r.skip
 	}
 	tw.Flush()
+
+	printCoverage(w, results)
 
 	// Skips grouped by reason: one reason usually covers many tests.
 	type group struct {

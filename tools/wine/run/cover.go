@@ -1,0 +1,123 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// coveredPackages are the packages whose Windows coverage the run prints:
+// the ones with Windows code of their own (the pseudo console, the named
+// pipe) and the supervisor that drives them.
+var coveredPackages = []string{"ptyhost", "control", "supervisor"}
+
+// covered reports whether pk's tests are built with -cover.
+func covered(pk pkg) bool {
+	for _, name := range coveredPackages {
+		if strings.HasSuffix(pk.path, "/"+name) {
+			return true
+		}
+	}
+	return false
+}
+
+// coverage is what one package's coverage profile says: statements in all
+// its files, and in its _windows.go files, and how many of each ran.
+type coverage struct {
+	stmts, ran               int
+	windowsStmts, windowsRan int
+	windowsFiles             map[string][2]int // file name → statements, ran
+}
+
+func (c coverage) percent() string { return percent(c.ran, c.stmts) }
+
+func percent(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+// readCoverage reads a coverage profile ("mode: set", then one line per
+// block: file:start,end statements count).
+func readCoverage(profile string) (coverage, error) {
+	f, err := os.Open(profile)
+	if err != nil {
+		return coverage{}, err
+	}
+	defer f.Close()
+	return parseCoverage(f)
+}
+
+func parseCoverage(r io.Reader) (coverage, error) {
+	c := coverage{windowsFiles: map[string][2]int{}}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "mode:") || line == "" {
+			continue
+		}
+		fields := strings.Fields(line)
+		colon := strings.LastIndexByte(fields[0], ':')
+		if len(fields) != 3 || colon < 0 {
+			return c, fmt.Errorf("coverage profile: bad line %q", line)
+		}
+		stmts, err1 := strconv.Atoi(fields[1])
+		count, err2 := strconv.Atoi(fields[2])
+		if err1 != nil || err2 != nil {
+			return c, fmt.Errorf("coverage profile: bad line %q", line)
+		}
+		ran := 0
+		if count > 0 {
+			ran = stmts
+		}
+		c.stmts += stmts
+		c.ran += ran
+		if file := path.Base(fields[0][:colon]); strings.HasSuffix(file, "_windows.go") {
+			c.windowsStmts += stmts
+			c.windowsRan += ran
+			f := c.windowsFiles[file]
+			c.windowsFiles[file] = [2]int{f[0] + stmts, f[1] + ran}
+		}
+	}
+	return c, sc.Err()
+}
+
+// printCoverage prints the Windows coverage of coveredPackages: all of
+// each package's statements, and those of its _windows.go files, file by
+// file.
+func printCoverage(w io.Writer, results []result) {
+	printed := false
+	for _, r := range results {
+		if r.cover == nil {
+			continue
+		}
+		if !printed {
+			fmt.Fprintln(w, "\nWindows coverage (statements run by the package's own tests under Wine):")
+			printed = true
+		}
+		c := r.cover
+		fmt.Fprintf(w, "  %-12s %6s of all, %6s of its _windows.go files", path.Base(r.pkg.path), c.percent(), percent(c.windowsRan, c.windowsStmts))
+		var files []string
+		for f := range c.windowsFiles {
+			files = append(files, f)
+		}
+		sort.Strings(files)
+		var parts []string
+		for _, f := range files {
+			n := c.windowsFiles[f]
+			parts = append(parts, fmt.Sprintf("%s %s", f, percent(n[1], n[0])))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
