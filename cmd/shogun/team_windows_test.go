@@ -67,6 +67,18 @@ func TestTeamDrivenFromSecondProcessesOnWindows(t *testing.T) {
 	if _, errOut, code := shogun(t, "init", "--demo", ws); code != 0 {
 		t.Fatalf("init --demo exit %d: %s", code, errOut)
 	}
+	// The demo's 100 ms between a text and its submit key is 50 ms more
+	// than agent-sim's paste window. Under Wine on a loaded machine the
+	// console host was seen to hand both to the program in one read, which
+	// then took the submit for a newline; 300 ms is the real CLIs' default.
+	roles := filepath.Join(ws, "config", "roles.yaml")
+	b, err := os.ReadFile(roles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(roles, bytes.ReplaceAll(b, []byte("submit_delay: 100ms"), []byte("submit_delay: 300ms")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	logPath := filepath.Join(t.TempDir(), "start.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
