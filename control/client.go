@@ -37,10 +37,11 @@ var ErrNoAnswer = errors.New("the supervisor did not answer")
 // for ever. Streams (attach, events, a followed log) have a deadline only
 // until they are connected.
 const (
-	// dialTimeout bounds connecting, tries again included (a request's own
-	// deadline, when shorter, bounds it too). firstAttempt bounds the first
-	// try, connecting and the ping together; each further try has twice as
-	// long, up to dialAttempt; dialPause is the pause between tries.
+	// dialTimeout bounds connecting, tries again included, where the
+	// caller gives no deadline (every request has its own, which bounds
+	// it). firstAttempt bounds the first try, connecting and the ping
+	// together; each further try has twice as long, up to dialAttempt;
+	// dialPause is the pause between tries.
 	dialTimeout  = 5 * time.Second
 	firstAttempt = 500 * time.Millisecond
 	dialAttempt  = 2 * time.Second
@@ -73,9 +74,9 @@ func NewClient(workspace string) *Client {
 // Endpoint is the socket or named pipe the client talks to.
 func (c *Client) Endpoint() string { return c.path }
 
-// dial connects to the endpoint within dialTimeout and makes sure the
-// supervisor serves the connection: it sends GET /v1/ping on it and waits
-// for the answer, whatever its status (an older supervisor says 404). A
+// dial connects to the endpoint within ctx's deadline (dialTimeout without
+// one) and makes sure the supervisor serves the connection: it sends GET
+// /v1/ping on it and waits for the answer, whatever its status (an older supervisor says 404). A
 // try that fails in a way that passes (the socket's backlog full, a pipe
 // whose instances are all busy, no answer to the ping in time) is made
 // again on a new connection after a short pause; the ping is harmless to
@@ -93,7 +94,8 @@ func (c *Client) Endpoint() string { return c.path }
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	asDial := func(err error) error {
 		var op *net.OpError
-		if !errors.As(err, &op) {
+		switch {
+		case !errors.As(err, &op):
 			// A named pipe's dial fails with a plain path error, and
 			// trustedEndpoint's refusal is one of ours.
 			network := "unix"
@@ -101,14 +103,20 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 				network = "pipe"
 			}
 			err = &net.OpError{Op: "dial", Net: network, Err: err}
+		case op.Op != "dial":
+			// The ping's write or read: connecting is what failed.
+			err = &net.OpError{Op: "dial", Net: op.Net, Source: op.Source, Addr: op.Addr, Err: op.Err}
 		}
 		return err
 	}
 	if err := trustedEndpoint(c.ws, c.path); err != nil {
 		return nil, asDial(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+	}
 	for attempt := firstAttempt; ; attempt = min(2*attempt, dialAttempt) {
 		try, stop := context.WithTimeout(ctx, attempt)
 		conn, err := dial(try, c.path)
@@ -223,7 +231,7 @@ func (c *Client) doWithin(d time.Duration, method, path string, body, out any) e
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return c.dialError(what, err, min(d, dialTimeout))
+			return c.dialError(what, err, d)
 		}
 		if ctx.Err() != nil {
 			return c.noAnswer(what, d)
@@ -316,7 +324,7 @@ func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, er
 	conn, err := c.dial(ctx)
 	cancel()
 	if err != nil {
-		return nil, c.dialError(what, err, min(c.timeout, dialTimeout))
+		return nil, c.dialError(what, err, c.timeout)
 	}
 	if err := conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
 		conn.Close()
