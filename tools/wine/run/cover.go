@@ -14,9 +14,9 @@ import (
 )
 
 // coveredPackages are the packages whose Windows coverage the run prints:
-// the ones with Windows code of their own (the pseudo console, the named
-// pipe) and the supervisor that drives them.
-var coveredPackages = []string{"ptyhost", "control", "supervisor"}
+// the pseudo console, the named pipe, the supervisor that drives them, and
+// the simulated agent's console code.
+var coveredPackages = []string{"ptyhost", "control", "supervisor", "agentsim"}
 
 // covered reports whether pk's tests are built with -cover.
 func covered(pk pkg) bool {
