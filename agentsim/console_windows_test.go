@@ -78,4 +78,23 @@ func TestAgentInAPseudoConsole(t *testing.T) {
 		return count(l, "Understood: hello there") == 1 && count(l, "› ") == 0 && count(l, "›") == 1 &&
 			count(l, "  ? for shortcuts") == 1
 	})
+
+	// /exit ends the agent cleanly, with exit code 0.
+	if _, err := s.Write([]byte("/exit")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * DefaultPasteWindow)
+	if _, err := s.Write([]byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan ptyhost.Exit, 1)
+	go func() { ex, _ := s.Wait(); exited <- ex }()
+	select {
+	case ex := <-exited:
+		if !ex.Success() {
+			t.Errorf("the agent exited with %v after /exit, want success", ex)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the agent still runs 20 s after /exit")
+	}
 }

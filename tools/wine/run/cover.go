@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"sort"
 	"strconv"
@@ -46,48 +47,82 @@ func percent(n, of int) string {
 }
 
 // readCoverage reads a coverage profile ("mode: set", then one line per
-// block: file:start,end statements count).
-func readCoverage(profile string) (coverage, error) {
+// block: file:start,end statements count) and the counters that child
+// processes left in childDir (converted by go tool covdata): a block ran
+// when it ran in any of them.
+func readCoverage(profile, childDir string) (coverage, error) {
 	f, err := os.Open(profile)
 	if err != nil {
 		return coverage{}, err
 	}
 	defer f.Close()
-	return parseCoverage(f)
+	readers := []io.Reader{f}
+	if entries, _ := os.ReadDir(childDir); len(entries) > 0 {
+		text := childDir + ".txt"
+		cmd := exec.Command("go", "tool", "covdata", "textfmt", "-i="+childDir, "-o="+text)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return coverage{}, fmt.Errorf("go tool covdata: %w: %s", err, b)
+		}
+		g, err := os.Open(text)
+		if err != nil {
+			return coverage{}, err
+		}
+		defer g.Close()
+		readers = append(readers, g)
+	}
+	return parseCoverage(readers...)
 }
 
-func parseCoverage(r io.Reader) (coverage, error) {
-	c := coverage{windowsFiles: map[string][2]int{}}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "mode:") || line == "" {
-			continue
+func parseCoverage(readers ...io.Reader) (coverage, error) {
+	type block struct {
+		stmts int
+		ran   bool
+	}
+	blocks := map[string]*block{}
+	for _, r := range readers {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "mode:") || line == "" {
+				continue
+			}
+			fields := strings.Fields(line)
+			if len(fields) != 3 || !strings.Contains(fields[0], ":") {
+				return coverage{}, fmt.Errorf("coverage profile: bad line %q", line)
+			}
+			stmts, err1 := strconv.Atoi(fields[1])
+			count, err2 := strconv.Atoi(fields[2])
+			if err1 != nil || err2 != nil {
+				return coverage{}, fmt.Errorf("coverage profile: bad line %q", line)
+			}
+			b := blocks[fields[0]]
+			if b == nil {
+				b = &block{stmts: stmts}
+				blocks[fields[0]] = b
+			}
+			b.ran = b.ran || count > 0
 		}
-		fields := strings.Fields(line)
-		colon := strings.LastIndexByte(fields[0], ':')
-		if len(fields) != 3 || colon < 0 {
-			return c, fmt.Errorf("coverage profile: bad line %q", line)
-		}
-		stmts, err1 := strconv.Atoi(fields[1])
-		count, err2 := strconv.Atoi(fields[2])
-		if err1 != nil || err2 != nil {
-			return c, fmt.Errorf("coverage profile: bad line %q", line)
-		}
-		ran := 0
-		if count > 0 {
-			ran = stmts
-		}
-		c.stmts += stmts
-		c.ran += ran
-		if file := path.Base(fields[0][:colon]); strings.HasSuffix(file, "_windows.go") {
-			c.windowsStmts += stmts
-			c.windowsRan += ran
-			f := c.windowsFiles[file]
-			c.windowsFiles[file] = [2]int{f[0] + stmts, f[1] + ran}
+		if err := sc.Err(); err != nil {
+			return coverage{}, err
 		}
 	}
-	return c, sc.Err()
+	c := coverage{windowsFiles: map[string][2]int{}}
+	for key, b := range blocks {
+		ran := 0
+		if b.ran {
+			ran = b.stmts
+		}
+		c.stmts += b.stmts
+		c.ran += ran
+		file := path.Base(key[:strings.LastIndexByte(key, ':')])
+		if strings.HasSuffix(file, "_windows.go") {
+			c.windowsStmts += b.stmts
+			c.windowsRan += ran
+			f := c.windowsFiles[file]
+			c.windowsFiles[file] = [2]int{f[0] + b.stmts, f[1] + ran}
+		}
+	}
+	return c, nil
 }
 
 // printCoverage prints the Windows coverage of coveredPackages: all of
@@ -100,7 +135,7 @@ func printCoverage(w io.Writer, results []result) {
 			continue
 		}
 		if !printed {
-			fmt.Fprintln(w, "\nWindows coverage (statements run by the package's own tests under Wine):")
+			fmt.Fprintln(w, "\nWindows coverage (statements run under Wine by the package's tests and the processes they start of its test binary):")
 			printed = true
 		}
 		c := r.cover

@@ -204,10 +204,18 @@ func runTests(o options, p prefix, pk pkg, exe, shogunExe string) (r result) {
 		args = append(args, "-test.run="+o.run)
 	}
 	profile := strings.TrimSuffix(exe, ".test.exe") + ".cover"
+	// The tests' own child processes (the test binary run as a helper, as
+	// agentsim's agent in a pseudo console) write their counters to
+	// GOCOVERDIR when they exit.
+	childCover := strings.TrimSuffix(exe, ".test.exe") + ".covdata"
+	var coverEnv []string
 	if covered(pk) {
 		args = append(args, "-test.coverprofile="+windowsPath(profile))
+		if err := os.MkdirAll(childCover, 0o755); err == nil {
+			coverEnv = append(coverEnv, "GOCOVERDIR="+windowsPath(childCover))
+		}
 		defer func() {
-			if c, err := readCoverage(profile); err == nil {
+			if c, err := readCoverage(profile, childCover); err == nil {
 				r.cover = &c
 			}
 		}()
@@ -216,7 +224,7 @@ func runTests(o options, p prefix, pk pkg, exe, shogunExe string) (r result) {
 	cmd.Dir = pk.dir
 	// The shogun binary for tests that run it (shoguntest.Main): there is
 	// no Go toolchain inside Wine to build it.
-	cmd.Env = append(cmd.Env, "SHOGUN_TEST_BIN="+shogunExe)
+	cmd.Env = append(append(cmd.Env, "SHOGUN_TEST_BIN="+shogunExe), coverEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	conv := exec.Command("go", "tool", "test2json", "-p", pk.path)
