@@ -230,7 +230,7 @@ func resizeThroughAttach(t *testing.T, ws, role string) {
 			}
 			if hasLine(last.Lines, unwrapped) {
 				if why := resizeRefused(ws); why != "" {
-					t.Skipf("the letters typed through attach arrived, at the program's own width: %s", why)
+					t.Skipf("this pseudo console cannot be resized (%s); the letters typed through attach arrived, at the program's own width", why)
 				}
 			}
 		}
@@ -245,13 +245,14 @@ func resizeThroughAttach(t *testing.T, ws, role string) {
 	}
 }
 
-// resizeRefused is the supervisor's log line saying that a role's terminal
-// cannot be resized, with its reason, or "".
+// resizeRefused is the error of the supervisor's log line saying that a
+// role's terminal cannot be resized, or "".
 func resizeRefused(ws string) string {
 	b, _ := os.ReadFile(workspace.New(ws).SupervisorLog())
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.Contains(line, "cannot be resized here") {
-			return strings.TrimSpace(line)
+		var entry struct{ Error, Message string }
+		if json.Unmarshal([]byte(line), &entry) == nil && strings.Contains(entry.Message, "cannot be resized here") {
+			return entry.Error
 		}
 	}
 	return ""
