@@ -16,8 +16,8 @@
 .PARAMETER Workspace
     Folder for the workspace; it must not exist yet.
 .PARAMETER Shogun
-    The shogun.exe to drive. Default: bin\shogun.exe of this repository, which
-    start.ps1 builds when it is missing.
+    The shogun.exe to drive. Default: bin\shogun.exe of this repository, built
+    first when it is missing (start.ps1 uses the same one).
 #>
 [CmdletBinding()]
 param(
@@ -71,6 +71,13 @@ function Get-Status {
 }
 
 $began = Get-Date
+if (-not (Test-Path $Shogun)) {
+    Push-Location $repo
+    go build -o $Shogun ./cmd/shogun
+    $code = $LASTEXITCODE
+    Pop-Location
+    if ($code -ne 0) { Fail "go build -o $Shogun ./cmd/shogun exited $code" }
+}
 $null = Invoke-Shogun @('init', '--demo', $Workspace)
 
 # The team runs in a second PowerShell of the same kind as this one, the way
