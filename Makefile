@@ -92,7 +92,7 @@ cross:
 clean:
 	rm -rf bin dist
 
-## check-scripts: scripts/start.ps1 and terminal.ps1 parse (tree-sitter PowerShell grammar
+## check-scripts: scripts/start.ps1, terminal.ps1 and the workflow's .github/scripts/*.ps1 parse (tree-sitter PowerShell grammar
 ## from npm, run by Node.js), scripts/start.sh passes sh -n (and shellcheck if installed)
 .PHONY: check-scripts
 check-scripts:
@@ -102,7 +102,7 @@ check-scripts:
 		[ tools/psparse/package-lock.json -nt tools/psparse/node_modules/.package-lock.json ]; then \
 		echo "cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts"; \
 		cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts; fi
-	node tools/psparse/check.js scripts/*.ps1
+	node tools/psparse/check.js scripts/*.ps1 .github/scripts/*.ps1
 	sh -n scripts/start.sh
 	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/start.sh"; shellcheck scripts/start.sh; \
 	else echo "shellcheck not installed: skipped (sh -n passed)"; fi

@@ -409,3 +409,27 @@ func TestSaveChoiceKeepsAForeignFile(t *testing.T) {
 		t.Errorf("the foreign file was changed to %q", data)
 	}
 }
+
+// What a Windows console that does not interpret escape sequences (Wine 8's
+// pseudo console) is given: the text, and each control sequence as an
+// operation, even when a write cuts one in two.
+func TestSplitCSI(t *testing.T) {
+	var got []string
+	text := func(b []byte) { got = append(got, "text "+string(b)) }
+	csi := func(p string, f byte) { got = append(got, "csi "+p+string(f)) }
+	rest := splitCSI([]byte("\r\x1b[2K› hi\x1b[1A\x1b[3G\x1b[?2004h\x1b7x\x1b[1"), text, csi)
+	rest = splitCSI(append(rest, "2;40Hend"...), text, csi)
+	want := []string{"text \r", "csi 2K", "text › hi", "csi 1A", "csi 3G", "csi ?2004h", "text x", "csi 12;40H", "text end"}
+	if !slices.Equal(got, want) || rest != nil {
+		t.Errorf("got %q (rest %q), want %q", got, rest, want)
+	}
+	for _, c := range []struct {
+		params string
+		n, def int
+		want   int
+	}{{"", 0, 1, 1}, {"0", 0, 1, 1}, {"7", 0, 1, 7}, {"12;40", 1, 1, 40}, {"12", 1, 1, 1}, {"?2004", 0, 0, 0}} {
+		if got := csiArg(c.params, c.n, c.def); got != c.want {
+			t.Errorf("csiArg(%q, %d, %d) = %d, want %d", c.params, c.n, c.def, got, c.want)
+		}
+	}
+}

@@ -48,11 +48,14 @@ var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt}
 // and an *ExitError when the process should exit with a particular status (a
 // crash, a signal, a refused trust dialog). Run does not close in or out; a read
 // of in still pending when it returns ends when in is closed, so Run is meant to
-// be the whole life of the process, as it is under `shogun agent-sim`.
+// be the whole life of the process, as it is under `shogun agent-sim`. On
+// Windows a missing standard handle (nil, or null: Wine gives a pseudo
+// console's child none) is replaced by the console's CONIN$ or CONOUT$.
 func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
+	in, out = consoleFiles(in, out)
 	inFd := int(in.Fd())
 	if !term.IsTerminal(inFd) {
 		return ErrNotTerminal
@@ -72,14 +75,15 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		return fmt.Errorf("agent-sim: set raw mode: %w", err)
 	}
 	defer term.Restore(inFd, saved)
-	defer enableVT(out)()
+	w, restore := consoleOutput(out)
+	defer restore()
 
 	dir, _ := os.Getwd()
 	a := &agent{
 		opts:     opts,
 		role:     role,
 		dir:      dir,
-		scr:      newScreen(out, opts.Redraw == RedrawFull),
+		scr:      &screen{out: out, w: w, full: opts.Redraw == RedrawFull},
 		rec:      rec,
 		handler:  handler,
 		keys:     keyDecoder{pasteWindow: opts.pasteWindow()},

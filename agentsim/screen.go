@@ -2,6 +2,7 @@ package agentsim
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -34,7 +35,8 @@ func (p pane) equal(q pane) bool {
 // write takes the lock and leaves the pane drawn with the cursor in it.
 type screen struct {
 	mu  sync.Mutex
-	out *os.File
+	out *os.File  // the terminal, for its size
+	w   io.Writer // where output goes: out, or what translates it (consoleOutput)
 	buf []byte
 
 	pane      pane
@@ -53,7 +55,7 @@ type screen struct {
 // terminal shows.
 const historyKeep = 500
 
-func newScreen(out *os.File, full bool) *screen { return &screen{out: out, full: full} }
+func newScreen(out *os.File, full bool) *screen { return &screen{out: out, w: out, full: full} }
 
 // size is the terminal's size, or 80x24 when out is not a terminal.
 func (s *screen) size() (width, height int) {
@@ -84,18 +86,19 @@ func (s *screen) update(p pane, lines ...string) {
 		return
 	}
 	s.eraseLocked()
+	// Lines are wrapped here, one column short of the width, as the pane
+	// is: a terminal never wraps one itself, so a console that counts
+	// columns otherwise (Wine 8's gives a wide character one cell) still
+	// puts every row where the terminal does. wrap also keeps the escape
+	// sequences of what was typed or pasted from the terminal.
+	width, _ := s.size()
 	for _, l := range lines {
-		for i, part := range strings.Split(l, "\n") {
-			if i > 0 {
+		for _, part := range strings.Split(l, "\n") {
+			for _, row := range wrap(part, width-1) {
+				s.buf = append(s.buf, row...)
 				s.buf = append(s.buf, "\r\n"...)
 			}
-			// Lines may quote what was typed or pasted; its escape sequences
-			// must not reach the terminal.
-			for _, r := range part {
-				s.buf = utf8.AppendRune(s.buf, printable(r))
-			}
 		}
-		s.buf = append(s.buf, "\r\n"...)
 	}
 	s.pane = p
 	s.drawLocked()
@@ -225,7 +228,7 @@ func (s *screen) flushLocked() {
 	if len(s.buf) == 0 {
 		return
 	}
-	if _, err := s.out.Write(s.buf); err != nil && s.err == nil {
+	if _, err := s.w.Write(s.buf); err != nil && s.err == nil {
 		s.err = err
 	}
 	s.buf = s.buf[:0]

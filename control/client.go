@@ -37,11 +37,15 @@ var ErrNoAnswer = errors.New("the supervisor did not answer")
 // for ever. Streams (attach, events, a followed log) have a deadline only
 // until they are connected.
 const (
-	// dialTimeout bounds connecting, tries again included; dialAttempt one
-	// try, dialPause the pause between tries.
-	dialTimeout = 5 * time.Second
-	dialAttempt = 2 * time.Second
-	dialPause   = 100 * time.Millisecond
+	// dialTimeout bounds connecting, tries again included, where the
+	// caller gives no deadline (every request has its own, which bounds
+	// it). firstAttempt bounds the first try, connecting and the ping
+	// together; each further try has twice as long, up to dialAttempt;
+	// dialPause is the pause between tries.
+	dialTimeout  = 5 * time.Second
+	firstAttempt = 500 * time.Millisecond
+	dialAttempt  = 2 * time.Second
+	dialPause    = 100 * time.Millisecond
 	// requestTimeout bounds a request and its answer, connecting included.
 	requestTimeout = 15 * time.Second
 	// slowRequestTimeout bounds typing and reloading, which the supervisor
@@ -70,17 +74,28 @@ func NewClient(workspace string) *Client {
 // Endpoint is the socket or named pipe the client talks to.
 func (c *Client) Endpoint() string { return c.path }
 
-// dial connects to the endpoint within dialTimeout, trying again after a
-// short pause while a try fails in a way that passes (the socket's backlog
-// full, a try that timed out, as a named pipe whose instances are all busy
-// does). A missing endpoint, a refused connection and a denied permission
-// are answers, returned at once. Every error is a *net.OpError with Op
-// "dial", on every platform, so that the caller says no supervisor
-// answers.
+// dial connects to the endpoint within ctx's deadline (dialTimeout without
+// one) and makes sure the supervisor serves the connection: it sends GET
+// /v1/ping on it and waits for the answer, whatever its status (an older supervisor says 404). A
+// try that fails in a way that passes (the socket's backlog full, a pipe
+// whose instances are all busy, no answer to the ping in time) is made
+// again on a new connection after a short pause; the ping is harmless to
+// repeat, and once it is answered the request itself is sent once only.
+//
+// The ping is what makes a connection that lands where nobody serves it
+// cost one short try instead of the request's whole deadline. Under Wine 8
+// the first client of a named pipe made by go-winio lands on the instance
+// go-winio creates only to reserve the name (on Windows that instance
+// takes no clients), and waited there for ever.
+//
+// A missing endpoint, a refused connection and a denied permission are
+// answers, returned at once. Every error is a *net.OpError with Op "dial",
+// on every platform, so that the caller says no supervisor answers.
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	asDial := func(err error) error {
 		var op *net.OpError
-		if !errors.As(err, &op) {
+		switch {
+		case !errors.As(err, &op):
 			// A named pipe's dial fails with a plain path error, and
 			// trustedEndpoint's refusal is one of ours.
 			network := "unix"
@@ -88,17 +103,28 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 				network = "pipe"
 			}
 			err = &net.OpError{Op: "dial", Net: network, Err: err}
+		case op.Op != "dial":
+			// The ping's write or read: connecting is what failed.
+			err = &net.OpError{Op: "dial", Net: op.Net, Source: op.Source, Addr: op.Addr, Err: op.Err}
 		}
 		return err
 	}
 	if err := trustedEndpoint(c.ws, c.path); err != nil {
 		return nil, asDial(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
-	for {
-		try, stop := context.WithTimeout(ctx, dialAttempt)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+	}
+	for attempt := firstAttempt; ; attempt = min(2*attempt, dialAttempt) {
+		try, stop := context.WithTimeout(ctx, attempt)
 		conn, err := dial(try, c.path)
+		if err == nil {
+			if err = ping(try, conn); err != nil {
+				conn.Close()
+			}
+		}
 		stop()
 		if err == nil {
 			return conn, nil
@@ -115,17 +141,49 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	}
 }
 
+// ping sends GET /v1/ping on a new connection and reads the answer, within
+// ctx. The connection is left as it was: nothing of the answer remains
+// unread, and it has no deadline.
+func ping(ctx context.Context, conn net.Conn) error {
+	if d, ok := ctx.Deadline(); ok {
+		if err := conn.SetDeadline(d); err != nil {
+			return err
+		}
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://shogun/v1/ping", nil)
+	if err != nil {
+		return err
+	}
+	if err := req.Write(conn); err != nil {
+		return err
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if resp.Close || br.Buffered() > 0 {
+		return fmt.Errorf("ping: the connection cannot carry a request after the answer")
+	}
+	return conn.SetDeadline(time.Time{})
+}
+
 // dialError explains why the socket could not be reached: permission
 // denied says so (the supervisor belongs to another user), a connection
-// that timed out is a supervisor that does not answer, everything else
-// means no supervisor answers, with the reason.
-func (c *Client) dialError(what string, err error) error {
+// that timed out within d is a supervisor that does not answer, everything
+// else means no supervisor answers, with the reason.
+func (c *Client) dialError(what string, err error, d time.Duration) error {
 	why := fmt.Sprintf("nothing answers on %s: %v", c.path, errors.Unwrap(err))
 	switch {
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("permission denied on the control socket %s: the supervisor runs as another user (use that user): %w", c.path, err)
 	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
-		return c.noAnswer(what, dialTimeout)
+		return c.noAnswer(what, d)
 	case errors.Is(err, fs.ErrNotExist):
 		why = "no socket at " + c.path
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -173,7 +231,7 @@ func (c *Client) doWithin(d time.Duration, method, path string, body, out any) e
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return c.dialError(what, err)
+			return c.dialError(what, err, d)
 		}
 		if ctx.Err() != nil {
 			return c.noAnswer(what, d)
@@ -262,9 +320,11 @@ type Stream struct {
 // have c.timeout; the stream has no deadline.
 func (c *Client) Attach(role string, readOnly bool, cols, rows int) (*Stream, error) {
 	what := "attach " + role
-	conn, err := c.dial(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	conn, err := c.dial(ctx)
+	cancel()
 	if err != nil {
-		return nil, c.dialError(what, err)
+		return nil, c.dialError(what, err, c.timeout)
 	}
 	if err := conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
 		conn.Close()

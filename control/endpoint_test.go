@@ -22,7 +22,6 @@ import (
 // second server for the same workspace is refused, and nothing answers once
 // the server ended.
 func TestEndpointServesStatusAndEndsCleanly(t *testing.T) {
-	skipWithoutPipes(t)
 	ws := t.TempDir()
 	if _, err := config.Scaffold(ws, config.ScaffoldOptions{}); err != nil {
 		t.Fatal(err)
@@ -62,8 +61,11 @@ func TestEndpointServesStatusAndEndsCleanly(t *testing.T) {
 	if st.Pid != os.Getpid() || st.RunID != tm.RunID() {
 		t.Errorf("status = pid %d run %q, want pid %d run %q", st.Pid, st.RunID, os.Getpid(), tm.RunID())
 	}
-	if _, err := control.Listen(ws, tm, func() {}, zerolog.Nop()); err == nil {
+	if second, err := control.Listen(ws, tm, func() {}, zerolog.Nop()); err == nil {
 		t.Error("a second server for the same workspace was allowed")
+		ended, stop := context.WithCancel(context.Background())
+		stop()
+		second.Serve(ended) // closes its endpoint
 	}
 
 	cancel()

@@ -4,8 +4,11 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"time"
 
 	"github.com/Microsoft/go-winio"
 	"github.com/rs/zerolog"
@@ -22,8 +25,16 @@ func Endpoint(ws string) string { return `\\.\pipe\` + endpointName(ws) }
 // listen creates the workspace's pipe, reachable by the user who runs the
 // supervisor only. A pipe of that name already served means another
 // supervisor runs (the workspace lock should have said so).
+//
+// Creating the pipe refuses a name that exists on Windows, but not under
+// Wine 8, which makes a second pipe of the same name beside the first; so
+// listen first looks whether a client can reach a pipe of that name, as a
+// client would.
 func listen(ws string, _ zerolog.Logger) (net.Listener, string, error) {
 	addr := Endpoint(ws)
+	if pipeExists(addr) {
+		return nil, "", fmt.Errorf("control pipe %s: another process serves it already", addr)
+	}
 	sddl, err := ownerOnly()
 	if err != nil {
 		return nil, "", fmt.Errorf("control pipe: %w", err)
@@ -33,6 +44,20 @@ func listen(ws string, _ zerolog.Logger) (net.Listener, string, error) {
 		return nil, "", fmt.Errorf("control pipe %s: %w", addr, err)
 	}
 	return ln, addr, nil
+}
+
+// pipeExists reports whether a pipe named addr exists: a client reaches it,
+// or finds all its instances busy. Only a pipe that is not there answers at
+// once that it is not.
+func pipeExists(addr string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	conn, err := winio.DialPipeContext(ctx, addr)
+	if err == nil {
+		conn.Close()
+		return true
+	}
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // ownerOnly is a security descriptor that grants the current user, and

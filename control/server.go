@@ -123,6 +123,7 @@ func newServer(t Team, stop func(), log zerolog.Logger) *Server {
 // registers its endpoints from its own file with one call here.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/ping", answerPing)
 	mux.HandleFunc("GET /v1/status", s.status)
 	mux.HandleFunc("POST /v1/attention/dismiss", s.dismiss)
 	mux.HandleFunc("GET /v1/roles/{id}/screen", s.screen)
@@ -163,6 +164,10 @@ func (s *Server) Serve(ctx context.Context) error {
 	<-done
 	return removeEndpoint(s.path)
 }
+
+// answerPing answers GET /v1/ping with 204 and no body: the client sends it on
+// each new connection to know that the connection is served (Client.dial).
+func answerPing(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	out, err := s.statusReply()

@@ -18,15 +18,17 @@ const probeMarker = "shogun-conpty-probe"
 // console delivers it in milliseconds; the rest is room for a slow machine.
 const probeWait = 5 * time.Second
 
-// ConPTYOutputWorks reports whether output written in a pseudo console
-// reaches the console's output pipe here, and if not, why. It starts
-// `cmd /c echo` in a pseudo console and reads the pipe for a few seconds.
+// ConPTYOutputWorks reports whether output a program writes to its
+// standard output in a pseudo console reaches the console's output pipe
+// here, and if not, why. It starts `cmd /c echo` in a pseudo console and
+// reads the pipe for a few seconds.
 //
-// On Windows 10 1809 and later it does. Wine 8 starts the program in the
-// pseudo console but writes its output to Wine's own console instead, so
-// nothing a program prints can be read back. Tests that check a program's
-// output call this first and skip with the reason when it fails, so that
-// the same tests run for real on Windows.
+// On Windows 10 1809 and later it does. Under Wine 8 it does not, although
+// the pseudo console works: start gives the child null standard handles
+// (see start), which Windows replaces by the console's and Wine 8 leaves
+// null, so cmd's echo goes to no handle. A program that opens CONOUT$ when
+// it has no standard output (agent-sim does) reaches the pipe under Wine
+// too.
 func ConPTYOutputWorks() (bool, string) {
 	comspec := os.Getenv("ComSpec")
 	if comspec == "" {
@@ -81,8 +83,8 @@ func ConPTYOutputWorks() (bool, string) {
 	case r.err != nil:
 		return false, fmt.Sprintf("reading the pseudo console's output pipe failed: %v", r.err)
 	case timedOut:
-		return false, fmt.Sprintf("ConPTY output does not reach the pseudo console's output pipe: `cmd /c echo` in a pseudo console delivered %d bytes and no echo in %v (Wine 8 writes it to its own console)", r.got, probeWait)
+		return false, fmt.Sprintf("ConPTY output does not reach the pseudo console's output pipe: `cmd /c echo` in a pseudo console delivered %d bytes and no echo in %v (as under Wine 8, which gives a child started with null standard handles none of the console's, so cmd's echo goes to no handle)", r.got, probeWait)
 	default:
-		return false, fmt.Sprintf("ConPTY output does not reach the pseudo console's output pipe: `cmd /c echo` in a pseudo console ended after %d bytes without its echo (Wine 8 writes it to its own console)", r.got)
+		return false, fmt.Sprintf("ConPTY output does not reach the pseudo console's output pipe: `cmd /c echo` in a pseudo console ended after %d bytes without its echo (as under Wine 8, which gives a child started with null standard handles none of the console's, so cmd's echo goes to no handle)", r.got)
 	}
 }

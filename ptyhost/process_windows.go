@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -187,9 +188,26 @@ func start(c Command) (_ Process, err error) {
 	}
 	si := windows.StartupInfoEx{ProcThreadAttributeList: attrs.List()}
 	si.Cb = uint32(unsafe.Sizeof(si))
-	// Null standard handles with STARTF_USESTDHANDLES: otherwise a child of
-	// a supervisor whose own standard handles are redirected would write to
-	// those instead of to the pseudo console.
+	// STARTF_USESTDHANDLES with null standard handles, checked against
+	// Microsoft's documentation and its own code (November 2026):
+	//   - "Creating a Pseudoconsole session" and the samples EchoCon and
+	//     GUIConsole set only the PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE
+	//     attribute. Without STARTF_USESTDHANDLES, though, the child takes
+	//     the standard handles of its parent where those are redirected (a
+	//     supervisor started by a service, by CI, or with its output in a
+	//     file), writes there instead of to the pseudo console, and nothing
+	//     it prints reaches the role's screen: microsoft/terminal#11276 and
+	//     #4380, where Microsoft's answer is not to pass the parent's handles.
+	//   - Windows Terminal (ConptyConnection.cpp, _LaunchAttachedClient)
+	//     does what is done here: STARTF_USESTDHANDLES, the three handles
+	//     NULL, bInheritHandles FALSE. A console program whose standard
+	//     handles are null is given the console's own by Windows when it
+	//     attaches to the pseudo console; the pipes stay out of its reach.
+	//   - Wine 8 leaves them null (GetStdHandle returns NULL in the child).
+	//     A program that opens CONIN$ and CONOUT$ when it has no standard
+	//     handles, as agent-sim does, works there; one that writes to its
+	//     standard output only (cmd's echo) shows nothing under Wine. See
+	//     ConPTYOutputWorks and the README's Windows section.
 	si.Flags = windows.STARTF_USESTDHANDLES
 
 	var pi windows.ProcessInformation
@@ -367,7 +385,9 @@ func (p *conPTY) Read(b []byte) (int, error) {
 func (p *conPTY) Write(b []byte) (int, error) { return p.in.Write(b) }
 
 // Resize resizes the console's buffer; attached programs get a buffer-size
-// event (and conhost redraws), the Windows counterpart of SIGWINCH.
+// event (and conhost redraws), the Windows counterpart of SIGWINCH. Where
+// the pseudo console cannot be resized at all, the error is
+// errors.ErrUnsupported.
 func (p *conPTY) Resize(cols, rows int) error {
 	x, y, err := consoleCoord(cols, rows)
 	if err != nil {
@@ -379,6 +399,10 @@ func (p *conPTY) Resize(cols, rows int) error {
 		return errConsoleClosed
 	}
 	if err := windows.ResizePseudoConsole(p.hpc, windows.Coord{X: x, Y: y}); err != nil {
+		if errors.Is(err, syscall.Errno(windows.E_NOTIMPL)) {
+			// Wine 8 has ResizePseudoConsole but does not implement it.
+			return fmt.Errorf("ptyhost: resize pseudo console to %dx%d: %w: %v", cols, rows, errors.ErrUnsupported, err)
+		}
 		return fmt.Errorf("ptyhost: resize pseudo console to %dx%d: %w", cols, rows, err)
 	}
 	return nil

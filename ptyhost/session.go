@@ -218,7 +218,9 @@ func (s *Session) Write(p []byte) (int, error) {
 }
 
 // Resize changes the terminal size of the program and of the screen model.
-// A size outside CheckSize's bounds is refused before anything changes.
+// A size outside CheckSize's bounds is refused before anything changes; a
+// terminal that cannot be resized here (errors.ErrUnsupported: Wine 8's
+// pseudo console) keeps its size, the screen model's too.
 func (s *Session) Resize(cols, rows int) error {
 	if err := CheckSize(cols, rows); err != nil {
 		return fmt.Errorf("resize terminal: %w", err)

@@ -30,6 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "spawn-detached":
 		os.Exit(spawnDetached())
+	case "print-env":
+		os.Exit(printEnv())
 	case "sleep":
 		// A grandchild that only waits; bounded so that a test that fails
 		// to end it leaves nothing running for long.
@@ -69,6 +71,24 @@ func spawnDetached() int {
 	return 0
 }
 
+// printEnv prints the terminal's name and the role as a careful console
+// program does: to its standard output, or to the console itself (CONOUT$)
+// when it has no standard output. A process started with null standard
+// handles in a pseudo console gets the console's from Windows; Wine 8
+// leaves them null.
+func printEnv() int {
+	out := os.Stdout
+	if h, _ := windows.GetStdHandle(windows.STD_OUTPUT_HANDLE); h == 0 || h == windows.InvalidHandle {
+		f, err := os.OpenFile("CONOUT$", os.O_RDWR, 0)
+		if err != nil {
+			return 2
+		}
+		out = f
+	}
+	fmt.Fprintf(out, "term=%s role=%s\r\n", os.Getenv("TERM"), os.Getenv("SHOGUN_ROLE"))
+	return 0
+}
+
 // underWine reports whether this is Wine rather than Windows: Wine's
 // ntdll exports wine_get_version.
 func underWine() bool {
@@ -76,19 +96,6 @@ func underWine() bool {
 }
 
 var conPTYOutput = sync.OnceValues(ConPTYOutputWorks)
-
-// needConPTYOutput skips a test that reads a program's output when the
-// probe shows that ConPTY output does not reach its pipe, which only Wine
-// is allowed to show: on Windows that is a failure.
-func needConPTYOutput(t *testing.T) {
-	t.Helper()
-	if ok, why := conPTYOutput(); !ok {
-		if !underWine() {
-			t.Fatalf("ConPTY output does not work on this Windows: %s", why)
-		}
-		t.Skip(why)
-	}
-}
 
 func TestConPTYOutputProbe(t *testing.T) {
 	ok, why := conPTYOutput()
@@ -182,10 +189,13 @@ func waitExit(t *testing.T, s *Session) Exit {
 	return ex
 }
 
+// The program's environment names the terminal and the role, and what it
+// writes to its console reaches the log and the screen model.
 func TestSessionGivesTheProgramATerminalWindows(t *testing.T) {
-	needConPTYOutput(t)
 	log := &lockedBuffer{}
-	s := openSession(t, Options{Command: cmdCommand("echo term=%TERM% role=%SHOGUN_ROLE%", 97, 31), Log: log})
+	cmd := helperCommand(t, "print-env", "TERM=xterm-256color", "SHOGUN_ROLE=tester")
+	cmd.Cols, cmd.Rows = 97, 31
+	s := openSession(t, Options{Command: cmd, Log: log})
 	if ex := waitExit(t, s); !ex.Success() {
 		t.Fatalf("exit = %v, want success", ex)
 	}
@@ -260,5 +270,65 @@ func TestCloseEndsADetachedGrandchild(t *testing.T) {
 	}
 	if !gone(grandchild, 10*time.Second) {
 		t.Fatal("the detached grandchild outlived Close: the job is not kill-on-close")
+	}
+}
+
+// Keeping the machine awake holds SetThreadExecutionState until Release.
+func TestKeepAwakeWindows(t *testing.T) {
+	in, err := KeepAwake("agents are working")
+	if err != nil {
+		t.Fatalf("keep awake: %v", err)
+	}
+	if in.How != "SetThreadExecutionState" {
+		t.Errorf("kept awake by %q, want SetThreadExecutionState", in.How)
+	}
+	done := make(chan struct{})
+	go func() { in.Release(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Release did not return")
+	}
+}
+
+// A leftover of an earlier supervisor (a process the ledger recorded) is
+// killed while it is still the process recorded, and left alone once its
+// pid names another.
+func TestKillLeftoversWindows(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), helperEnv+"=sleep")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+
+	info, err := Inspect(cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("inspect %d: %v", cmd.Process.Pid, err)
+	}
+	if !strings.EqualFold(filepath.Base(info.Exe), filepath.Base(exe)) {
+		t.Errorf("inspect names program %q, want %q", info.Exe, exe)
+	}
+	other := info
+	other.Identity = "windows-created:1"
+	if killed, err := KillLeftovers(other); killed || !errors.Is(err, ErrOtherProcess) {
+		t.Fatalf("a recorded process of another start time: killed %v, %v; want left alone with ErrOtherProcess", killed, err)
+	}
+	if killed, err := KillLeftovers(info); !killed || err != nil {
+		t.Fatalf("the recorded process: killed %v, %v", killed, err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the leftover still runs 10 s after KillLeftovers")
+	}
+	if killed, err := KillLeftovers(info); killed || err != nil {
+		t.Errorf("a leftover already gone: killed %v, %v; want nothing to do", killed, err)
 	}
 }

@@ -62,7 +62,9 @@ func (r *Role) attach(readOnly bool, cols, rows, backlog int) (*Attachment, erro
 			return nil, fmt.Errorf("attach %s: %w", r.id, ErrWriterAttached)
 		}
 		if cols > 0 && rows > 0 {
-			if err := sess.Resize(cols, rows); err != nil {
+			if err := sess.Resize(cols, rows); errors.Is(err, errors.ErrUnsupported) {
+				r.log.Warn().Err(err).Msg("attached at the program's own terminal size: its terminal cannot be resized here")
+			} else if err != nil {
 				return nil, fmt.Errorf("attach %s: %w", r.id, err)
 			}
 		}
@@ -94,12 +96,17 @@ func (a *Attachment) Input(p []byte) error {
 	return err
 }
 
-// Resize follows the person's terminal size.
+// Resize follows the person's terminal size. Where the program's terminal
+// cannot be resized (Wine 8's pseudo console), it keeps its size, and the
+// person sees it at that size: that is no error of the person's.
 func (a *Attachment) Resize(cols, rows int) error {
 	if a.readOnly {
 		return nil
 	}
-	return a.sess.Resize(cols, rows)
+	if err := a.sess.Resize(cols, rows); !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	return nil
 }
 
 // Repaint draws the screen as it is now, for a viewer that skipped output

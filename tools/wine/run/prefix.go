@@ -25,19 +25,24 @@ type prefix struct {
 
 // env is the environment of every Wine process: this prefix, no debug
 // channels (Wine's fixme lines would drown the test output), our ProcessPrng
-// before Wine's, and no display: console programs need none, and a display
-// set by the caller would let Wine open windows.
+// before Wine's, no display (console programs need none, and a display set
+// by the caller would let Wine open windows), and a UTF-8 locale of its
+// own: Wine turns Unix file names into Windows ones by the locale's
+// character set, and under C or POSIX (a bare container, a CI runner's
+// default) a non-ASCII path cannot be named, which failed ten tests.
 func (p prefix) env(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "WINEPREFIX", "WINEDEBUG", "WINEDLLOVERRIDES", "WINEARCH", "DISPLAY", "WAYLAND_DISPLAY":
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "WINEPREFIX", k == "WINEDEBUG", k == "WINEDLLOVERRIDES", k == "WINEARCH", k == "DISPLAY", k == "WAYLAND_DISPLAY":
+		case k == "LANG", k == "LANGUAGE", strings.HasPrefix(k, "LC_"):
 		default:
 			env = append(env, kv)
 		}
 	}
 	env = append(env, "WINEPREFIX="+p.dir, "WINEDEBUG=-all", "WINEARCH=win64",
-		"WINEDLLOVERRIDES=bcryptprimitives=n,b;mscoree,mshtml=")
+		"WINEDLLOVERRIDES=bcryptprimitives=n,b;mscoree,mshtml=", "LANG=C.UTF-8")
 	return append(env, extra...)
 }
 

@@ -58,6 +58,7 @@ type result struct {
 	failures             []string
 	log                  string
 	took                 time.Duration
+	cover                *coverage // for coveredPackages only
 }
 
 func (r result) ok() bool { return r.status == "ok" || r.status == "no tests" }
@@ -118,7 +119,11 @@ func testAll(o options, p prefix, work string, pkgs []pkg) []result {
 				continue
 			}
 			exe := filepath.Join(work, strings.ReplaceAll(pk.path, "/", "_")+".test.exe")
-			if err := goBuild([]string{"test", "-c", "-overlay", overlay, "-ldflags=-checklinkname=0"}, exe, pk.path); err != nil {
+			verb := []string{"test", "-c", "-overlay", overlay, "-ldflags=-checklinkname=0"}
+			if covered(pk) {
+				verb = append(verb, "-cover")
+			}
+			if err := goBuild(verb, exe, pk.path); err != nil {
 				results[i] = result{pkg: pk, status: "build failed", failures: []string{err.Error()}}
 				continue
 			}
@@ -198,11 +203,28 @@ func runTests(o options, p prefix, pk pkg, exe, shogunExe string) (r result) {
 	if o.run != "" {
 		args = append(args, "-test.run="+o.run)
 	}
+	profile := strings.TrimSuffix(exe, ".test.exe") + ".cover"
+	// The tests' own child processes (the test binary run as a helper, as
+	// agentsim's agent in a pseudo console) write their counters to
+	// GOCOVERDIR when they exit.
+	childCover := strings.TrimSuffix(exe, ".test.exe") + ".covdata"
+	var coverEnv []string
+	if covered(pk) {
+		args = append(args, "-test.coverprofile="+windowsPath(profile))
+		if err := os.MkdirAll(childCover, 0o755); err == nil {
+			coverEnv = append(coverEnv, "GOCOVERDIR="+windowsPath(childCover))
+		}
+		defer func() {
+			if c, err := readCoverage(profile, childCover); err == nil {
+				r.cover = &c
+			}
+		}()
+	}
 	cmd := p.command(args...)
 	cmd.Dir = pk.dir
 	// The shogun binary for tests that run it (shoguntest.Main): there is
 	// no Go toolchain inside Wine to build it.
-	cmd.Env = append(cmd.Env, "SHOGUN_TEST_BIN="+shogunExe)
+	cmd.Env = append(append(cmd.Env, "SHOGUN_TEST_BIN="+shogunExe), coverEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	conv := exec.Command("go", "tool", "test2json", "-p", pk.path)
@@ -365,6 +387,8 @@ func printSummary(w io.Writer, results []result) string {
 		skipped += r.skip
 	}
 	tw.Flush()
+
+	printCoverage(w, results)
 
 	// Skips grouped by reason: one reason usually covers many tests.
 	type group struct {
