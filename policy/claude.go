@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ClaudeHookInput is what Claude Code writes on a PreToolUse hook's
+// standard input (seen in the pinned 2.1.197: session_id, transcript_path,
+// cwd, permission_mode, hook_event_name, tool_name, tool_input,
+// tool_use_id). Only the fields a decision needs are kept.
+type ClaudeHookInput struct {
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	Cwd           string          `json:"cwd"`
+}
+
+// ClaudeHookOutput is what a PreToolUse hook prints for Claude Code to
+// act on: hookSpecificOutput.permissionDecision "allow", "deny" or "ask"
+// (the pinned version also knows "defer"), and a reason that Claude Code
+// shows to the model on a deny.
+type ClaudeHookOutput struct {
+	HookSpecificOutput ClaudeDecision `json:"hookSpecificOutput"`
+}
+
+// ClaudeDecision is the hookSpecificOutput of ClaudeHookOutput.
+type ClaudeDecision struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+}
+
+// ClaudeAction turns a Claude Code tool call into an Action. ok is false
+// for a tool the policy does not govern (TodoWrite, Agent …), which the
+// hook leaves to Claude Code's own settings. A governed tool whose input
+// does not have the expected shape is an error: an agent's input is not
+// trusted to be well formed.
+func ClaudeAction(tool string, input json.RawMessage) (a Action, ok bool, err error) {
+	var in struct {
+		Command      string `json:"command"`
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Path         string `json:"path"`
+		URL          string `json:"url"`
+	}
+	if len(input) > 0 {
+		if err := json.Unmarshal(input, &in); err != nil {
+			return Action{}, false, fmt.Errorf("claude tool %s: input: %w", tool, err)
+		}
+	}
+	switch tool {
+	case "Bash":
+		a = Action{Kind: Shell, Command: in.Command}
+	case "Read":
+		a = Action{Kind: Read, Path: in.FilePath}
+	case "Glob", "Grep", "LS":
+		a = Action{Kind: Read, Path: in.Path}
+		if a.Path == "" {
+			a.Path = "." // the working directory, as the tool takes it
+		}
+	case "Write", "Edit", "MultiEdit":
+		a = Action{Kind: Write, Path: in.FilePath}
+	case "NotebookEdit":
+		a = Action{Kind: Write, Path: in.NotebookPath}
+	case "WebFetch":
+		a = Action{Kind: Fetch, URL: in.URL}
+	case "WebSearch":
+		a = Action{Kind: Fetch}
+	default:
+		server, name, isMCP := strings.Cut(strings.TrimPrefix(tool, "mcp__"), "__")
+		if !strings.HasPrefix(tool, "mcp__") || !isMCP {
+			return Action{}, false, nil
+		}
+		a = Action{Kind: MCP, Tool: server + "/" + name}
+	}
+	if err := a.Validate(); err != nil {
+		return Action{}, false, fmt.Errorf("claude tool %s: %w", tool, err)
+	}
+	return a, true, nil
+}
