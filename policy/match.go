@@ -84,11 +84,11 @@ func Glob(pattern, s string) bool {
 
 // PathCond is one entry of a rule's paths: "inside" (the role's working
 // directory, links followed), "outside", or a glob of slash-separated
-// segments where "**" is any number of segments: "config/**" is config/
-// and everything in it, "**/.git/**" any .git folder. A glob is matched
-// against the path relative to the workspace and relative to the role's
-// working directory; a path that cannot be known before the command runs
-// ($HOME, ~other) is outside and matches no glob.
+// segments where "**" is any number of segments, relative to the
+// workspace: "config/**" is the workspace's config/ and everything in it.
+// A glob that starts with "**/" matches anywhere, in the workspace or not:
+// "**/.git/**" is every .git folder. A path that cannot be known before
+// the command runs ($HOME, ~other) is outside and matches no glob.
 type PathCond struct {
 	inside, outside bool
 	glob            []string
@@ -128,23 +128,22 @@ func (c PathCond) match(place Place, pa pathArg) bool {
 	case !pa.known:
 		return false
 	}
-	for _, root := range []string{realPath(place.Workspace), dir} {
-		if root == "" || !within(root, pa.abs) {
-			continue
-		}
-		rel, err := filepath.Rel(root, pa.abs)
-		if err != nil {
-			continue
-		}
-		segs := strings.Split(filepath.ToSlash(rel), "/")
-		if rel == "." {
-			segs = nil
-		}
-		if matchSegs(c.glob, segs) {
-			return true
-		}
+	if c.glob[0] == "**" {
+		return matchSegs(c.glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }))
 	}
-	return false
+	root := realPath(place.Workspace)
+	if !within(root, pa.abs) {
+		return false
+	}
+	rel, err := filepath.Rel(root, pa.abs)
+	if err != nil {
+		return false
+	}
+	var segs []string
+	if rel != "." {
+		segs = strings.Split(filepath.ToSlash(rel), "/")
+	}
+	return matchSegs(c.glob, segs)
 }
 
 func matchSegs(pat, segs []string) bool {

@@ -76,6 +76,8 @@ func TestPathConditions(t *testing.T) {
 		{"../../config", cfg, true, "the config folder itself"},
 		{"configs/x", cfg, false, "a folder that only starts like config"},
 		{"../../../elsewhere/config/x", cfg, false, "a config folder outside the workspace"},
+		{"config/x", cfg, false, "a config folder of the worktree is not the workspace's"},
+		{"out/.git/x", git, true, "a .git outside the workspace, through a link"},
 	} {
 		t.Run(tc.situation, func(t *testing.T) {
 			pa := resolvePath(place, place.Dir, tc.path)

@@ -47,7 +47,7 @@ const (
 	DatabaseFile  = "data/shogun.db" // the default of data.sqlite_path
 
 	// The CLIs' project configuration that makes them start `shogun mcp`
-	// (config.MCPClientFiles).
+	// (config.MCPClientFiles), and Claude Code's approvals hook.
 	MCPJSONFile        = ".mcp.json"             // Claude Code, Copilot CLI
 	ClaudeSettingsFile = ".claude/settings.json" // Claude Code
 	CodexConfigFile    = ".codex/config.toml"    // Codex
