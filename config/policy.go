@@ -8,10 +8,11 @@ import (
 
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/policy"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // PolicyFile is the approvals policy, relative to the workspace.
-const PolicyFile = "config/policy.yaml"
+const PolicyFile = workspace.PolicyFile
 
 // loadPolicy reads config/policy.yaml strictly, as the other files are
 // read. A workspace without the file (one made before approvals existed)

@@ -3,6 +3,7 @@
 // asks a Layout, so a change to the layout is a change here.
 //
 //	config/settings.yaml, config/roles.yaml     configuration
+//	config/policy.yaml                          the approvals policy
 //	roles/                                      role instructions
 //	runtime/queue/commands/                     commands dropped by anyone
 //	runtime/queue/tasks/<role>.yaml             a role's current task
@@ -32,6 +33,7 @@ const (
 	ConfigDir     = "config"
 	SettingsFile  = "config/settings.yaml"
 	RolesFile     = "config/roles.yaml"
+	PolicyFile    = "config/policy.yaml"
 	RolesDir      = "roles"
 	RuntimeDir    = "runtime"
 	QueueDir      = "runtime/queue"
