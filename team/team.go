@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/shogun-dev/shogun/approvals"
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/notify"
@@ -84,6 +85,7 @@ type Team struct {
 	scanWanted chan struct{} // a report arrived; scan when skills are enabled
 
 	notifier     *notify.Notifier
+	desk         *approvals.Desk // the approvals asked of the policy
 	stateChanged chan struct{} // a role changed state (keep_awake)
 	keepAwakeOn  bool
 	awakeLinger  time.Duration
@@ -224,8 +226,28 @@ func (t *Team) open(opts Options) error {
 		default:
 		}
 	}
-	t.q, err = queue.New(qopts)
+	if t.q, err = queue.New(qopts); err != nil {
+		return err
+	}
+	t.desk, err = approvals.New(approvals.Options{Store: t.st, RunID: run.ID, Config: t.Config, TaskOf: t.taskOf, Asked: t.asked})
 	return err
+}
+
+// taskOf is the id of the role's task in flight, for an approval's record.
+func (t *Team) taskOf(role string) string {
+	task, err := t.st.InFlight(role)
+	if err != nil || task == nil {
+		return ""
+	}
+	return task.ID
+}
+
+// asked tells a person that an action waits for their answer (the
+// question notification).
+func (t *Team) asked(a store.Approval) {
+	t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: a.Role, TaskID: a.TaskID, At: a.AskedAt,
+		Message: textsafe.Escape(fmt.Sprintf("%s asks to %s: %s (answer: shogun answer %s yes|no, within the approvals time-out)",
+			a.Role, a.Kind, a.Subject, a.Role))})
 }
 
 // setSkills takes the skills settings into use (at start, and at a reload).
@@ -353,6 +375,8 @@ func (t *Team) Run(ctx context.Context) error {
 		t.watchConfig(qctx, t.configSettle, t.configPoll)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
+	// Nobody is left to ask: the open questions are denied, on record.
+	t.desk.Close()
 	status := store.RunStopped
 	if err != nil {
 		status = store.RunFailed
@@ -368,6 +392,9 @@ func (t *Team) Queue() *queue.Queue { return t.q }
 
 // Store is the team's history.
 func (t *Team) Store() *store.Store { return t.st }
+
+// Approvals is the desk that decides and records what agents ask to do.
+func (t *Team) Approvals() *approvals.Desk { return t.desk }
 
 // RunID is the id of this run in the history.
 func (t *Team) RunID() string { return t.run.ID }
