@@ -86,7 +86,7 @@ type Team struct {
 
 	notifier     *notify.Notifier
 	desk         *approvals.Desk // the approvals asked of the policy
-	stateChanged chan struct{} // a role changed state (keep_awake)
+	stateChanged chan struct{}   // a role changed state (keep_awake)
 	keepAwakeOn  bool
 	awakeLinger  time.Duration
 
