@@ -1,0 +1,91 @@
+package control
+
+import (
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// The approvals' JSON (docs/api.md, "Approvals"): what a CLI's hook asks,
+// the decisions, and a person's answer.
+
+// ApprovalRequest is the body of POST /v1/approvals: an action a role's
+// CLI asks to take. Kind says which of command, path, url and tool is the
+// action; the others are left out.
+type ApprovalRequest struct {
+	// Role is the role that asks (the CLI's SHOGUN_ROLE).
+	Role string `json:"role"`
+	// CLI names the CLI ("claude").
+	CLI string `json:"cli"`
+	// Kind is shell, read, write, fetch or mcp.
+	Kind    string `json:"kind"`
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Tool is an MCP tool as "server/tool".
+	Tool string `json:"tool,omitempty"`
+}
+
+// Approval is one decision on an action: the answer to POST /v1/approvals
+// and to an answer, and an item of ApprovalsReply. A question still
+// waiting for a person has decision "pending" and no decided_at.
+type Approval struct {
+	ID        int64     `json:"id"`
+	AskedAt   time.Time `json:"asked_at"`
+	DecidedAt time.Time `json:"decided_at,omitzero"`
+	RunID     string    `json:"run_id"`
+	Role      string    `json:"role"`
+	TaskID    string    `json:"task_id,omitempty"`
+	CLI       string    `json:"cli"`
+	Kind      string    `json:"kind"`
+	// Subject is the command, path, URL or tool, as the agent gave it.
+	Subject string `json:"subject"`
+	// Decision is allow, deny or pending.
+	Decision string `json:"decision"`
+	// Asked is true when the policy left the decision to a person.
+	Asked bool `json:"asked"`
+	// DecidedBy is policy, person, timeout or shutdown; left out while
+	// pending.
+	DecidedBy string `json:"decided_by,omitempty"`
+	// Rule is the rule of config/policy.yaml that decided or asked.
+	Rule string `json:"rule,omitempty"`
+	// Reason is the policy's reason, told to the agent.
+	Reason string `json:"reason,omitempty"`
+	// Via is where a person answered: cli, console or api.
+	Via string `json:"via,omitempty"`
+	// Note is what the person (or the time-out) added.
+	Note string `json:"note,omitempty"`
+}
+
+// ApprovalFrom is a as the API shows it.
+func ApprovalFrom(a store.Approval) Approval {
+	out := Approval{ID: a.ID, AskedAt: a.AskedAt.UTC(), RunID: a.RunID, Role: a.Role, TaskID: a.TaskID, CLI: a.CLI,
+		Kind: a.Kind, Subject: a.Subject, Decision: a.Decision, Asked: a.Asked, DecidedBy: a.DecidedBy,
+		Rule: a.Rule, Reason: a.Reason, Via: a.Via, Note: a.Note}
+	if !a.DecidedAt.IsZero() {
+		out.DecidedAt = a.DecidedAt.UTC()
+	}
+	return out
+}
+
+// ApprovalsReply is GET /v1/approvals, and what `shogun approvals --json`
+// prints.
+type ApprovalsReply struct {
+	// Approvals are in the order they were asked.
+	Approvals []Approval `json:"approvals"`
+}
+
+// AnswerRequest is the body of POST /v1/approvals/{id}/answer and POST
+// /v1/roles/{id}/answer.
+type AnswerRequest struct {
+	// Decision is allow or deny.
+	Decision string `json:"decision"`
+	// Always, with allow, also allows the same action of the same role
+	// without asking until the supervisor stops.
+	Always bool `json:"always,omitempty"`
+	// Note is recorded with the decision.
+	Note string `json:"note,omitempty"`
+	// Via says where the answer was given: cli, console or api (the
+	// default).
+	Via string `json:"via,omitempty"`
+}
