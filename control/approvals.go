@@ -46,7 +46,7 @@ func (s *Server) askApproval(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("approval: %w", err))
 		return
 	}
-	action := policy.Action{Kind: policy.Kind(req.Kind), Command: req.Command, Path: req.Path, URL: req.URL, Tool: req.Tool}
+	action := policy.Action{Kind: policy.Kind(req.Kind), Command: req.Command, Path: req.Path, URL: req.URL, Tool: req.Tool, Cwd: req.Cwd}
 	if err := action.Validate(); err != nil {
 		fail(w, http.StatusBadRequest, err)
 		return

@@ -24,6 +24,9 @@ type ApprovalRequest struct {
 	URL     string `json:"url,omitempty"`
 	// Tool is an MCP tool as "server/tool".
 	Tool string `json:"tool,omitempty"`
+	// Cwd is the folder the CLI is in (an earlier cd of its shell), which
+	// relative paths are taken from; left out: the role's working folder.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // Approval is one decision on an action: the answer to POST /v1/approvals

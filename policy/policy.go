@@ -2,9 +2,8 @@
 // of config/policy.yaml (allow, ask or deny, by kind of action) and the
 // decision they give for one action an agent wants to take. It knows no
 // CLI and no file format: package config reads the file into a Policy,
-// package approvals records and waits for the decisions, and each CLI's
-// hook (claude.go) turns the CLI's own description of a tool call into an
-// Action.
+// package approvals records and waits for the decisions, and package hooks
+// turns each CLI's own description of a tool call into an Action.
 //
 // The actions come from agents, whose input is hostile: a command is split
 // the way a shell would split it, so "ls; rm -rf /" is judged as two
@@ -14,6 +13,7 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 )
 
@@ -87,6 +87,10 @@ type Action struct {
 	URL string
 	// Tool is an MCP tool as "server/tool".
 	Tool string
+	// Cwd is the folder the CLI is in when it acts, which relative paths
+	// are taken from (a CLI's shell keeps the folder an earlier "cd" went
+	// to); "" or a relative one means the role's working directory.
+	Cwd string
 }
 
 // Subject is what the action is about, in one string: the command, the
@@ -203,10 +207,14 @@ func (p *Policy) Decide(role string, place Place, a Action) Verdict {
 	if err := a.Validate(); err != nil {
 		return Verdict{Decision: Deny, Reason: err.Error()}
 	}
-	if a.Kind != Shell {
-		return p.decideOne(role, place, a, subject{paths: []pathArg{resolvePath(place, place.Dir, a.Path)}})
+	cwd := place.Dir
+	if filepath.IsAbs(a.Cwd) {
+		cwd = filepath.Clean(a.Cwd)
 	}
-	cmds := splitShell(a.Command, place)
+	if a.Kind != Shell {
+		return p.decideOne(role, place, a, subject{paths: []pathArg{resolvePath(place, cwd, a.Path)}})
+	}
+	cmds := splitDepth(a.Command, place, cwd, 0)
 	if len(cmds) == 0 {
 		return p.decideOne(role, place, a, subject{})
 	}

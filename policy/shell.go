@@ -27,8 +27,8 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // maxShellDepth bounds "bash -c 'bash -c …'".
 const maxShellDepth = 4
 
-// splitShell splits a command line into simple commands as a POSIX shell
-// would: at ; & && || | newlines and parentheses, with quotes, backslashes
+// splitShell splits a command line, run in the role's working directory,
+// into simple commands as a POSIX shell would: at ; & && || | newlines and parentheses, with quotes, backslashes
 // and here-documents. It is not a shell: it errs on the side of judging
 // more (the inside of $(…) is judged as a command of its own, and marks
 // the whole line opaque).

@@ -1,9 +1,11 @@
-package policy
+package hooks
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/shogun-dev/shogun/policy"
 )
 
 // ClaudeHookInput is what Claude Code writes on a PreToolUse hook's
@@ -32,12 +34,12 @@ type ClaudeDecision struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 }
 
-// ClaudeAction turns a Claude Code tool call into an Action. ok is false
+// ClaudeAction turns a Claude Code tool call into a policy.Action. ok is false
 // for a tool the policy does not govern (TodoWrite, Agent …), which the
 // hook leaves to Claude Code's own settings. A governed tool whose input
 // does not have the expected shape is an error: an agent's input is not
 // trusted to be well formed.
-func ClaudeAction(tool string, input json.RawMessage) (a Action, ok bool, err error) {
+func ClaudeAction(tool string, input json.RawMessage) (a policy.Action, ok bool, err error) {
 	var in struct {
 		Command      string `json:"command"`
 		FilePath     string `json:"file_path"`
@@ -47,36 +49,36 @@ func ClaudeAction(tool string, input json.RawMessage) (a Action, ok bool, err er
 	}
 	if len(input) > 0 {
 		if err := json.Unmarshal(input, &in); err != nil {
-			return Action{}, false, fmt.Errorf("claude tool %s: input: %w", tool, err)
+			return policy.Action{}, false, fmt.Errorf("claude tool %s: input: %w", tool, err)
 		}
 	}
 	switch tool {
 	case "Bash":
-		a = Action{Kind: Shell, Command: in.Command}
+		a = policy.Action{Kind: policy.Shell, Command: in.Command}
 	case "Read":
-		a = Action{Kind: Read, Path: in.FilePath}
+		a = policy.Action{Kind: policy.Read, Path: in.FilePath}
 	case "Glob", "Grep", "LS":
-		a = Action{Kind: Read, Path: in.Path}
+		a = policy.Action{Kind: policy.Read, Path: in.Path}
 		if a.Path == "" {
 			a.Path = "." // the working directory, as the tool takes it
 		}
 	case "Write", "Edit", "MultiEdit":
-		a = Action{Kind: Write, Path: in.FilePath}
+		a = policy.Action{Kind: policy.Write, Path: in.FilePath}
 	case "NotebookEdit":
-		a = Action{Kind: Write, Path: in.NotebookPath}
+		a = policy.Action{Kind: policy.Write, Path: in.NotebookPath}
 	case "WebFetch":
-		a = Action{Kind: Fetch, URL: in.URL}
+		a = policy.Action{Kind: policy.Fetch, URL: in.URL}
 	case "WebSearch":
-		a = Action{Kind: Fetch}
+		a = policy.Action{Kind: policy.Fetch}
 	default:
 		server, name, isMCP := strings.Cut(strings.TrimPrefix(tool, "mcp__"), "__")
 		if !strings.HasPrefix(tool, "mcp__") || !isMCP {
-			return Action{}, false, nil
+			return policy.Action{}, false, nil
 		}
-		a = Action{Kind: MCP, Tool: server + "/" + name}
+		a = policy.Action{Kind: policy.MCP, Tool: server + "/" + name}
 	}
 	if err := a.Validate(); err != nil {
-		return Action{}, false, fmt.Errorf("claude tool %s: %w", tool, err)
+		return policy.Action{}, false, fmt.Errorf("claude tool %s: %w", tool, err)
 	}
 	return a, true, nil
 }

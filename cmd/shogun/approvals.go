@@ -1,0 +1,161 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/hooks"
+	"github.com/shogun-dev/shogun/textsafe"
+)
+
+func hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "run as a CLI's permission hook: its tool calls are decided by config/policy.yaml",
+		Description: "Run by the CLI, not by people: `shogun init` writes the hook configuration\n" +
+			"(.claude/settings.json, PreToolUse). The CLI's description of a tool call comes on standard\n" +
+			"input; the running supervisor decides it by the policy, waiting for a person when it says ask,\n" +
+			"and the decision goes to standard output in the CLI's format. Without SHOGUN_ROLE (the CLI was\n" +
+			"not started by shogun), a supervisor or a policy, it prints nothing: the CLI decides alone.",
+		Subcommands: []*cli.Command{{
+			Name:  "claude",
+			Usage: "Claude Code's PreToolUse hook",
+			Action: func(c *cli.Context) error {
+				ws, role := os.Getenv("SHOGUN_WORKSPACE"), os.Getenv("SHOGUN_ROLE")
+				if ws == "" {
+					role = "" // not a role of a supervisor: no opinion
+				}
+				return hooks.Claude(os.Stdin, c.App.Writer, hooks.Options{
+					Role: role, Supervisor: control.NewClient(ws),
+					// The CLI kills the hook at its limit: answer before.
+					Limit: time.Duration(config.ClaudeHookTimeout)*time.Second - 30*time.Second,
+				})
+			},
+		}},
+	}
+}
+
+func approvalsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "approvals",
+		Usage: "list the decisions on what agents asked to do (config/policy.yaml), or the questions waiting",
+		Description: "Every decision is on record: by the policy, by a person (shogun answer, the console) or by\n" +
+			"the time-out (approvals.timeout). --pending lists the questions waiting for a person now.",
+		Flags: []cli.Flag{workspaceFlag,
+			&cli.StringFlag{Name: "since", Usage: "only those asked since `WHEN`: a date, a time, or a span back (90m, 36h, 7d)"},
+			&cli.BoolFlag{Name: "pending", Usage: "the questions waiting for a person"},
+			&cli.IntFlag{Name: "limit", Usage: "only the last `N`"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/approvals)"},
+		},
+		Action: func(c *cli.Context) error {
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			var since time.Time
+			if s := c.String("since"); s != "" {
+				if since, err = parseWhen(s, time.Now()); err != nil {
+					return fmt.Errorf("--since: %w", err)
+				}
+			}
+			list, err := cl.Approvals(since, c.Int("limit"), c.Bool("pending"))
+			if errors.Is(err, control.ErrNoSupervisor) {
+				return &exitError{code: 3, err: fmt.Errorf("%w: the approvals are listed by the running supervisor", err)}
+			}
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, list)
+			}
+			printApprovals(c, list.Approvals, c.Bool("pending"))
+			return nil
+		},
+	}
+}
+
+// printApprovals prints one line per approval. What the agent asked is
+// its text: escaped, and cut to fit.
+func printApprovals(c *cli.Context, list []control.Approval, pending bool) {
+	w := c.App.Writer
+	if len(list) == 0 {
+		if pending {
+			fmt.Fprintln(w, "no question is waiting for a person")
+		} else {
+			fmt.Fprintln(w, "no approvals on record")
+		}
+		return
+	}
+	tw := newTableWriter(w)
+	fmt.Fprintln(tw, "ID\tASKED\tROLE\tTASK\tKIND\tACTION\tDECISION\tBY")
+	for _, a := range list {
+		by := a.DecidedBy
+		switch {
+		case a.Via != "":
+			by += " (" + a.Via + ")"
+		case a.Rule != "":
+			by += " (" + a.Rule + ")"
+		}
+		if by == "" {
+			by = "-"
+		}
+		task := a.TaskID
+		if task == "" {
+			task = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.AskedAt.Local().Format("01-02 15:04:05"), textsafe.Escape(a.Role),
+			textsafe.Escape(task), textsafe.Escape(a.Kind), short(a.Subject, 60), textsafe.Escape(a.Decision), textsafe.Escape(by))
+	}
+	tw.Flush()
+	if pending {
+		fmt.Fprintln(w, "\nanswer with: shogun answer ROLE yes|always|no [--note TEXT]")
+	}
+}
+
+func answerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "answer",
+		Usage:     "answer the oldest question a role's action waits on: yes, always (yes, and the same again this run) or no",
+		ArgsUsage: "ROLE yes|always|no",
+		Flags: []cli.Flag{workspaceFlag,
+			&cli.StringFlag{Name: "note", Usage: "`TEXT` recorded with the answer and told to the agent"},
+			&cli.BoolFlag{Name: "json", Usage: "print the decided approval as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return fmt.Errorf("answer needs a role and yes, always or no: shogun answer ROLE yes|always|no")
+			}
+			role, word := c.Args().Get(0), c.Args().Get(1)
+			req := control.AnswerRequest{Note: c.String("note"), Via: "cli"}
+			switch word {
+			case "yes", "y":
+				req.Decision = "allow"
+			case "always":
+				req.Decision, req.Always = "allow", true
+			case "no", "n":
+				req.Decision = "deny"
+			default:
+				return fmt.Errorf("answer %s: %q is not an answer: give yes, always or no", textsafe.Escape(role), textsafe.Escape(word))
+			}
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			a, err := cl.AnswerRole(role, req)
+			if err != nil {
+				return fmt.Errorf("answer %s: %w", textsafe.Escape(role), err)
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, a)
+			}
+			fmt.Fprintf(c.App.Writer, "%s: %s %s %s (approval %d)\n", textsafe.Escape(a.Role), a.Decision, textsafe.Escape(a.Kind), short(a.Subject, 80), a.ID)
+			return nil
+		},
+	}
+}

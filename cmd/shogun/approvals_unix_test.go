@@ -1,0 +1,148 @@
+//go:build !windows
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/hooks"
+)
+
+// claudeHookCommand is the hook command `shogun init` wrote into
+// .claude/settings.json: what Claude Code runs before each tool call.
+func claudeHookCommand(t *testing.T, ws string) string {
+	t.Helper()
+	var settings struct {
+		Hooks struct {
+			PreToolUse []struct {
+				Hooks []struct {
+					Command string `json:"command"`
+				} `json:"hooks"`
+			} `json:"PreToolUse"`
+		} `json:"hooks"`
+	}
+	b, err := os.ReadFile(filepath.Join(ws, ".claude", "settings.json"))
+	if err != nil || json.Unmarshal(b, &settings) != nil || len(settings.Hooks.PreToolUse) != 1 {
+		t.Fatalf(".claude/settings.json: %v\n%s", err, b)
+	}
+	return settings.Hooks.PreToolUse[0].Hooks[0].Command
+}
+
+// runHook runs the hook command as Claude Code does (through the shell,
+// the tool call as JSON on standard input) for role, and returns its
+// decision; "" when it printed nothing.
+func runHook(t *testing.T, ws, command, role, tool string, input any) hooks.ClaudeDecision {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": ws, "hook_event_name": "PreToolUse",
+		"tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1", "permission_mode": "default"})
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "SHOGUN_WORKSPACE="+ws, "SHOGUN_ROLE="+role)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the hook failed: %v\n%s", err, errOut.String())
+	}
+	if out.Len() == 0 {
+		return hooks.ClaudeDecision{}
+	}
+	var o hooks.ClaudeHookOutput
+	if err := json.Unmarshal(out.Bytes(), &o); err != nil || o.HookSpecificOutput.HookEventName != "PreToolUse" {
+		t.Fatalf("the hook printed %q: %v", out.String(), err)
+	}
+	return o.HookSpecificOutput
+}
+
+// Claude Code's hook, as `shogun init` configures it, under a running
+// supervisor: the policy's allow and deny at once, an ask answered by a
+// person with `shogun answer`, a time-out, and every decision listed by
+// `shogun approvals`.
+func TestClaudeHookDecidesByThePolicy(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("dev"))
+	hook := claudeHookCommand(t, ws)
+	startBackground(t, ws)
+	waitStatus(t, ws, "dev ready", func(st control.StatusReply) bool { return len(st.Roles) == 1 && st.Roles[0].State == "ready" })
+
+	if d := runHook(t, ws, hook, "dev", "Bash", map[string]any{"command": "git push --force origin main"}); d.PermissionDecision != "deny" ||
+		!strings.Contains(d.PermissionDecisionReason, "force pushes rewrite shared history") {
+		t.Errorf("git push --force: %+v, want denied with the rule's note", d)
+	}
+	if d := runHook(t, ws, hook, "dev", "Write", map[string]any{"file_path": filepath.Join(ws, "notes.md"), "content": "x"}); d.PermissionDecision != "allow" {
+		t.Errorf("a write in the workspace: %+v, want allowed", d)
+	}
+	if d := runHook(t, ws, hook, "dev", "TodoWrite", map[string]any{"todos": []any{}}); d.PermissionDecision != "" {
+		t.Errorf("a tool the policy does not govern: %+v, want no opinion", d)
+	}
+	if d := runHook(t, ws, hook, "", "Bash", map[string]any{"command": "git push --force"}); d.PermissionDecision != "" {
+		t.Errorf("a Claude Code not run by shogun: %+v, want no opinion", d)
+	}
+
+	// An ask waits for a person.
+	got := make(chan hooks.ClaudeDecision, 1)
+	go func() { got <- runHook(t, ws, hook, "dev", "Bash", map[string]any{"command": "python3 check.py"}) }()
+	var pending string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if pending, _, _ = shogun(t, "approvals", "--pending", "-w", ws); strings.Contains(pending, "python3 check.py") {
+			break
+		}
+	}
+	if !strings.Contains(pending, "python3 check.py") || !strings.Contains(pending, "shogun answer ROLE") {
+		t.Fatalf("shogun approvals --pending:\n%s", pending)
+	}
+	out, errOut, code := shogun(t, "answer", "-w", ws, "dev", "yes", "--note", "fine for the check")
+	if code != 0 || !strings.Contains(out, "dev: allow shell python3 check.py") {
+		t.Fatalf("shogun answer: %d %s %s", code, out, errOut)
+	}
+	select {
+	case d := <-got:
+		if d.PermissionDecision != "allow" || !strings.Contains(d.PermissionDecisionReason, "fine for the check") {
+			t.Errorf("after the answer the hook said %+v", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hook did not return after the answer")
+	}
+	if _, errOut, code := shogun(t, "answer", "-w", ws, "dev", "no"); code == 0 || !strings.Contains(errOut, "no question is waiting") {
+		t.Errorf("an answer with nothing waiting: %d %s", code, errOut)
+	}
+
+	// An unanswered question is denied at approvals.timeout, taken from
+	// settings.yaml as it is now.
+	if err := os.WriteFile(filepath.Join(ws, "config", "settings.yaml"), []byte("approvals: {timeout: 1s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := shogun(t, "reload", "-w", ws); code != 0 {
+		t.Fatalf("reload: %s", errOut)
+	}
+	if d := runHook(t, ws, hook, "dev", "WebFetch", map[string]any{"url": "https://example.com/", "prompt": "p"}); d.PermissionDecision != "deny" ||
+		!strings.Contains(d.PermissionDecisionReason, "nobody answered") {
+		t.Errorf("an unanswered fetch: %+v, want denied by the time-out", d)
+	}
+
+	out, _, _ = shogun(t, "approvals", "-w", ws, "--json")
+	var list control.ApprovalsReply
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("shogun approvals --json: %v\n%s", err, out)
+	}
+	var seen []string
+	for _, a := range list.Approvals {
+		seen = append(seen, a.Decision+" by "+a.DecidedBy)
+	}
+	if strings.Join(seen, ", ") != "deny by policy, allow by policy, allow by person, deny by timeout" {
+		t.Errorf("the record: %v", seen)
+	}
+	table, _, _ := shogun(t, "approvals", "-w", ws)
+	for _, want := range []string{"git push --force origin main", "deny", "person (cli)", "timeout"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("shogun approvals does not show %q:\n%s", want, table)
+		}
+	}
+}
