@@ -23,6 +23,7 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/policy"
+	"github.com/shogun-dev/shogun/questions"
 	"github.com/shogun-dev/shogun/store"
 )
 
@@ -221,6 +222,33 @@ func (d *Desk) decide(id int64, decision, by, via, note string) (store.Approval,
 		return store.Approval{}, err
 	}
 	return d.opts.Store.Approval(id)
+}
+
+// Screen records a person's answer to a question a CLI showed on its own
+// screen (package questions), typed by the supervisor: it is a decision
+// like the others, with the dialog's kind (permission, trust …) as its
+// kind and what it asked about as its subject.
+func (d *Desk) Screen(role, cli string, q questions.Question, option int, via, note string) (store.Approval, error) {
+	now := d.opts.Now()
+	subject := q.Subject
+	if subject == "" {
+		subject = q.Prompt
+	}
+	a := store.Approval{AskedAt: now, DecidedAt: now, RunID: d.opts.RunID, Role: role, CLI: cli, Kind: string(q.Kind),
+		Subject: subject, Decision: store.ApprovalAllow, Asked: true, DecidedBy: store.DecidedByPerson, Via: via, Note: note,
+		Reason: "on screen: " + q.Options[option].Label}
+	if q.Options[option].Answer == questions.No {
+		a.Decision = store.ApprovalDeny
+	}
+	if d.opts.TaskOf != nil {
+		a.TaskID = d.opts.TaskOf(role)
+	}
+	id, err := d.opts.Store.AddApproval(a)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	a.ID = id
+	return a, nil
 }
 
 // Open lists the questions waiting for a person, oldest first.

@@ -51,3 +51,9 @@ func (c *Client) Answer(id int64, req AnswerRequest) (Approval, error) {
 	var a Approval
 	return a, c.do(http.MethodPost, fmt.Sprintf("/v1/approvals/%d/answer", id), req, &a)
 }
+
+// Questions lists what waits for a person's answer now.
+func (c *Client) Questions() (QuestionsReply, error) {
+	var r QuestionsReply
+	return r, c.do(http.MethodGet, "/v1/questions", nil, &r)
+}

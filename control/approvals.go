@@ -8,11 +8,14 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shogun-dev/shogun/approvals"
 	"github.com/shogun-dev/shogun/policy"
+	"github.com/shogun-dev/shogun/questions"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/textsafe"
 )
 
@@ -36,6 +39,56 @@ func (s *Server) registerApprovals(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/approvals/{id}", s.getApproval)
 	mux.HandleFunc("POST /v1/approvals/{id}/answer", s.answerApproval)
 	mux.HandleFunc("POST /v1/roles/{id}/answer", s.answerRole)
+	mux.HandleFunc("GET /v1/questions", s.listQuestions)
+}
+
+// hookOptions are the answers to a hook's question.
+var hookOptions = []QuestionOption{{Key: "y", Label: "Yes", Answer: questions.Yes},
+	{Key: "a", Label: "Yes, and the same again until the supervisor stops", Answer: questions.Always},
+	{Key: "n", Label: "No", Answer: questions.No}}
+
+// listQuestions is what waits for a person: the hooks' questions, then
+// the dialogs on the waiting roles' screens.
+func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request) {
+	out := QuestionsReply{Questions: []Question{}}
+	for _, a := range s.team.Approvals().Open() {
+		out.Questions = append(out.Questions, Question{Role: a.Role, CLI: a.CLI, Source: "hook", Kind: string(questions.Permission),
+			Prompt: fmt.Sprintf("May %s %s this?", a.Role, verbOf(a.Kind)), Subject: a.Subject, Options: hookOptions,
+			ApprovalID: a.ID, AskedAt: a.AskedAt.UTC()})
+	}
+	for _, role := range s.team.Supervisor().Roles() {
+		q, ok := role.Question()
+		if !ok {
+			continue
+		}
+		out.Questions = append(out.Questions, questionFrom(role.ID(), role.Config().CLI, q))
+	}
+	reply(w, out)
+}
+
+// questionFrom is a question on a role's screen as the API shows it.
+func questionFrom(role, cli string, q questions.Question) Question {
+	out := Question{Role: role, CLI: cli, Source: "screen", Kind: string(q.Kind), Prompt: q.Prompt, Subject: q.Subject,
+		Options: []QuestionOption{}}
+	for _, o := range q.Options {
+		out.Options = append(out.Options, QuestionOption{Key: o.Key, Label: o.Label, Answer: o.Answer})
+	}
+	return out
+}
+
+// verbOf says what an action of kind does, for a hook's question.
+func verbOf(kind string) string {
+	switch policy.Kind(kind) {
+	case policy.Shell:
+		return "run"
+	case policy.Read:
+		return "read"
+	case policy.Write:
+		return "write"
+	case policy.Fetch:
+		return "fetch"
+	}
+	return "use"
 }
 
 func (s *Server) askApproval(w http.ResponseWriter, r *http.Request) {
@@ -128,48 +181,119 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.answer(w, r, func() (int64, error) { return id, nil })
+	req, ok := decodeAnswer(w, r)
+	if !ok {
+		return
+	}
+	s.answer(w, req, id)
 }
 
-// answerRole answers the oldest question of the role in the path.
+// answerRole answers the oldest question of the role in the path: a
+// hook's, else the one on its screen.
 func (s *Server) answerRole(w http.ResponseWriter, r *http.Request) {
 	role := r.PathValue("id")
-	s.answer(w, r, func() (int64, error) {
-		open := s.team.Approvals().Open()
-		i := slices.IndexFunc(open, func(a store.Approval) bool { return a.Role == role })
-		if i < 0 {
-			return 0, fmt.Errorf("%w for role %s", approvals.ErrNoQuestion, textsafe.Escape(role))
-		}
-		return open[i].ID, nil
-	})
+	req, ok := decodeAnswer(w, r)
+	if !ok {
+		return
+	}
+	open := s.team.Approvals().Open()
+	if i := slices.IndexFunc(open, func(a store.Approval) bool { return a.Role == role }); i >= 0 {
+		s.answer(w, req, open[i].ID)
+		return
+	}
+	s.answerScreen(w, r, role, req)
 }
 
-// answer reads an AnswerRequest and gives it to the approval pick names.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, pick func() (int64, error)) {
+// answerScreen types the answer to the question on a role's screen and
+// records it.
+func (s *Server) answerScreen(w http.ResponseWriter, r *http.Request, id string, req AnswerRequest) {
+	role, ok := s.team.Supervisor().Role(id)
+	if !ok {
+		fail(w, http.StatusNotFound, fmt.Errorf("%w for role %s", approvals.ErrNoQuestion, textsafe.Escape(id)))
+		return
+	}
+	q, ok := role.Question()
+	if !ok {
+		fail(w, http.StatusNotFound, fmt.Errorf("%w for role %s", approvals.ErrNoQuestion, textsafe.Escape(id)))
+		return
+	}
+	if q.Kind != questions.Permission && req.Kind != string(q.Kind) {
+		fail(w, http.StatusConflict, fmt.Errorf("the question on %s's screen is a %s dialog (%q): nothing typed; to answer it, say so with kind %s",
+			id, q.Kind, textsafe.Escape(q.Prompt), q.Kind))
+		return
+	}
+	option := -1
+	switch {
+	case req.Option != "":
+		option = slices.IndexFunc(q.Options, func(o questions.Option) bool { return o.Key == req.Option })
+	case req.Decision == store.ApprovalAllow && req.Always:
+		option = q.Pick(questions.Always)
+	case req.Decision == store.ApprovalAllow:
+		option = q.Pick(questions.Yes)
+	default:
+		option = q.Pick(questions.No)
+	}
+	if option < 0 {
+		fail(w, http.StatusBadRequest, fmt.Errorf("the question on %s's screen has no such answer; its options: %s", id, optionList(q)))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	if err := role.Answer(ctx, q, option); err != nil {
+		code := http.StatusConflict
+		if !errors.Is(err, supervisor.ErrQuestionChanged) {
+			code = http.StatusInternalServerError
+		}
+		fail(w, code, err)
+		return
+	}
+	a, err := s.team.Approvals().Screen(id, role.Config().CLI, q, option, req.Via, req.Note)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, fmt.Errorf("the answer was typed but not recorded: %w", err))
+		return
+	}
+	reply(w, ApprovalFrom(a))
+}
+
+// optionList is a question's options in one line, escaped.
+func optionList(q questions.Question) string {
+	var parts []string
+	for _, o := range q.Options {
+		parts = append(parts, o.Key+". "+textsafe.Escape(o.Label))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// decodeAnswer reads and checks an AnswerRequest.
+func decodeAnswer(w http.ResponseWriter, r *http.Request) (AnswerRequest, bool) {
 	var req AnswerRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		fail(w, http.StatusBadRequest, fmt.Errorf("answer: %w", err))
-		return
+		return req, false
 	}
 	if req.Via == "" {
 		req.Via = "api"
 	}
 	switch {
-	case req.Decision != store.ApprovalAllow && req.Decision != store.ApprovalDeny:
+	case req.Option == "" && req.Decision != store.ApprovalAllow && req.Decision != store.ApprovalDeny:
 		fail(w, http.StatusBadRequest, fmt.Errorf("answer: decision must be allow or deny, got %q", textsafe.Escape(req.Decision)))
-		return
+		return req, false
 	case !slices.Contains(answerVias, req.Via):
 		fail(w, http.StatusBadRequest, fmt.Errorf("answer: via must be one of %v, got %q", answerVias, textsafe.Escape(req.Via)))
-		return
+		return req, false
 	case len(req.Note) > maxNote:
 		fail(w, http.StatusBadRequest, fmt.Errorf("answer: the note has %d bytes, more than %d", len(req.Note), maxNote))
-		return
+		return req, false
 	}
-	id, err := pick()
-	if err != nil {
-		fail(w, approvalErrorCode(err), err)
+	return req, true
+}
+
+// answer gives a checked answer to the hook's question id.
+func (s *Server) answer(w http.ResponseWriter, req AnswerRequest, id int64) {
+	if req.Option != "" {
+		fail(w, http.StatusBadRequest, fmt.Errorf("answer: option is for questions on a screen; a hook's question takes decision allow or deny"))
 		return
 	}
 	a, err := s.team.Approvals().Answer(id, req.Decision == store.ApprovalAllow, req.Always, req.Via, req.Note)

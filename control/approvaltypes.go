@@ -91,4 +91,51 @@ type AnswerRequest struct {
 	// Via says where the answer was given: cli, console or api (the
 	// default).
 	Via string `json:"via,omitempty"`
+	// Kind, for a question on a CLI's screen, is the kind the person
+	// means to answer: required unless it is a permission question, so
+	// that nothing is typed into a trust or sign-in dialog by a "yes"
+	// meant for a permission.
+	Kind string `json:"kind,omitempty"`
+	// Option, for a question on a CLI's screen, picks an option by its key
+	// instead of decision (a trust or sign-in dialog's options mean
+	// neither allow nor deny).
+	Option string `json:"option,omitempty"`
+}
+
+// QuestionsReply is GET /v1/questions, and what `shogun questions --json`
+// prints: what waits for a person's answer now.
+type QuestionsReply struct {
+	Questions []Question `json:"questions"`
+}
+
+// Question is one question waiting for a person: an action a CLI's hook
+// asked about (source hook, its approval pending), or a dialog on a
+// waiting role's screen (source screen).
+type Question struct {
+	Role string `json:"role"`
+	CLI  string `json:"cli"`
+	// Source is hook or screen.
+	Source string `json:"source"`
+	// Kind is permission, trust, sign-in or other.
+	Kind string `json:"kind"`
+	// Prompt is what is asked, as the screen says it (or, for a hook,
+	// in shogun's words).
+	Prompt string `json:"prompt"`
+	// Subject is the command, file, URL or tool asked about.
+	Subject string `json:"subject,omitempty"`
+	// Options are the answers, with the keys that pick them.
+	Options []QuestionOption `json:"options"`
+	// ApprovalID is the pending approval of a hook's question.
+	ApprovalID int64 `json:"approval_id,omitempty"`
+	// AskedAt is when a hook asked; left out for a screen.
+	AskedAt time.Time `json:"asked_at,omitzero"`
+}
+
+// QuestionOption is one answer of a Question.
+type QuestionOption struct {
+	// Key picks it (the number on screen; y, a or n for a hook).
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	// Answer is yes, always or no when the option means one of them.
+	Answer string `json:"answer,omitempty"`
 }

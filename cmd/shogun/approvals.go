@@ -118,30 +118,83 @@ func printApprovals(c *cli.Context, list []control.Approval, pending bool) {
 	}
 }
 
+func questionsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "questions",
+		Usage: "what waits for a person: actions a CLI's hook holds, and the dialogs on waiting roles' screens",
+		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/questions)"}},
+		Action: func(c *cli.Context) error {
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			qs, err := cl.Questions()
+			if errors.Is(err, control.ErrNoSupervisor) {
+				return &exitError{code: 3, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			if c.Bool("json") {
+				return printJSON(w, qs)
+			}
+			if len(qs.Questions) == 0 {
+				fmt.Fprintln(w, "no question is waiting for a person")
+				return nil
+			}
+			for _, q := range qs.Questions {
+				fmt.Fprintf(w, "%s (%s, %s %s): %s\n", textsafe.Escape(q.Role), textsafe.Escape(q.CLI), textsafe.Escape(q.Kind),
+					textsafe.Escape(q.Source), short(q.Prompt, 100))
+				if q.Subject != "" {
+					fmt.Fprintf(w, "    %s\n", short(q.Subject, 100))
+				}
+				for _, o := range q.Options {
+					fmt.Fprintf(w, "    %s. %s\n", textsafe.Escape(o.Key), short(o.Label, 96))
+				}
+				if q.Kind == "permission" {
+					fmt.Fprintf(w, "  answer: shogun answer %s yes|always|no\n", textsafe.Escape(q.Role))
+				} else {
+					fmt.Fprintf(w, "  answer: shogun answer %s KEY --kind %s (a %s dialog is answered only when named)\n",
+						textsafe.Escape(q.Role), textsafe.Escape(q.Kind), textsafe.Escape(q.Kind))
+				}
+			}
+			return nil
+		},
+	}
+}
+
 func answerCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "answer",
-		Usage:     "answer the oldest question a role's action waits on: yes, always (yes, and the same again this run) or no",
-		ArgsUsage: "ROLE yes|always|no",
+		Name: "answer",
+		Usage: "answer the oldest question a role waits on (its hook's, else its screen's): yes, always (yes, and the same " +
+			"again), no, or an option's key",
+		ArgsUsage: "ROLE yes|always|no|KEY",
+		Description: "A question on the screen is answered with keys, each typed only while the same question is\n" +
+			"still there (else \"the question changed\" and nothing more is typed). A trust, sign-in or\n" +
+			"other dialog is answered only with --kind naming it: shogun answer ROLE 1 --kind trust.",
 		Flags: []cli.Flag{workspaceFlag,
 			&cli.StringFlag{Name: "note", Usage: "`TEXT` recorded with the answer and told to the agent"},
+			&cli.StringFlag{Name: "kind", Usage: "the `KIND` of dialog on the screen you mean to answer: trust, sign-in or other"},
 			&cli.BoolFlag{Name: "json", Usage: "print the decided approval as JSON"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
-				return fmt.Errorf("answer needs a role and yes, always or no: shogun answer ROLE yes|always|no")
+				return fmt.Errorf("answer needs a role and yes, always, no or an option's key: shogun answer ROLE yes|always|no|KEY")
 			}
 			role, word := c.Args().Get(0), c.Args().Get(1)
-			req := control.AnswerRequest{Note: c.String("note"), Via: "cli"}
-			switch word {
-			case "yes", "y":
+			req := control.AnswerRequest{Note: c.String("note"), Via: "cli", Kind: c.String("kind")}
+			switch {
+			case word == "yes" || word == "y":
 				req.Decision = "allow"
-			case "always":
+			case word == "always":
 				req.Decision, req.Always = "allow", true
-			case "no", "n":
+			case word == "no" || word == "n":
 				req.Decision = "deny"
+			case len(word) == 1 && word[0] >= '1' && word[0] <= '9':
+				req.Option = word
 			default:
-				return fmt.Errorf("answer %s: %q is not an answer: give yes, always or no", textsafe.Escape(role), textsafe.Escape(word))
+				return fmt.Errorf("answer %s: %q is not an answer: give yes, always, no or an option's key", textsafe.Escape(role), textsafe.Escape(word))
 			}
 			cl, err := client(c)
 			if err != nil {
@@ -154,7 +207,7 @@ func answerCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, a)
 			}
-			fmt.Fprintf(c.App.Writer, "%s: %s %s %s (approval %d)\n", textsafe.Escape(a.Role), a.Decision, textsafe.Escape(a.Kind), short(a.Subject, 80), a.ID)
+			fmt.Fprintf(c.App.Writer, "%s: %s %s %s (approval %d)\n", textsafe.Escape(a.Role), textsafe.Escape(a.Decision), textsafe.Escape(a.Kind), short(a.Subject, 80), a.ID)
 			return nil
 		},
 	}

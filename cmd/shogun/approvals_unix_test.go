@@ -146,3 +146,94 @@ func TestClaudeHookDecidesByThePolicy(t *testing.T) {
 		}
 	}
 }
+
+// dialogEntry is a simulated agent that shows dialog first, with an
+// attention pattern that knows it.
+func dialogEntry(id, dialog string) string {
+	return strings.Replace(simEntry(id, "--dialog", dialog), "    cli: generic\n",
+		"    cli: generic\n    attention_pattern: \"Do you want to proceed|Quick safety check\"\n", 1)
+}
+
+// choices is what the simulated agent recorded of its dialogs' answers.
+func choices(t *testing.T, ws string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(ws, ".agentsim-choices.json"))
+	if err != nil {
+		return nil
+	}
+	var list []struct {
+		Choice string `json:"choice"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range list {
+		out = append(out, c.Choice)
+	}
+	return out
+}
+
+// A permission prompt on a role's screen is listed by `shogun questions`
+// and answered by `shogun answer ROLE no`; a trust dialog is not answered
+// by a "yes" meant for a permission, only when its kind is named. Both
+// answers are on record.
+func TestScreenQuestionsAnsweredFromTheCLI(t *testing.T) {
+	ws := teamWorkspace(t)
+	trustWS := filepath.Join(ws, "trusting")
+	if err := os.MkdirAll(trustWS, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The trusting agent works in a folder of its own, so that each
+	// agent's record of its answers is its own.
+	entries := dialogEntry("asker", "permission") + strings.Replace(dialogEntry("truster", "trust"), `"trust"]}`, `"trust"], cwd: trusting}`, 1)
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte("roles:\n"+entries), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "both waiting", func(st control.StatusReply) bool {
+		return stateOf(st, "asker") == "attention" && stateOf(st, "truster") == "attention"
+	})
+	out, errOut, code := shogun(t, "questions", "-w", ws)
+	for _, want := range []string{"asker (generic, permission screen): Do you want to proceed?", "rm -rf build/",
+		"shogun answer asker yes|always|no", "truster (generic, trust screen)", "--kind trust"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("shogun questions does not say %q (%d %s):\n%s", want, code, errOut, out)
+		}
+	}
+
+	if out, errOut, code := shogun(t, "answer", "-w", ws, "truster", "yes"); code == 0 || !strings.Contains(errOut, "is a trust dialog") {
+		t.Errorf("yes into a trust dialog: %d %s %s", code, out, errOut)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if c := choices(t, trustWS); len(c) != 0 {
+		t.Fatalf("a yes meant for a permission answered the trust dialog: %v", c)
+	}
+	if out, errOut, code := shogun(t, "answer", "-w", ws, "asker", "no", "--note", "not the build folder"); code != 0 || !strings.Contains(out, "asker: deny permission rm -rf build/") {
+		t.Errorf("answer asker no: %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code := shogun(t, "answer", "-w", ws, "truster", "1", "--kind", "trust"); code != 0 || !strings.Contains(out, "truster: allow trust") {
+		t.Errorf("answer truster 1 --kind trust: %d %s %s", code, out, errOut)
+	}
+	waitStatus(t, ws, "both answered", func(st control.StatusReply) bool {
+		return stateOf(st, "asker") != "attention" && stateOf(st, "truster") != "attention"
+	})
+	if c := choices(t, ws); len(c) != 1 || !strings.HasPrefix(c[0], "No") {
+		t.Errorf("the permission prompt got %v, want its No", c)
+	}
+	if c := choices(t, trustWS); len(c) != 1 || c[0] != "Yes, I trust this folder" {
+		t.Errorf("the trust dialog got %v, want its first option", c)
+	}
+	out, _, _ = shogun(t, "approvals", "-w", ws, "--json")
+	var list control.ApprovalsReply
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, a := range list.Approvals {
+		seen = append(seen, a.Role+" "+a.Kind+" "+a.Decision+" by "+a.DecidedBy+" via "+a.Via)
+	}
+	if strings.Join(seen, "; ") != "asker permission deny by person via cli; truster trust allow by person via cli" {
+		t.Errorf("on record: %v", seen)
+	}
+}

@@ -89,6 +89,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			retryCommand(),
 			cancelCommand(),
 			approvalsCommand(),
+			questionsCommand(),
 			answerCommand(),
 			hookCommand(),
 			skillsCommand(),
