@@ -20,6 +20,7 @@ import (
 	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/queue"
+	"github.com/shogun-dev/shogun/questions"
 	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
@@ -408,6 +409,15 @@ func (t *Team) notifyState(e supervisor.Event) {
 	kind := ""
 	switch e.State {
 	case supervisor.Attention:
+		// A permission prompt shogun can read is a question a person
+		// answers from anywhere; any other dialog needs them attached.
+		if role, ok := t.sup.Role(e.Role); ok {
+			if q, ok := role.Question(); ok && q.Kind == questions.Permission {
+				t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: e.Role, At: e.Time,
+					Message: textsafe.Escape(fmt.Sprintf("%s's screen asks: %s %s (answer: shogun answer %s yes|always|no)", e.Role, q.Prompt, q.Subject, e.Role))})
+				return
+			}
+		}
 		kind = notify.KindAttention
 	case supervisor.Fatal:
 		kind = notify.KindFatal
