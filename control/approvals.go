@@ -50,6 +50,11 @@ var hookOptions = []QuestionOption{{Key: "y", Label: "Yes", Answer: questions.Ye
 // listQuestions is what waits for a person: the hooks' questions, then
 // the dialogs on the waiting roles' screens.
 func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request) {
+	reply(w, s.questionsReply())
+}
+
+// questionsReply is what waits for a person now.
+func (s *Server) questionsReply() QuestionsReply {
 	out := QuestionsReply{Questions: []Question{}}
 	for _, a := range s.team.Approvals().Open() {
 		out.Questions = append(out.Questions, Question{Role: a.Role, CLI: a.CLI, Source: "hook", Kind: string(questions.Permission),
@@ -63,7 +68,7 @@ func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Questions = append(out.Questions, questionFrom(role.ID(), role.Config().CLI, q))
 	}
-	reply(w, out)
+	return out
 }
 
 // questionFrom is a question on a role's screen as the API shows it.
