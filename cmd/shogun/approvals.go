@@ -46,11 +46,11 @@ func approvalsCommand() *cli.Command {
 		Name:  "approvals",
 		Usage: "list the decisions on what agents asked to do (config/policy.yaml), or the questions waiting",
 		Description: "Every decision is on record: by the policy, by a person (shogun answer, the console) or by\n" +
-			"the time-out (approvals.timeout). --pending lists the questions waiting for a person now.",
+			"the time-out (approvals.timeout), oldest first. --pending lists the questions waiting for a person now.",
 		Flags: []cli.Flag{workspaceFlag,
 			&cli.StringFlag{Name: "since", Usage: "only those asked since `WHEN`: a date, a time, or a span back (90m, 36h, 7d)"},
 			&cli.BoolFlag{Name: "pending", Usage: "the questions waiting for a person"},
-			&cli.IntFlag{Name: "limit", Usage: "only the last `N`"},
+			&cli.IntFlag{Name: "limit", Usage: "only the last `N` (the table: 50 unless given; --json: all)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/approvals)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -64,7 +64,13 @@ func approvalsCommand() *cli.Command {
 					return fmt.Errorf("--since: %w", err)
 				}
 			}
-			list, err := cl.Approvals(since, c.Int("limit"), c.Bool("pending"))
+			// Every tool call of a hooked CLI is a decision: the table
+			// shows the latest, as shogun tasks does.
+			limit := c.Int("limit")
+			if limit == 0 && !c.Bool("json") && !c.IsSet("limit") {
+				limit = 50
+			}
+			list, err := cl.Approvals(since, limit, c.Bool("pending"))
 			if errors.Is(err, control.ErrNoSupervisor) {
 				return &exitError{code: 3, err: fmt.Errorf("%w: the approvals are listed by the running supervisor", err)}
 			}

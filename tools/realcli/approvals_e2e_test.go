@@ -104,3 +104,56 @@ func TestApprovalsThroughClaudesHook(t *testing.T) {
 	}
 	tm.stop()
 }
+
+// TestScreenQuestionAnsweredWithShogunAnswer: a CLI's own permission
+// prompt (Claude Code in a workspace without a policy, Codex asking to
+// leave its sandbox) is listed by `shogun questions` with the command it
+// asks about, and `shogun answer ROLE yes` picks its Yes on the screen; the
+// command runs, the task finishes, and the answer is on record.
+func TestScreenQuestionAnsweredWithShogunAnswer(t *testing.T) {
+	for _, tc := range []struct{ cli, directive, command string }{
+		{"claude", "run", "git init screen-repo"},
+		{"codex", "ask", "git init screen-repo"},
+	} {
+		t.Run(tc.cli, func(t *testing.T) {
+			if !slices.Contains(e2eCLIs, tc.cli) {
+				t.Skipf("%s is not in SHOGUN_E2E_CLIS", tc.cli)
+			}
+			tm := startE2EPolicy(t, []string{tc.cli}, nil, "")
+			body := "Make the repository, then report.\nfakemodel: " + tc.directive + " " + tc.command + "\nfakemodel: report done via write the repository is made\n"
+			id := tm.send(tc.cli, "Make the repository", body)
+			var qs control.QuestionsReply
+			for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+				out, _, _ := runShogun(tm.env, "questions", "-w", tm.ws, "--json")
+				if json.Unmarshal([]byte(out), &qs) == nil && len(qs.Questions) > 0 {
+					break
+				}
+			}
+			if len(qs.Questions) != 1 {
+				t.Fatalf("questions = %+v; screen:\n%s", qs, screen(t, tm.env, tm.ws, tc.cli))
+			}
+			q := qs.Questions[0]
+			if q.Source != "screen" || q.Kind != "permission" || !strings.Contains(q.Subject, tc.command) {
+				t.Errorf("the question read from %s's screen: %+v", tc.cli, q)
+			}
+			out := shogun(t, tm.env, "answer", "-w", tm.ws, tc.cli, "yes")
+			if !strings.Contains(out, tc.cli+": allow permission") {
+				t.Errorf("shogun answer said %q", out)
+			}
+			task, ok := tm.waitTask(id, 3*time.Minute)
+			if !ok || task.Status != store.StatusDone {
+				t.Fatalf("task = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, tc.cli))
+			}
+			if fi, err := os.Stat(filepath.Join(tm.ws, "screen-repo", ".git")); err != nil || !fi.IsDir() {
+				t.Errorf("the answered command did not run: %v", err)
+			}
+			out = shogun(t, tm.env, "approvals", "-w", tm.ws, "--json")
+			var all control.ApprovalsReply
+			if err := json.Unmarshal([]byte(out), &all); err != nil || len(all.Approvals) != 1 ||
+				all.Approvals[0].Kind != "permission" || all.Approvals[0].Decision != "allow" || all.Approvals[0].Via != "cli" {
+				t.Errorf("on record: %s (%v)", out, err)
+			}
+			tm.stop()
+		})
+	}
+}
