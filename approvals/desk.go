@@ -45,7 +45,7 @@ var (
 type Request struct {
 	// Role is the role id (the CLI's SHOGUN_ROLE).
 	Role string
-	// CLI names the CLI that asks (claude, codex …).
+	// CLI is the hook's format (claude); the record names the role's CLI.
 	CLI string
 	// Action is what it wants to do.
 	Action policy.Action
@@ -84,6 +84,7 @@ type question struct {
 	approval store.Approval
 	done     chan struct{} // closed once decided
 	timer    *time.Timer
+	deciding bool // a decision is being written; guarded by Desk.mu
 }
 
 // New returns a Desk, and closes the questions a previous run left open
@@ -112,7 +113,13 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 		return store.Approval{}, fmt.Errorf("ask for %q: %w", req.Role, ErrUnknownRole)
 	}
 	now := d.opts.Now()
-	a := store.Approval{AskedAt: now, RunID: d.opts.RunID, Role: role.ID, CLI: req.CLI,
+	// The role's preset names its CLI: the hook's word for itself may be
+	// another CLI's (Copilot CLI runs Claude Code's hooks).
+	cli := role.CLI
+	if cli == "" {
+		cli = req.CLI
+	}
+	a := store.Approval{AskedAt: now, RunID: d.opts.RunID, Role: role.ID, CLI: cli,
 		Kind: string(req.Action.Kind), Subject: req.Action.Subject()}
 	if d.opts.TaskOf != nil {
 		a.TaskID = d.opts.TaskOf(role.ID)
@@ -201,22 +208,31 @@ func (d *Desk) Answer(id int64, allow, always bool, via, note string) (store.App
 	return a, nil
 }
 
-// decide closes an open question; only the first decision counts.
+// decide closes an open question; only the first decision counts. The
+// question stays open until its decision is written, so that a Wait
+// begun meanwhile waits for it rather than reading it still pending.
 func (d *Desk) decide(id int64, decision, by, via, note string) (store.Approval, error) {
 	d.mu.Lock()
 	q, ok := d.open[id]
-	if ok {
-		delete(d.open, id)
+	taken := ok && q.deciding
+	if ok && !taken {
+		q.deciding = true
 		q.timer.Stop()
 	}
 	d.mu.Unlock()
-	if !ok {
+	switch {
+	case taken:
+		return store.Approval{}, fmt.Errorf("answer approval %d: %w", id, store.ErrApprovalDecided)
+	case !ok:
 		if _, err := d.opts.Store.Approval(id); err != nil {
 			return store.Approval{}, fmt.Errorf("answer approval %d: %w", id, ErrNoQuestion)
 		}
 		return store.Approval{}, fmt.Errorf("answer approval %d: %w", id, store.ErrApprovalDecided)
 	}
 	err := d.opts.Store.DecideApproval(id, decision, by, via, note, d.opts.Now())
+	d.mu.Lock()
+	delete(d.open, id)
+	d.mu.Unlock()
 	close(q.done)
 	if err != nil {
 		return store.Approval{}, err
@@ -257,7 +273,9 @@ func (d *Desk) Open() []store.Approval {
 	defer d.mu.Unlock()
 	out := make([]store.Approval, 0, len(d.open))
 	for _, q := range d.open {
-		out = append(out, q.approval)
+		if !q.deciding {
+			out = append(out, q.approval)
+		}
 	}
 	slices.SortFunc(out, func(a, b store.Approval) int { return cmp.Compare(a.ID, b.ID) })
 	return out

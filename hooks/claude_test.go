@@ -30,3 +30,20 @@ func TestClaudeToolsBecomeActions(t *testing.T) {
 		}
 	}
 }
+
+// Copilot CLI runs the same hooks with Claude Code's tool names, a file as
+// "path", and an Edit as a patch's text: each file of the patch is a write.
+func TestCopilotToolsBecomeActions(t *testing.T) {
+	acts, ok, err := ClaudeActions("Read", []byte(`{"path":"/w/runtime/queue/tasks/copilot.yaml"}`))
+	if err != nil || !ok || len(acts) != 1 || acts[0] != (policy.Action{Kind: policy.Read, Path: "/w/runtime/queue/tasks/copilot.yaml"}) {
+		t.Errorf("Read with path = %+v, %v, %v", acts, ok, err)
+	}
+	patch := `"*** Begin Patch\n*** Add File: /w/out.txt\n+made\n*** Update File: /w/.git/config\n@@\n-x\n+y\n*** End Patch\n"`
+	acts, ok, err = ClaudeActions("Edit", []byte(patch))
+	if err != nil || !ok || len(acts) != 2 || acts[0].Path != "/w/out.txt" || acts[1].Path != "/w/.git/config" || acts[1].Kind != policy.Write {
+		t.Errorf("Edit as a patch = %+v, %v, %v", acts, ok, err)
+	}
+	if _, _, err := ClaudeActions("Edit", []byte(`"no header at all"`)); err == nil {
+		t.Error("a patch that names no file was taken")
+	}
+}

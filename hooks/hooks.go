@@ -133,13 +133,22 @@ func claudeVerdict(data []byte, opts Options) verdict {
 	if in.HookEventName != "PreToolUse" {
 		return verdict{}
 	}
-	a, governed, err := ClaudeAction(in.ToolName, in.ToolInput)
+	acts, governed, err := ClaudeActions(in.ToolName, in.ToolInput)
 	if err != nil {
 		return verdict{"deny", "shogun: " + err.Error()}
 	}
 	if !governed {
 		return verdict{}
 	}
-	return decide(opts, control.ApprovalRequest{Role: opts.Role, CLI: "claude", Kind: string(a.Kind),
-		Command: a.Command, Path: a.Path, URL: a.URL, Tool: a.Tool, Cwd: in.Cwd})
+	// A patch of several files is allowed only when each file is; the
+	// first refusal (or lack of an opinion) is the answer.
+	var v verdict
+	for _, a := range acts {
+		v = decide(opts, control.ApprovalRequest{Role: opts.Role, CLI: "claude", Kind: string(a.Kind),
+			Command: a.Command, Path: a.Path, URL: a.URL, Tool: a.Tool, Cwd: in.Cwd})
+		if v.decision != "allow" {
+			return v
+		}
+	}
+	return v
 }
