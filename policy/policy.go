@@ -242,7 +242,8 @@ func (p *Policy) decideOne(role string, place Place, a Action, s subject) Verdic
 		}
 		reason := fmt.Sprintf("%s: %s %s", r.Where, r.Decision, r.describe())
 		if r.Note != "" {
-			reason += " — " + r.Note
+			// The note first: a CLI may show only the start of the line.
+			reason = fmt.Sprintf("%s (%s)", r.Note, reason)
 		}
 		return Verdict{Decision: r.Decision, Rule: r.Where, Reason: reason}
 	}

@@ -23,19 +23,33 @@ import (
 // holds the asked one until a person answers with `shogun answer`; the role
 // never waits on its screen, and `shogun approvals` lists all three.
 func TestApprovalsThroughClaudesHook(t *testing.T) {
+	for _, cli := range []string{"claude", "copilot"} {
+		t.Run(cli, func(t *testing.T) {
+			if !slices.Contains(e2eCLIs, cli) {
+				t.Skipf("%s is not in SHOGUN_E2E_CLIS", cli)
+			}
+			approvalsThroughHook(t, cli)
+		})
+	}
+}
+
+// approvalsThroughHook is TestApprovalsThroughClaudesHook for one CLI
+// that runs Claude Code's hooks: Claude Code, and Copilot CLI, which reads
+// them from .claude/settings.json too.
+func approvalsThroughHook(t *testing.T, cli string) {
 	def, err := config.DefaultFile("", "policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	policy := string(def) + `  - {decision: allow, kind: shell, command: "python3 -c *"}
 `
-	tm := startE2EPolicy(t, []string{"claude"}, nil, policy)
+	tm := startE2EPolicy(t, []string{cli}, nil, policy)
 	body := "Run the checks, then report.\n" +
 		`fakemodel: run python3 -c "open('allowed.txt','w').write('ran')"` + "\n" +
 		"fakemodel: run git push --force origin main\n" +
 		"fakemodel: run git init asked-repo\n" +
 		"fakemodel: report done via write the checks ran\n"
-	id := tm.send("claude", "Run the checks", body)
+	id := tm.send(cli, "Run the checks", body)
 
 	// The asked command waits for a person, not on the screen.
 	var pending control.ApprovalsReply
@@ -45,23 +59,23 @@ func TestApprovalsThroughClaudesHook(t *testing.T) {
 			break
 		}
 	}
-	if len(pending.Approvals) != 1 || pending.Approvals[0].Subject != "git init asked-repo" || pending.Approvals[0].CLI != "claude" {
-		t.Fatalf("pending questions = %+v; screen:\n%s", pending, screen(t, tm.env, tm.ws, "claude"))
+	if len(pending.Approvals) != 1 || pending.Approvals[0].Subject != "git init asked-repo" || pending.Approvals[0].CLI != cli {
+		t.Fatalf("pending questions = %+v; screen:\n%s", pending, screen(t, tm.env, tm.ws, cli))
 	}
 	if _, err := os.Stat(filepath.Join(tm.ws, "asked-repo")); err == nil {
 		t.Fatal("the asked command ran before anyone answered")
 	}
-	if st, _ := status(t, tm.env, tm.ws); stateOf(st, "claude") == "attention" {
-		t.Errorf("claude waits on its screen too:\n%s", screen(t, tm.env, tm.ws, "claude"))
+	if st, _ := status(t, tm.env, tm.ws); stateOf(st, cli) == "attention" {
+		t.Errorf("%s waits on its screen too:\n%s", cli, screen(t, tm.env, tm.ws, cli))
 	}
-	out := shogun(t, tm.env, "answer", "-w", tm.ws, "claude", "yes", "--note", "a test repository is fine")
-	if !strings.Contains(out, "claude: allow shell git init asked-repo") {
+	out := shogun(t, tm.env, "answer", "-w", tm.ws, cli, "yes", "--note", "a test repository is fine")
+	if !strings.Contains(out, cli+": allow shell git init asked-repo") {
 		t.Errorf("shogun answer said %q", out)
 	}
 
 	task, ok := tm.waitTask(id, 3*time.Minute)
 	if !ok || task.Status != store.StatusDone || task.Summary != "the checks ran" {
-		t.Fatalf("task = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, "claude"))
+		t.Fatalf("task = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, cli))
 	}
 	if b, err := os.ReadFile(filepath.Join(tm.ws, "allowed.txt")); err != nil || string(b) != "ran" {
 		t.Errorf("the allowed command did not run: %q, %v", b, err)
@@ -69,9 +83,9 @@ func TestApprovalsThroughClaudesHook(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(tm.ws, "asked-repo", ".git")); err != nil || !fi.IsDir() {
 		t.Errorf("the answered command did not run: %v", err)
 	}
-	logOut, _, _ := runShogun(tm.env, "logs", "-w", tm.ws, "claude")
+	logOut, _, _ := runShogun(tm.env, "logs", "-w", tm.ws, cli)
 	if !strings.Contains(logOut, "force pushes rewrite shared history") {
-		t.Errorf("Claude Code did not show the refusal's reason; its log:\n%s", tail([]byte(logOut), 40))
+		t.Errorf("%s did not show the refusal's reason; its log:\n%s", cli, tail([]byte(logOut), 40))
 	}
 
 	out = shogun(t, tm.env, "approvals", "-w", tm.ws, "--json")
@@ -84,7 +98,7 @@ func TestApprovalsThroughClaudesHook(t *testing.T) {
 		if a.Kind == "shell" {
 			shells = append(shells, a.Subject+": "+a.Decision+" by "+a.DecidedBy)
 		}
-		if a.TaskID != task.ID || a.Role != "claude" || a.CLI != "claude" {
+		if a.TaskID != task.ID || a.Role != cli || a.CLI != cli {
 			t.Errorf("approval %d is not on record with its role, task and CLI: %+v", a.ID, a)
 		}
 	}
@@ -96,9 +110,9 @@ func TestApprovalsThroughClaudesHook(t *testing.T) {
 	if !slices.Equal(shells, want) {
 		t.Errorf("shell approvals on record:\n%s\nwant:\n%s", strings.Join(shells, "\n"), strings.Join(want, "\n"))
 	}
-	for _, st := range readLog(tm.ws, "claude").states {
+	for _, st := range readLog(tm.ws, cli).states {
 		if st == "attention" {
-			t.Errorf("claude was in attention; states %v", readLog(tm.ws, "claude").states)
+			t.Errorf("%s was in attention; states %v", cli, readLog(tm.ws, cli).states)
 			break
 		}
 	}
