@@ -127,6 +127,32 @@ func TestClaudeHookDecidesByThePolicy(t *testing.T) {
 		t.Errorf("an unanswered fetch: %+v, want denied by the time-out", d)
 	}
 
+	// A change of config/policy.yaml is taken into use by itself, as one
+	// of roles.yaml is: the command asked before is allowed now.
+	policyFile := filepath.Join(ws, "config", "policy.yaml")
+	def, err := os.ReadFile(policyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(policyFile, append(def, "  - {decision: allow, kind: shell, command: \"python3 check.py\"}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var live hooks.ClaudeDecision
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		st := waitStatus(t, ws, "the status", func(control.StatusReply) bool { return true })
+		if st.ConfigError != "" {
+			t.Fatalf("the edited policy was refused: %s", st.ConfigError)
+		}
+		probe := control.ApprovalRequest{Role: "dev", Kind: "shell", Command: "python3 check.py"}
+		if a, err := control.NewClient(ws).Ask(probe); err == nil && a.Decision == "allow" {
+			live = runHook(t, ws, hook, "dev", "Bash", map[string]any{"command": "python3 check.py"})
+			break
+		}
+	}
+	if live.PermissionDecision != "allow" {
+		t.Fatalf("after editing config/policy.yaml the hook says %+v, want allow", live)
+	}
+
 	out, _, _ = shogun(t, "approvals", "-w", ws, "--json")
 	var list control.ApprovalsReply
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
@@ -136,7 +162,9 @@ func TestClaudeHookDecidesByThePolicy(t *testing.T) {
 	for _, a := range list.Approvals {
 		seen = append(seen, a.Decision+" by "+a.DecidedBy)
 	}
-	if strings.Join(seen, ", ") != "deny by policy, allow by policy, allow by person, deny by timeout" {
+	// The probes of the reload, then the hook's allow, follow.
+	if len(seen) < 5 || strings.Join(seen[:4], ", ") != "deny by policy, allow by policy, allow by person, deny by timeout" ||
+		seen[len(seen)-1] != "allow by policy" {
 		t.Errorf("the record: %v", seen)
 	}
 	table, _, _ := shogun(t, "approvals", "-w", ws)
