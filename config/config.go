@@ -1,9 +1,10 @@
-// Package config reads a workspace's config/settings.yaml and config/roles.yaml
-// into resolved values: every role carries its command with ${VAR} expanded,
-// its CLI preset's defaults filled in, its patterns compiled and its paths made
+// Package config reads a workspace's config/settings.yaml, config/roles.yaml
+// and config/policy.yaml (the approvals policy, policy.go) into resolved
+// values: every role carries its command with ${VAR} expanded, its CLI
+// preset's defaults filled in, its patterns compiled and its paths made
 // absolute, so that the supervisor never interprets YAML itself.
 //
-// Both files are read strictly. Any unknown key, wrong type, missing or
+// The files are read strictly. Any unknown key, wrong type, missing or
 // invalid value is an Error naming file, line and column, and Load reports all
 // of them at once as *Errors. The package also holds the default files that
 // `shogun init` writes (see Scaffold).
@@ -23,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
+	"github.com/shogun-dev/shogun/policy"
 	"github.com/shogun-dev/shogun/roles"
 )
 
@@ -41,6 +43,9 @@ type Config struct {
 	// Roles are all roles of config/roles.yaml in file order, disabled ones
 	// included so that status can list them.
 	Roles []Role
+	// Policy is config/policy.yaml, the approvals policy; nil when the
+	// workspace has no such file.
+	Policy *policy.Policy
 	// Warnings are things that load but are probably mistakes, located like
 	// errors: a ${VAR} that is not set and became "". `shogun start
 	// --dry-run` prints them and `shogun start` logs them.
@@ -200,10 +205,11 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 	files := fileReader{workspace: abs, given: given, errs: errs}
 	settings := loadSettings(files, lookup)
 	roleList := loadRoles(files, lookup, settings.Agent.DefaultCommand)
+	pol := loadPolicy(files, roleList)
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	return &Config{Workspace: abs, Settings: settings, Roles: roleList, Warnings: errs.warnings}, nil
+	return &Config{Workspace: abs, Settings: settings, Roles: roleList, Policy: pol, Warnings: errs.warnings}, nil
 }
 
 // withShogunVars gives the variables the supervisor sets for its children a

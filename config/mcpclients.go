@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/workspace"
@@ -42,7 +43,9 @@ type MCPClientFile struct {
 //     environment, so SHOGUN_WORKSPACE and SHOGUN_ROLE reach it.
 //   - .claude/settings.json: Claude Code asks before it starts a server of
 //     .mcp.json ("New MCP server found") unless enabledMcpjsonServers names
-//     it, and before each tool call unless permissions.allow does.
+//     it, and before each tool call unless permissions.allow does. Its
+//     PreToolUse hook runs `exe hook claude` before every tool call, which
+//     asks the supervisor to decide by config/policy.yaml (ClaudeHook).
 //   - .codex/config.toml: Codex's project configuration, read once the
 //     project is trusted. Codex starts servers with a few variables of its
 //     own (HOME, PATH …); env_vars passes on the two shogun needs.
@@ -74,6 +77,7 @@ func MCPClientFiles(exe string) ([]MCPClientFile, error) {
 	claude, err := jsonFile(map[string]any{
 		"enabledMcpjsonServers": []string{MCPServerName},
 		"permissions":           map[string]any{"allow": []string{"mcp__" + MCPServerName}},
+		"hooks":                 claudeHooks(exe),
 	})
 	if err != nil {
 		return nil, err
@@ -88,6 +92,43 @@ func MCPClientFiles(exe string) ([]MCPClientFile, error) {
 		{Path: workspace.CodexConfigFile, CLIs: []string{roles.CLICodex}, Content: codex},
 		{Path: workspace.GeminiSettingsFile, CLIs: []string{roles.CLIGemini}, Content: gemini},
 	}, nil
+}
+
+// ClaudeHookTimeout is the time limit the hook configuration gives `shogun
+// hook claude`, in seconds: longer than any approvals.timeout, so that the
+// supervisor's time-out, which is recorded, comes first.
+const ClaudeHookTimeout = int(MaxApprovalTimeout/time.Second) + 60
+
+// claudeHooks is the hooks key of .claude/settings.json: one PreToolUse
+// hook for every tool ("*", which the pinned Claude Code 2.1.197 treats as
+// match-all), so that the policy sees every call and the hook itself says
+// which ones it governs.
+func claudeHooks(exe string) map[string]any {
+	return map[string]any{
+		"PreToolUse": []any{map[string]any{
+			"matcher": "*",
+			"hooks": []any{map[string]any{
+				"type":    "command",
+				"command": shellQuote(exe) + " hook claude",
+				"timeout": ClaudeHookTimeout,
+			}},
+		}},
+	}
+}
+
+// shellQuote quotes a program path for the shell Claude Code runs hook
+// commands with, when it needs quoting.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-./:\\", c)) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func jsonFile(v any) ([]byte, error) {

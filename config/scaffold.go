@@ -15,7 +15,8 @@ import (
 )
 
 // The default configuration files, per language: settings.yaml, roles.yaml
-// for the real CLIs and roles-demo.yaml for the simulated agent.
+// for the real CLIs and roles-demo.yaml for the simulated agent; and
+// policy.yaml, the same in every language (its rules are its text).
 //
 //go:embed defaults
 var defaults embed.FS
@@ -104,6 +105,7 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 	files := []file{
 		{SettingsFile, func() ([]byte, error) { return defaults.ReadFile("defaults/" + lang + "/settings.yaml") }},
 		{RolesFile, func() ([]byte, error) { return defaults.ReadFile("defaults/" + lang + "/" + rolesFile) }},
+		{PolicyFile, func() ([]byte, error) { return defaults.ReadFile("defaults/policy.yaml") }},
 	}
 	for _, kind := range roles.Kinds() {
 		files = append(files, file{"roles/" + kind + ".md", func() ([]byte, error) { return roles.File(lang, kind) }})
@@ -205,13 +207,18 @@ func writeFile(path string, content []byte, force bool) (ScaffoldAction, error) 
 }
 
 // DefaultFile returns an embedded default configuration file ("settings.yaml",
-// "roles.yaml" or "roles-demo.yaml") in a language ("" means English), so a
-// command can show or diff the defaults without writing a workspace.
+// "roles.yaml", "roles-demo.yaml" or "policy.yaml") in a language ("" means
+// English), so a command can show or diff the defaults without writing a
+// workspace.
 func DefaultFile(lang, name string) ([]byte, error) {
 	if lang == "" {
 		lang = roles.LangEnglish
 	}
-	b, err := defaults.ReadFile("defaults/" + lang + "/" + name)
+	at := "defaults/" + lang + "/" + name
+	if name == "policy.yaml" {
+		at = "defaults/policy.yaml"
+	}
+	b, err := defaults.ReadFile(at)
 	if err != nil {
 		return nil, fmt.Errorf("config: default %s/%s: %w", lang, name, err)
 	}

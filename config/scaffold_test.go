@@ -29,7 +29,7 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 					}
 					got = append(got, r.Path)
 				}
-				want := "config/ roles/ config/settings.yaml config/roles.yaml roles/shogun.md roles/karo.md roles/ashigaru.md " +
+				want := "config/ roles/ config/settings.yaml config/roles.yaml config/policy.yaml roles/shogun.md roles/karo.md roles/ashigaru.md " +
 					".mcp.json .claude/settings.json .codex/config.toml .gemini/settings.json " +
 					"runtime/queue/commands/ runtime/queue/tasks/ runtime/queue/reports/ runtime/queue/archive/ runtime/queue/failed/ " +
 					"runtime/logs/ runtime/state/ data/ skills/codex/ skills/copilot/"
@@ -190,8 +190,8 @@ func TestScaffoldNeverOverwritesWithoutForce(t *testing.T) {
 		t.Errorf("overwritten file mode %v, %v", fi.Mode(), err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "config"))
-	if len(entries) != 2 {
-		t.Errorf("config/ holds %d entries, want 2 (no temp files left)", len(entries))
+	if len(entries) != 3 {
+		t.Errorf("config/ holds %d entries, want 3 (no temp files left)", len(entries))
 	}
 	mustLoad(t, dir, nil)
 }
@@ -208,8 +208,8 @@ func TestScaffoldRejectsBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "runtime/queue/commands") {
 		t.Errorf("runtime is a file: err = %v", err)
 	}
-	if len(results) != 11 {
-		t.Errorf("results before the error = %d, want the 11 done", len(results))
+	if len(results) != 12 {
+		t.Errorf("results before the error = %d, want the 12 done", len(results))
 	}
 }
 

@@ -35,6 +35,9 @@ type Settings struct {
 	Logs     LogSettings
 	Queue    QueueSettings
 	Notify   NotifySettings
+	// Approvals tune how questions of the approvals policy are answered
+	// (approvals:).
+	Approvals ApprovalSettings
 	// KeepAwake keeps the machine from sleeping while any role is busy
 	// (keep_awake, default true).
 	KeepAwake bool
@@ -50,6 +53,18 @@ type NotifySettings struct {
 	// http or https URL such as an ntfy topic; default none).
 	Webhook string
 }
+
+// ApprovalSettings tune the approvals of config/policy.yaml (approvals:).
+type ApprovalSettings struct {
+	// Timeout is how long an action the policy asks about waits for a
+	// person's answer; unanswered, it is denied (approvals.timeout,
+	// default 2m, at most MaxApprovalTimeout).
+	Timeout time.Duration
+}
+
+// MaxApprovalTimeout bounds approvals.timeout: a CLI's hook waits this long
+// at most (the hook configuration shogun writes gives it a little more).
+const MaxApprovalTimeout = 30 * time.Minute
 
 // PTYSettings choose the pseudo-terminal implementation (pty:).
 type PTYSettings struct {
@@ -160,6 +175,8 @@ func defaultSettings() Settings {
 		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
 		Queue:  QueueSettings{Settle: 25 * time.Millisecond, ReportGrace: 10 * time.Second, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20},
 		Notify: NotifySettings{Command: []string{}},
+
+		Approvals: ApprovalSettings{Timeout: 2 * time.Minute},
 
 		KeepAwake: true,
 	}
@@ -343,6 +360,18 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 					d.errorf(v, "%q must be an http or https URL, got %q", "webhook", raw)
 				} else {
 					s.Notify.Webhook = raw
+				}
+			}
+		}
+		sec.done()
+	}
+	if sec := d.section(m, "approvals"); sec != nil {
+		if v := sec.take("timeout"); v != nil {
+			if x, ok := d.duration(v, "timeout", false); ok {
+				if x > MaxApprovalTimeout {
+					d.errorf(v, "%q must be at most %s, got %q", "timeout", MaxApprovalTimeout, v.Value)
+				} else {
+					s.Approvals.Timeout = x
 				}
 			}
 		}

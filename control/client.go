@@ -53,6 +53,15 @@ const (
 	slowRequestTimeout = httpWriteTimeout + 5*time.Second
 )
 
+// APIError is a refusal the supervisor answered: the HTTP status and the
+// error line of its ErrorReply, which is what Error says.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string { return e.Message }
+
 // Client talks to the supervisor of a workspace.
 type Client struct {
 	ws   string
@@ -242,7 +251,7 @@ func (c *Client) doWithin(d time.Duration, method, path string, body, out any) e
 	if resp.StatusCode/100 != 2 {
 		var e ErrorReply
 		if json.NewDecoder(resp.Body).Decode(&e) == nil && e.Error != "" {
-			return errors.New(e.Error)
+			return &APIError{Status: resp.StatusCode, Message: e.Error}
 		}
 		if ctx.Err() != nil {
 			return c.noAnswer(what, d)

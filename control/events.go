@@ -21,7 +21,9 @@ import (
 // StatusReply: the seconds since output move on), a role's state, task or
 // queue changes (event "role", a RoleReply), a task's status changes
 // (event "task", a Task), the configuration is reloaded (event "config", a
-// ConfigEvent), the status cannot be read (event "error", an ErrorReply).
+// ConfigEvent), what waits for a person's answer changes (event
+// "questions", a QuestionsReply), the status cannot be read (event
+// "error", an ErrorReply).
 // A client that does not keep up loses events, never slows the team: each
 // has a bounded buffer, an event that does not fit is dropped, and the
 // client is then told ("dropped") so it fetches the state afresh.
@@ -204,6 +206,8 @@ type watcher struct {
 	lastEvent int64
 	inFlight  map[string]taskKey
 	sent      map[string]taskKey
+	// questions is what waits for a person, as last published.
+	questions QuestionsReply
 }
 
 // taskKey is what of a task a page shows changing.
@@ -280,6 +284,16 @@ func (w *watcher) look(publish bool) {
 		}
 	}
 	w.tasks(publish)
+	// A hook's question comes with a write to the history, a dialog with a
+	// role's state (or, while a role stays waiting, the status tick).
+	if qs := w.h.s.questionsReply(); !reflect.DeepEqual(qs, w.questions) {
+		w.questions = qs
+		if publish {
+			if e, err := newEvent("questions", qs); err == nil {
+				w.h.publish(e)
+			}
+		}
+	}
 }
 
 // tasks publishes the tasks that changed since the last look.

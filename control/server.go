@@ -28,6 +28,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/shogun-dev/shogun/approvals"
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
@@ -63,6 +64,10 @@ type Team interface {
 	Store() *store.Store
 	// ConfigChanged is closed at the next reload, applied or refused.
 	ConfigChanged() <-chan struct{}
+
+	// Approvals decides and records what agents ask to do
+	// (approvals.go).
+	Approvals() *approvals.Desk
 }
 
 // Server serves the API of one running supervisor.
@@ -135,6 +140,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /v1/tasks/{id}/cancel", s.cancelTask)
 	s.registerConfig(mux)
 	s.registerPages(mux)
+	s.registerApprovals(mux)
 	return mux
 }
 

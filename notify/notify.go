@@ -40,6 +40,9 @@ const (
 	// command's exec, args, env or cwd, or a role added or enabled). An
 	// agent can edit config/roles.yaml as well as a person.
 	KindConfigChanged = "config-changed"
+	// KindQuestion: an action of an agent waits for a person's answer
+	// (config/policy.yaml said ask).
+	KindQuestion = "question"
 )
 
 // Event is what a hook receives: one JSON object (docs/notify.md).

@@ -406,6 +406,33 @@ END;
 -- reading all its tasks.
 CREATE INDEX tasks_role_assigned ON tasks(role_id, julianday(assigned_at), seq) WHERE assigned_at IS NOT NULL;
 `,
+	// 7: approvals (approvals.go): every decision on an agent's action,
+	// by the policy, a person or a time-out. A question waiting for a
+	// person is a row with decision 'pending' until it is answered, so a
+	// supervisor that dies mid-question leaves it on record; the next run
+	// closes it (CloseStaleApprovals).
+	`
+CREATE TABLE approvals (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  asked_at TEXT NOT NULL,
+  decided_at TEXT,
+  run_id TEXT NOT NULL DEFAULT '',
+  role TEXT NOT NULL,
+  task_id TEXT NOT NULL DEFAULT '',
+  cli TEXT NOT NULL DEFAULT '',
+  kind TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  decision TEXT NOT NULL CHECK (decision IN ('allow','deny','pending')),
+  asked INTEGER NOT NULL DEFAULT 0,
+  decided_by TEXT NOT NULL DEFAULT '',
+  rule TEXT NOT NULL DEFAULT '',
+  reason TEXT NOT NULL DEFAULT '',
+  via TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX approvals_asked ON approvals(julianday(asked_at));
+CREATE INDEX approvals_pending ON approvals(run_id) WHERE decision = 'pending';
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -415,7 +442,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

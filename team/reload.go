@@ -38,14 +38,15 @@ type liveConfig struct {
 	changed  chan struct{}
 }
 
-// fileVersions are the contents of both configuration files, as
+// fileVersions are the contents of the configuration files, as
 // config.FileVersion says ("" when the file cannot be read).
-type fileVersions struct{ roles, settings string }
+type fileVersions struct{ roles, settings, policy string }
 
 // readVersions reads the versions of the files as they are now.
 func readVersions(ws string) fileVersions {
 	l := workspace.New(ws)
-	return fileVersions{roles: versionOf(l.Path(workspace.RolesFile)), settings: versionOf(l.Path(workspace.SettingsFile))}
+	return fileVersions{roles: versionOf(l.Path(workspace.RolesFile)), settings: versionOf(l.Path(workspace.SettingsFile)),
+		policy: versionOf(l.Path(workspace.PolicyFile))}
 }
 
 // Config is the configuration in effect: the one the team started with, or
@@ -106,7 +107,8 @@ func (t *Team) EditRoles(e config.RoleEdit) (config.Reload, error) {
 	if err != nil {
 		return config.Reload{}, err
 	}
-	t.live.seen = fileVersions{roles: edited.Version, settings: versionOf(workspace.New(ws).Path(workspace.SettingsFile))}
+	t.live.seen = fileVersions{roles: edited.Version, settings: versionOf(workspace.New(ws).Path(workspace.SettingsFile)),
+		policy: versionOf(workspace.New(ws).Path(workspace.PolicyFile))}
 	next, err := t.prepareWorktrees(edited.Config, t.selectedIDs())
 	if err != nil {
 		err = fmt.Errorf("%s was saved but is not applied: %w", config.RolesFile, err)

@@ -15,9 +15,11 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/shogun-dev/shogun/approvals"
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/notify"
+	"github.com/shogun-dev/shogun/questions"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/skills"
 	"github.com/shogun-dev/shogun/store"
@@ -84,7 +86,8 @@ type Team struct {
 	scanWanted chan struct{} // a report arrived; scan when skills are enabled
 
 	notifier     *notify.Notifier
-	stateChanged chan struct{} // a role changed state (keep_awake)
+	desk         *approvals.Desk // the approvals asked of the policy
+	stateChanged chan struct{}   // a role changed state (keep_awake)
 	keepAwakeOn  bool
 	awakeLinger  time.Duration
 
@@ -224,8 +227,28 @@ func (t *Team) open(opts Options) error {
 		default:
 		}
 	}
-	t.q, err = queue.New(qopts)
+	if t.q, err = queue.New(qopts); err != nil {
+		return err
+	}
+	t.desk, err = approvals.New(approvals.Options{Store: t.st, RunID: run.ID, Config: t.Config, TaskOf: t.taskOf, Asked: t.asked})
 	return err
+}
+
+// taskOf is the id of the role's task in flight, for an approval's record.
+func (t *Team) taskOf(role string) string {
+	task, err := t.st.InFlight(role)
+	if err != nil || task == nil {
+		return ""
+	}
+	return task.ID
+}
+
+// asked tells a person that an action waits for their answer (the
+// question notification).
+func (t *Team) asked(a store.Approval) {
+	t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: a.Role, TaskID: a.TaskID, At: a.AskedAt,
+		Message: textsafe.Escape(fmt.Sprintf("%s asks to %s: %s (answer: shogun answer %s yes|no, within the approvals time-out)",
+			a.Role, a.Kind, a.Subject, a.Role))})
 }
 
 // setSkills takes the skills settings into use (at start, and at a reload).
@@ -353,6 +376,8 @@ func (t *Team) Run(ctx context.Context) error {
 		t.watchConfig(qctx, t.configSettle, t.configPoll)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
+	// Nobody is left to ask: the open questions are denied, on record.
+	t.desk.Close()
 	status := store.RunStopped
 	if err != nil {
 		status = store.RunFailed
@@ -369,6 +394,9 @@ func (t *Team) Queue() *queue.Queue { return t.q }
 // Store is the team's history.
 func (t *Team) Store() *store.Store { return t.st }
 
+// Approvals is the desk that decides and records what agents ask to do.
+func (t *Team) Approvals() *approvals.Desk { return t.desk }
+
 // RunID is the id of this run in the history.
 func (t *Team) RunID() string { return t.run.ID }
 
@@ -381,6 +409,15 @@ func (t *Team) notifyState(e supervisor.Event) {
 	kind := ""
 	switch e.State {
 	case supervisor.Attention:
+		// A permission prompt shogun can read is a question a person
+		// answers from anywhere; any other dialog needs them attached.
+		if role, ok := t.sup.Role(e.Role); ok {
+			if q, ok := role.Question(); ok && q.Kind == questions.Permission {
+				t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: e.Role, At: e.Time,
+					Message: textsafe.Escape(fmt.Sprintf("%s's screen asks: %s %s (answer: shogun answer %s yes|always|no)", e.Role, q.Prompt, q.Subject, e.Role))})
+				return
+			}
+		}
 		kind = notify.KindAttention
 	case supervisor.Fatal:
 		kind = notify.KindFatal

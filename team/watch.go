@@ -24,8 +24,8 @@ const (
 	configPoll = 2 * time.Second
 )
 
-// watchConfig reloads the configuration when config/roles.yaml or
-// config/settings.yaml changes, until ctx ends. It watches the folder, not
+// watchConfig reloads the configuration when config/roles.yaml,
+// config/settings.yaml or config/policy.yaml changes, until ctx ends. It watches the folder, not
 // the files, so a file replaced by a rename (how most editors and
 // atomicfile save) is seen like one written in place; a burst of events is
 // one reload once the files have settled, and a reload happens only when a
@@ -33,7 +33,7 @@ const (
 func (t *Team) watchConfig(ctx context.Context, settle, poll time.Duration) {
 	l := workspace.New(t.Config().Workspace)
 	dir := filepath.Dir(l.Path(workspace.RolesFile))
-	names := map[string]bool{filepath.Base(config.RolesFile): true, filepath.Base(config.SettingsFile): true}
+	names := map[string]bool{filepath.Base(config.RolesFile): true, filepath.Base(config.SettingsFile): true, filepath.Base(config.PolicyFile): true}
 
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -105,9 +105,9 @@ type fileStamp struct {
 	exists  bool
 }
 
-func statFiles(l workspace.Layout) [2]fileStamp {
-	var out [2]fileStamp
-	for i, rel := range []string{workspace.RolesFile, workspace.SettingsFile} {
+func statFiles(l workspace.Layout) [3]fileStamp {
+	var out [3]fileStamp
+	for i, rel := range []string{workspace.RolesFile, workspace.SettingsFile, workspace.PolicyFile} {
 		if fi, err := os.Stat(l.Path(rel)); err == nil {
 			out[i] = fileStamp{size: fi.Size(), modTime: fi.ModTime(), exists: true}
 		}

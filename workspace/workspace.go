@@ -3,6 +3,7 @@
 // asks a Layout, so a change to the layout is a change here.
 //
 //	config/settings.yaml, config/roles.yaml     configuration
+//	config/policy.yaml                          the approvals policy
 //	roles/                                      role instructions
 //	runtime/queue/commands/                     commands dropped by anyone
 //	runtime/queue/tasks/<role>.yaml             a role's current task
@@ -32,6 +33,7 @@ const (
 	ConfigDir     = "config"
 	SettingsFile  = "config/settings.yaml"
 	RolesFile     = "config/roles.yaml"
+	PolicyFile    = "config/policy.yaml"
 	RolesDir      = "roles"
 	RuntimeDir    = "runtime"
 	QueueDir      = "runtime/queue"
@@ -47,7 +49,7 @@ const (
 	DatabaseFile  = "data/shogun.db" // the default of data.sqlite_path
 
 	// The CLIs' project configuration that makes them start `shogun mcp`
-	// (config.MCPClientFiles).
+	// (config.MCPClientFiles), and Claude Code's approvals hook.
 	MCPJSONFile        = ".mcp.json"             // Claude Code, Copilot CLI
 	ClaudeSettingsFile = ".claude/settings.json" // Claude Code
 	CodexConfigFile    = ".codex/config.toml"    // Codex

@@ -31,6 +31,7 @@ const (
 	exRoles      = "config/roles.yaml"
 	exRoleEntry  = "an entry of config/roles.yaml"
 	exSettings   = "config/settings.yaml"
+	exPolicy     = "config/policy.yaml"
 	exCommand    = "a command file"
 	exTask       = "a task file"
 	exReport     = "a report file"
@@ -68,6 +69,8 @@ func exampleKind(b shoguntest.DocBlock) string {
 	switch {
 	case has("roles"):
 		return exRoles
+	case has("rules"), has("default"), has("role_defaults"):
+		return exPolicy
 	case has("notify"), has("queue"), has("agent"), has("ui"), has("logs"), has("skills"):
 		return exSettings
 	case has("to") && has("title"):
@@ -104,7 +107,7 @@ func TestEveryDocExampleHasACheck(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{exShell, exRoles, exRoleEntry, exSettings, exCommand, exTask, exReport, exSkill, exTour} {
+	for _, k := range []string{exShell, exRoles, exRoleEntry, exSettings, exPolicy, exCommand, exTask, exReport, exSkill, exTour} {
 		if seen[k] == 0 {
 			t.Errorf("no example of %s was found: did its block change shape?", k)
 		}
@@ -226,7 +229,7 @@ func TestDocExamplesRunAsWritten(t *testing.T) {
 				for _, line := range strings.Split(strings.TrimSpace(b.Text), "\n") {
 					runShellExample(t, env, root, teamWS, freshDir, line)
 				}
-			case exRoles, exRoleEntry, exSettings:
+			case exRoles, exRoleEntry, exSettings, exPolicy:
 				checkConfigExample(t, env, kind, b.Text)
 			case exCommand:
 				checkCommandExample(t, teamWS(t), b.Text)
@@ -394,6 +397,8 @@ func checkConfigExample(t *testing.T, env []string, kind, text string) {
 	}
 	file := "config/settings.yaml"
 	switch kind {
+	case exPolicy:
+		file = "config/policy.yaml"
 	case exRoleEntry:
 		text = "roles:\n" + text
 		fallthrough

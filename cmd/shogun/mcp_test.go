@@ -48,6 +48,16 @@ type (
 			Allow []string `json:"allow"`
 			Deny  []string `json:"deny"`
 		} `json:"permissions"`
+		Hooks struct {
+			PreToolUse []struct {
+				Matcher string `json:"matcher"`
+				Hooks   []struct {
+					Type    string `json:"type"`
+					Command string `json:"command"`
+					Timeout int    `json:"timeout"`
+				} `json:"hooks"`
+			} `json:"PreToolUse"`
+		} `json:"hooks"`
 	}
 	// geminiServer is an entry of .gemini/settings.json's mcpServers.
 	geminiServer struct {
@@ -137,6 +147,11 @@ func TestInitWritesEachCLIsMCPConfiguration(t *testing.T) {
 	strictJSON(t, ".claude/settings.json", read(".claude/settings.json"), &settings)
 	if !slices.Contains(settings.EnabledMcpjsonServers, "shogun") || !slices.Contains(settings.Permissions.Allow, "mcp__shogun") {
 		t.Errorf("Claude Code settings neither enable the server nor allow its tools: %+v", settings)
+	}
+	// The approvals hook: every tool call goes through `shogun hook claude`.
+	if pre := settings.Hooks.PreToolUse; len(pre) != 1 || pre[0].Matcher != "*" || len(pre[0].Hooks) != 1 ||
+		pre[0].Hooks[0].Type != "command" || !strings.HasSuffix(pre[0].Hooks[0].Command, " hook claude") || pre[0].Hooks[0].Timeout < 60 {
+		t.Errorf("Claude Code settings have no PreToolUse hook running shogun hook claude: %+v", settings.Hooks)
 	}
 
 	// Copilot CLI: the same .mcp.json, as a workspace server.

@@ -1,7 +1,8 @@
 // team.js: every role at a glance — state, current task, queue depth,
 // seconds since its last output, restarts, a small live preview of its
 // screen — with restart / stop / start and enable / disable. Live through
-// two server-sent event streams: /v1/events/stream (role states) and
+// two server-sent event streams: /v1/events/stream (role states, and the
+// questions waiting for a person, answered here with a button) and
 // /v1/console/previews (screens, at most once a second per role); nothing
 // polls. The seconds since output tick in the page itself.
 import { h, events, post, get, toast } from './api.js';
@@ -9,8 +10,9 @@ import { h, events, post, get, toast } from './api.js';
 export function mount(el) {
   const grid = h('div', { class: 'team', id: 'team' });
   const attention = h('div', { id: 'attention' });
+  const asked = h('div', { id: 'questions' });
   const summary = h('span', { class: 'muted', id: 'team-summary' });
-  el.append(h('div', { class: 'termbar' }, h('h1', { style: 'margin:0' }, 'Team'), summary), attention, grid);
+  el.append(h('div', { class: 'termbar' }, h('h1', { style: 'margin:0' }, 'Team'), summary), attention, asked, grid);
 
   const cards = new Map(); // role id → {el, fields, reply, at}
   let configured = null;  // role id → enabled, from GET /v1/roles when the build has it
@@ -131,6 +133,49 @@ export function mount(el) {
     }
   }
 
+  // What waits for a person (GET /v1/questions): a hook's question or a
+  // dialog on a role's screen, each with its answers as buttons. The text
+  // comes from agents: it is only ever set as text, never as HTML. A
+  // permission is answered yes / always / no; any other dialog (trust,
+  // sign-in) only by its own options, each button naming the dialog's
+  // kind, which is the explicit choice the API requires.
+  function questions(reply) {
+    asked.replaceChildren(...(reply.questions || []).map(q => {
+      const enc = encodeURIComponent(q.role);
+      const buttons = (q.options || []).map(o => {
+        const body = { via: 'console' };
+        if (q.kind === 'permission' && o.answer) {
+          body.decision = o.answer === 'no' ? 'deny' : 'allow';
+          body.always = o.answer === 'always';
+        } else {
+          body.option = o.key;
+          body.kind = q.kind;
+        }
+        const label = q.kind === 'permission' && o.answer ? { yes: 'Yes', always: 'Always', no: 'No' }[o.answer] : `${o.key}. ${o.label}`;
+        return h('button', { class: o.answer === 'no' ? 'danger' : '', dataset: { answer: o.answer || o.key }, title: o.label,
+          onclick: () => answer(q, enc, body) }, label);
+      });
+      return h('section', { class: 'question', dataset: { role: q.role, kind: q.kind, source: q.source } },
+        h('p', {}, h('strong', {}, q.role), ` (${q.cli}, ${q.kind}): ${q.prompt}`),
+        q.subject ? h('pre', { class: 'subject' }, q.subject) : '',
+        h('div', { class: 'actions' }, buttons));
+    }));
+  }
+
+  async function answer(q, enc, body) {
+    try {
+      const a = await post(`/v1/roles/${enc}/answer`, body);
+      toast(`${q.role}: ${a.decision} ${a.subject}`);
+    } catch (e) {
+      toast(e.message, true);
+    }
+    loadQuestions();
+  }
+
+  async function loadQuestions() {
+    try { questions(await get('/v1/questions')); } catch (_) { /* a build without questions */ }
+  }
+
   // The roles by state, in the order the states first appear, as `shogun
   // status` counts them: "5 roles: 3 ready, 2 fatal".
   function roleCounts(roles) {
@@ -171,10 +216,11 @@ export function mount(el) {
     } catch (_) { /* the running roles only, without GET /v1/roles */ }
   }
 
-  const closeEvents = events('/v1/events/stream', { status, role: update });
+  const closeEvents = events('/v1/events/stream', { status, role: update, questions });
   const closePreviews = events('/v1/console/previews', { screen });
   const ticker = setInterval(() => cards.forEach(tickOne), 1000);
   loadConfigured();
+  loadQuestions();
   return () => { closeEvents(); closePreviews(); clearInterval(ticker); };
 }
 

@@ -54,7 +54,27 @@ type e2eTeam struct {
 	marker string
 }
 
+// e2ePolicy is config/policy.yaml of the end-to-end workspaces: what the
+// CLIs' own settings allow a scripted task (prepare: reads, writes, cat, mv
+// and echo, shogun's MCP tools) is allowed by the policy too, so that
+// Claude Code's approvals hook lets every report route through unasked.
+const e2ePolicy = `default: ask
+rules:
+  - {decision: allow, kind: read, path: inside}
+  - {decision: allow, kind: write, path: inside}
+  - {decision: allow, kind: mcp, tool: "shogun/*"}
+  - {decision: allow, kind: shell, command: ["cat *", "mv *", "echo *"]}
+`
+
+// startE2E starts a team of clis with e2ePolicy.
 func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam {
+	t.Helper()
+	return startE2EPolicy(t, clis, tune, e2ePolicy)
+}
+
+// startE2EPolicy is startE2E with config/policy.yaml as given; "" leaves
+// the workspace without a policy, as one made before approvals.
+func startE2EPolicy(t *testing.T, clis []string, tune func(id string) string, policy string) *e2eTeam {
 	t.Helper()
 	needNode(t)
 	cache, err := cacheDir()
@@ -104,6 +124,15 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 	}
 	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(entries.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	policyFile := filepath.Join(ws, "config", "policy.yaml")
+	if err := os.Remove(policyFile); err != nil {
+		t.Fatal(err)
+	}
+	if policy != "" {
+		if err := os.WriteFile(policyFile, []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	tm := &e2eTeam{t: t, ws: ws, env: env, model: model, supOut: &syncBuffer{}, done: make(chan error, 1), marker: marker}
@@ -343,11 +372,12 @@ func TestTaskHandedOnThroughMCP(t *testing.T) {
 	tm.stop()
 }
 
-// TestPermissionAnsweredThroughAttach: a tool call the CLI's settings do not
-// allow puts the role in attention with nothing typed; a person answers it
-// through `shogun attach`, and the task finishes.
+// TestPermissionAnsweredThroughAttach: in a workspace without an approvals
+// policy, a tool call the CLI's settings do not allow puts the role in
+// attention with nothing typed; a person answers it through `shogun
+// attach`, and the task finishes.
 func TestPermissionAnsweredThroughAttach(t *testing.T) {
-	tm := startE2E(t, []string{"claude"}, nil)
+	tm := startE2EPolicy(t, []string{"claude"}, nil, "")
 	body := "Run the check, then report.\nfakemodel: run python3 -c \"print(1)\"\nfakemodel: report done via write the check ran\n"
 	id := tm.send("claude", "Run the check", body)
 	if !tm.waitState("claude", "attention", 2*time.Minute) {

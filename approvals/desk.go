@@ -1,0 +1,297 @@
+// Package approvals decides, records and waits for the answers to what
+// agents ask to do. A CLI's hook (`shogun hook claude`) hands the running
+// supervisor an action; the Desk judges it by the policy in effect
+// (config/policy.yaml, package policy) and answers at once, or, when the
+// policy says ask, keeps the question open until a person answers it
+// (`shogun answer`, the console, the API) or approvals.timeout passes, which
+// denies it. Every decision, whoever made it, is a row of the history's
+// approvals table (store.Approval).
+//
+// It is a package of its own because the control API and the console both
+// serve the same open questions, and the team owns the one Desk they share.
+package approvals
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/policy"
+	"github.com/shogun-dev/shogun/questions"
+	"github.com/shogun-dev/shogun/store"
+)
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrNoPolicy means the workspace has no config/policy.yaml: the CLIs'
+	// own permission settings decide, and the hook gives no opinion.
+	ErrNoPolicy = errors.New("no approvals policy (config/policy.yaml) in this workspace")
+	// ErrUnknownRole means the action came from a role the configuration
+	// does not have.
+	ErrUnknownRole = errors.New("unknown role")
+	// ErrNoQuestion means nothing is waiting for the answer given.
+	ErrNoQuestion = errors.New("no question is waiting")
+	// ErrClosed means the desk has stopped taking questions.
+	ErrClosed = errors.New("approvals desk closed")
+)
+
+// Request is an action a role's CLI asks to take.
+type Request struct {
+	// Role is the role id (the CLI's SHOGUN_ROLE).
+	Role string
+	// CLI is the hook's format (claude); the record names the role's CLI.
+	CLI string
+	// Action is what it wants to do.
+	Action policy.Action
+}
+
+// Options are what a Desk works with.
+type Options struct {
+	// Store is the history every decision is recorded in.
+	Store *store.Store
+	// RunID is the supervisor's run, recorded with each decision.
+	RunID string
+	// Config returns the configuration in effect, read at every question
+	// so that a reloaded policy or time-out applies at once.
+	Config func() *config.Config
+	// TaskOf returns the role's task in flight, "" when none; may be nil.
+	TaskOf func(role string) string
+	// Asked is told of each question that waits for a person (the
+	// "question" notification); may be nil.
+	Asked func(store.Approval)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Desk holds the open questions of one running supervisor.
+type Desk struct {
+	opts Options
+
+	mu     sync.Mutex
+	open   map[int64]*question
+	always map[string]int64 // role, kind, subject → the approval answered "always"
+	closed bool
+}
+
+// question is one action waiting for a person.
+type question struct {
+	approval store.Approval
+	done     chan struct{} // closed once decided
+	timer    *time.Timer
+	deciding bool // a decision is being written; guarded by Desk.mu
+}
+
+// New returns a Desk, and closes the questions a previous run left open
+// (its CLIs stopped waiting long ago).
+func New(opts Options) (*Desk, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if _, err := opts.Store.CloseStaleApprovals(opts.RunID, opts.Now()); err != nil {
+		return nil, fmt.Errorf("approvals: %w", err)
+	}
+	return &Desk{opts: opts, open: map[int64]*question{}, always: map[string]int64{}}, nil
+}
+
+// Ask judges req by the policy in effect and records the decision. An
+// allow or deny is returned decided; an ask is returned pending (Wait for
+// it), after a person answered "always" for the same action earlier in
+// this run, it is allowed at once.
+func (d *Desk) Ask(req Request) (store.Approval, error) {
+	cfg := d.opts.Config()
+	if cfg.Policy == nil {
+		return store.Approval{}, ErrNoPolicy
+	}
+	role, ok := cfg.Role(req.Role)
+	if !ok {
+		return store.Approval{}, fmt.Errorf("ask for %q: %w", req.Role, ErrUnknownRole)
+	}
+	now := d.opts.Now()
+	// The role's preset names its CLI: the hook's word for itself may be
+	// another CLI's (Copilot CLI runs Claude Code's hooks).
+	cli := role.CLI
+	if cli == "" {
+		cli = req.CLI
+	}
+	a := store.Approval{AskedAt: now, RunID: d.opts.RunID, Role: role.ID, CLI: cli,
+		Kind: string(req.Action.Kind), Subject: req.Action.Subject()}
+	if d.opts.TaskOf != nil {
+		a.TaskID = d.opts.TaskOf(role.ID)
+	}
+	v := cfg.Policy.Decide(role.ID, placeOf(cfg, role), req.Action)
+	a.Rule, a.Reason = v.Rule, v.Reason
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return store.Approval{}, ErrClosed
+	}
+	key := alwaysKey(a)
+	switch {
+	case v.Decision == policy.Ask && d.always[key] != 0:
+		a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalAllow, now, true, store.DecidedByPerson
+		a.Note = fmt.Sprintf("answered always with approval %d", d.always[key])
+	case v.Decision == policy.Ask:
+		a.Decision, a.Asked = store.ApprovalPending, true
+	default:
+		a.Decision, a.DecidedAt, a.DecidedBy = string(v.Decision), now, store.DecidedByPolicy
+	}
+	id, err := d.opts.Store.AddApproval(a)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	a.ID = id
+	if a.Decision != store.ApprovalPending {
+		return a, nil
+	}
+	q := &question{approval: a, done: make(chan struct{})}
+	timeout := cfg.Settings.Approvals.Timeout
+	q.timer = time.AfterFunc(timeout, func() {
+		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByTimeout, "", fmt.Sprintf("nobody answered within %s", timeout))
+	})
+	d.open[id] = q
+	if d.opts.Asked != nil {
+		d.opts.Asked(a)
+	}
+	return a, nil
+}
+
+// placeOf is where role works: its command's cwd, which the live
+// configuration has set to its worktree when it has one; a role without a
+// worktree works in the main checkout, on the base branch.
+func placeOf(cfg *config.Config, role config.Role) policy.Place {
+	home, _ := os.UserHomeDir()
+	return policy.Place{Dir: role.Command.Cwd, Workspace: cfg.Workspace, OnBaseBranch: role.Worktree == nil, Home: home}
+}
+
+func alwaysKey(a store.Approval) string { return a.Role + "\x00" + a.Kind + "\x00" + a.Subject }
+
+// Wait returns approval id once it is decided, or as it is when ctx ends
+// first (still pending).
+func (d *Desk) Wait(ctx context.Context, id int64) (store.Approval, error) {
+	d.mu.Lock()
+	q, open := d.open[id]
+	d.mu.Unlock()
+	if open {
+		select {
+		case <-q.done:
+		case <-ctx.Done():
+		}
+	}
+	return d.opts.Store.Approval(id)
+}
+
+// Answer is a person's answer to an open question: allow or deny, and
+// with always an allow that also covers the same action of the same role
+// for the rest of the run. via says where it was given ("cli",
+// "console", "api").
+func (d *Desk) Answer(id int64, allow, always bool, via, note string) (store.Approval, error) {
+	decision := store.ApprovalDeny
+	if allow {
+		decision = store.ApprovalAllow
+	}
+	a, err := d.decide(id, decision, store.DecidedByPerson, via, note)
+	if err != nil {
+		return a, err
+	}
+	if allow && always {
+		d.mu.Lock()
+		d.always[alwaysKey(a)] = a.ID
+		d.mu.Unlock()
+	}
+	return a, nil
+}
+
+// decide closes an open question; only the first decision counts. The
+// question stays open until its decision is written, so that a Wait
+// begun meanwhile waits for it rather than reading it still pending.
+func (d *Desk) decide(id int64, decision, by, via, note string) (store.Approval, error) {
+	d.mu.Lock()
+	q, ok := d.open[id]
+	taken := ok && q.deciding
+	if ok && !taken {
+		q.deciding = true
+		q.timer.Stop()
+	}
+	d.mu.Unlock()
+	switch {
+	case taken:
+		return store.Approval{}, fmt.Errorf("answer approval %d: %w", id, store.ErrApprovalDecided)
+	case !ok:
+		if _, err := d.opts.Store.Approval(id); err != nil {
+			return store.Approval{}, fmt.Errorf("answer approval %d: %w", id, ErrNoQuestion)
+		}
+		return store.Approval{}, fmt.Errorf("answer approval %d: %w", id, store.ErrApprovalDecided)
+	}
+	err := d.opts.Store.DecideApproval(id, decision, by, via, note, d.opts.Now())
+	d.mu.Lock()
+	delete(d.open, id)
+	d.mu.Unlock()
+	close(q.done)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	return d.opts.Store.Approval(id)
+}
+
+// Screen records a person's answer to a question a CLI showed on its own
+// screen (package questions), typed by the supervisor: it is a decision
+// like the others, with the dialog's kind (permission, trust …) as its
+// kind and what it asked about as its subject.
+func (d *Desk) Screen(role, cli string, q questions.Question, option int, via, note string) (store.Approval, error) {
+	now := d.opts.Now()
+	subject := q.Subject
+	if subject == "" {
+		subject = q.Prompt
+	}
+	a := store.Approval{AskedAt: now, DecidedAt: now, RunID: d.opts.RunID, Role: role, CLI: cli, Kind: string(q.Kind),
+		Subject: subject, Decision: store.ApprovalAllow, Asked: true, DecidedBy: store.DecidedByPerson, Via: via, Note: note,
+		Reason: "on screen: " + q.Options[option].Label}
+	if q.Options[option].Answer == questions.No {
+		a.Decision = store.ApprovalDeny
+	}
+	if d.opts.TaskOf != nil {
+		a.TaskID = d.opts.TaskOf(role)
+	}
+	id, err := d.opts.Store.AddApproval(a)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	a.ID = id
+	return a, nil
+}
+
+// Open lists the questions waiting for a person, oldest first.
+func (d *Desk) Open() []store.Approval {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]store.Approval, 0, len(d.open))
+	for _, q := range d.open {
+		if !q.deciding {
+			out = append(out, q.approval)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Approval) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Close denies every open question (the supervisor is stopping: no one
+// will answer them) and takes no more.
+func (d *Desk) Close() {
+	d.mu.Lock()
+	d.closed = true
+	ids := make([]int64, 0, len(d.open))
+	for id := range d.open {
+		ids = append(ids, id)
+	}
+	d.mu.Unlock()
+	for _, id := range ids {
+		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByShutdown, "", "the supervisor stopped")
+	}
+}

@@ -1,0 +1,73 @@
+//go:build !windows
+
+package console_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/shogun-dev/shogun/console/consoletest"
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/shoguntest"
+)
+
+// The team page shows what waits for a person, a permission prompt on a
+// role's screen and an action a CLI's hook holds, each with its answers
+// as buttons: No on the screen's prompt is typed into the role, Yes on the
+// hook's question allows the action, and both are on record as answered
+// in the console.
+func TestTeamPageAnswersQuestions(t *testing.T) {
+	asker := strings.Replace(consoletest.SimRole("asker", "--dialog", "permission"), "    cli: generic\n",
+		"    cli: generic\n    attention_pattern: \"Do you want to proceed\"\n", 1)
+	ws := consoletest.Start(t, bin, asker, consoletest.SimRole("hooked"))
+	ws.WaitState(t, "asker", "attention")
+	ws.WaitState(t, "hooked", "ready")
+	cl := control.NewClient(ws.Dir)
+	held, err := cl.Ask(control.ApprovalRequest{Role: "hooked", CLI: "claude", Kind: "shell", Command: "python3 <b>check</b>.py"})
+	if err != nil || held.Decision != "pending" {
+		t.Fatalf("the hook's question: %+v, %v", held, err)
+	}
+	ctx := ws.Browser(t)
+	if err := chromedp.Run(ctx, ws.Navigate("#/team")); err != nil {
+		t.Fatal(err)
+	}
+	screenQ := `document.querySelector('.question[data-role="asker"][data-source="screen"]')`
+	hookQ := `document.querySelector('.question[data-role="hooked"][data-source="hook"]')`
+	waitJS(t, ctx, "both questions", `!!`+screenQ+` && !!`+hookQ+` && `+screenQ+`.textContent.includes('rm -rf build/')`)
+	var html string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(hookQ+`.querySelector('.subject').textContent`, &html)); err != nil {
+		t.Fatal(err)
+	}
+	if html != "python3 <b>check</b>.py" {
+		t.Errorf("the hook's command is shown as %q, want its text as it is", html)
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.Click(`.question[data-role="asker"] button[data-answer="no"]`, chromedp.ByQuery),
+		chromedp.Click(`.question[data-role="hooked"] button[data-answer="yes"]`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "no question left", `!document.querySelector('.question')`)
+	shoguntest.WaitFor(t, "the screen's answer typed", 10*time.Second, func() bool {
+		b, err := os.ReadFile(filepath.Join(ws.Dir, ".agentsim-choices.json"))
+		return err == nil && strings.Contains(string(b), `"No, and tell Claude`)
+	})
+	out, _ := ws.Get(t, "/v1/approvals")
+	var list control.ApprovalsReply
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, a := range list.Approvals {
+		seen = append(seen, a.Role+" "+a.Decision+" via "+a.Via)
+	}
+	if got := strings.Join(seen, "; "); !strings.Contains(got, "asker deny via console") || !strings.Contains(got, "hooked allow via console") {
+		t.Errorf("on record: %s", got)
+	}
+}
