@@ -516,7 +516,8 @@ func TestDocCommandsInProseExist(t *testing.T) {
 	}
 }
 
-// topLevel splits s at the | that stand outside brackets and parentheses.
+// topLevel splits s at the " | " that stand outside brackets and
+// parentheses.
 func topLevel(s string) []string {
 	var out []string
 	depth, start := 0, 0
@@ -527,7 +528,8 @@ func topLevel(s string) []string {
 		case ']', ')':
 			depth--
 		case '|':
-			if depth == 0 {
+			// "status | roles" names two commands; "yes|no" is one argument.
+			if depth == 0 && i > 0 && i+1 < len(s) && s[i-1] == ' ' && s[i+1] == ' ' {
 				out = append(out, s[start:i])
 				start = i + 1
 			}
