@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -194,10 +195,15 @@ func resolvePath(place Place, cwd, p string) pathArg {
 	}
 	p = filepath.FromSlash(p)
 	if !filepath.IsAbs(p) {
-		if cwd == "" {
+		switch {
+		case cwd == "":
 			return pathArg{}
+		case p != "" && os.IsPathSeparator(p[0]):
+			// Rooted on the current drive: on Windows \etc\hosts is C:\etc\hosts.
+			p = filepath.VolumeName(cwd) + p
+		default:
+			p = filepath.Join(cwd, p)
 		}
-		p = filepath.Join(cwd, p)
 	}
 	return pathArg{abs: realPath(filepath.Clean(p)), known: true}
 }

@@ -13,7 +13,6 @@ package policy
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 )
 
@@ -208,8 +207,11 @@ func (p *Policy) Decide(role string, place Place, a Action) Verdict {
 		return Verdict{Decision: Deny, Reason: err.Error()}
 	}
 	cwd := place.Dir
-	if filepath.IsAbs(a.Cwd) {
-		cwd = filepath.Clean(a.Cwd)
+	if a.Cwd != "" {
+		// Where the CLI says it is, rooted paths included (\src on Windows).
+		if pa := resolvePath(place, place.Dir, a.Cwd); pa.known {
+			cwd = pa.abs
+		}
 	}
 	if a.Kind != Shell {
 		return p.decideOne(role, place, a, subject{paths: []pathArg{resolvePath(place, cwd, a.Path)}})

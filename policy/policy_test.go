@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +47,18 @@ func testPlace(t *testing.T) Place {
 	return Place{Dir: dir, Workspace: ws, Home: filepath.Join(root, "home")}
 }
 
+// skipLinkCase skips a case that goes through testPlace's links where the
+// system makes links it cannot find again (Wine).
+func skipLinkCase(t *testing.T, place Place, situation string) {
+	t.Helper()
+	if !strings.Contains(situation, "link") {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(place.Dir, "out")); err != nil {
+		t.Skipf("symbolic links are made but not found here (Wine): %v", err)
+	}
+}
+
 // The paths a rule sees: inside or outside the role's working directory
 // after "..", links and the command's own cd; globs relative to the
 // workspace and to the working directory.
@@ -80,6 +94,7 @@ func TestPathConditions(t *testing.T) {
 		{"out/.git/x", git, true, "a .git outside the workspace, through a link"},
 	} {
 		t.Run(tc.situation, func(t *testing.T) {
+			skipLinkCase(t, place, tc.situation)
 			pa := resolvePath(place, place.Dir, tc.path)
 			if got := tc.want.match(place, pa); got != tc.match {
 				t.Errorf("%s (%q → %q) matches %s = %v, want %v", tc.situation, tc.path, pa.abs, tc.want, got, tc.match)
@@ -165,6 +180,7 @@ func TestShellLinesAreJudgedWhole(t *testing.T) {
 		{"ls 2>&1 | cat", place, Allow, "descriptor redirections are not paths"},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
+			skipLinkCase(t, tc.place, tc.why)
 			v := p.Decide("dev", tc.place, Action{Kind: Shell, Command: tc.command})
 			if v.Decision != tc.want {
 				t.Errorf("%s: %q is %s (%s), want %s", tc.why, tc.command, v.Decision, v.Reason, tc.want)
@@ -207,10 +223,15 @@ func TestRulesByKindRoleAndDefault(t *testing.T) {
 		{"dev", Action{Kind: Write, Path: "a.go", Cwd: "/etc"}, Ask, ""},
 		{"dev", Action{Kind: Write, Path: "a.go", Cwd: place.Dir + "/src"}, Allow, "r2"},
 	} {
-		v := p.Decide(tc.role, place, tc.a)
-		if v.Decision != tc.want || v.Rule != tc.rule {
-			t.Errorf("%s: %s %q = %s by %q (%s), want %s by %q", tc.role, tc.a.Kind, tc.a.Subject(), v.Decision, v.Rule, v.Reason, tc.want, tc.rule)
-		}
+		t.Run(fmt.Sprintf("%s %s %s", tc.role, tc.a.Kind, tc.a.Subject()), func(t *testing.T) {
+			if strings.HasPrefix(tc.a.Path, "out/") {
+				skipLinkCase(t, place, "through the link")
+			}
+			v := p.Decide(tc.role, place, tc.a)
+			if v.Decision != tc.want || v.Rule != tc.rule {
+				t.Errorf("%s: %s %q = %s by %q (%s), want %s by %q", tc.role, tc.a.Kind, tc.a.Subject(), v.Decision, v.Rule, v.Reason, tc.want, tc.rule)
+			}
+		})
 	}
 }
 
