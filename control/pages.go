@@ -152,7 +152,7 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := TaskDetailReply{Task: TaskFrom(t), Attempts: t.Attempts, Submits: t.Submits, Events: []TaskEvent{}, Subtasks: []Subtask{}}
+	out := TaskDetailReply{Task: TaskFrom(t), Attempts: t.Attempts, Submits: t.Submits, Events: []TaskEvent{}, Subtasks: []Subtask{}, Approvals: []Approval{}}
 	text, path, err := s.team.Queue().ReadTaskFile(t)
 	switch {
 	case err == nil:
@@ -188,6 +188,14 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, st := range subs {
 		out.Subtasks = append(out.Subtasks, Subtask{ID: st.ID, Role: st.Role, Title: st.Title, Status: st.Status})
+	}
+	apps, err := s.team.Store().TaskApprovals(t.ID)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	for _, a := range apps {
+		out.Approvals = append(out.Approvals, ApprovalFrom(a))
 	}
 	reply(w, out)
 }

@@ -35,6 +35,9 @@ type TaskDetailReply struct {
 	// Subtasks are the tasks it caused: made from the commands its role
 	// sent while it worked on it, oldest first.
 	Subtasks []Subtask `json:"subtasks"`
+	// Approvals are the decisions on its role's actions while it worked
+	// on it (config/policy.yaml), oldest first.
+	Approvals []Approval `json:"approvals"`
 }
 
 // Subtask is a task another one caused, as the cause's detail lists it.

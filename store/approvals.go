@@ -154,6 +154,19 @@ WHERE julianday(asked_at) >= julianday(?) ORDER BY id DESC LIMIT ?) ORDER BY id`
 	return list, nil
 }
 
+// TaskApprovals returns the approvals asked while the role worked on the
+// task, in the order they were asked.
+func (s *Store) TaskApprovals(taskID string) ([]Approval, error) {
+	if taskID == "" {
+		return nil, nil
+	}
+	list, err := s.queryApprovals(`SELECT `+approvalColumns+` FROM approvals WHERE task_id = ? AND task_id != '' ORDER BY id`, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("approvals of task %s: %w", taskID, err)
+	}
+	return list, nil
+}
+
 func (s *Store) queryApprovals(query string, args ...any) ([]Approval, error) {
 	rows, err := s.r.Query(query, args...)
 	if err != nil {

@@ -433,6 +433,11 @@ CREATE TABLE approvals (
 CREATE INDEX approvals_asked ON approvals(julianday(asked_at));
 CREATE INDEX approvals_pending ON approvals(run_id) WHERE decision = 'pending';
 `,
+	// 8: a task's approvals (TaskApprovals, the task's page) without
+	// reading every decision ever made.
+	`
+CREATE INDEX approvals_task ON approvals(task_id, id) WHERE task_id != '';
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -442,7 +447,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

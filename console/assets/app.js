@@ -4,7 +4,7 @@
 //
 // mount fills el (emptied for it) and may return a function that the router
 // calls when the person leaves the page: close streams and timers there.
-// Routes: #/team #/terminal/<role> #/tasks #/tasks/<id> #/history #/skills #/roles
+// Routes: #/team #/terminal/<role> #/tasks #/tasks/<id> #/history #/approvals #/skills #/roles
 
 const routes = [
   { re: /^#\/team$/, nav: 'team', module: './team.js' },
@@ -12,6 +12,7 @@ const routes = [
   { re: /^#\/tasks$/, nav: 'tasks', module: './tasks.js' },
   { re: /^#\/tasks\/([^/]+)$/, nav: 'tasks', module: './tasks.js', params: ['id'] },
   { re: /^#\/history$/, nav: 'history', module: './history.js' },
+  { re: /^#\/approvals$/, nav: 'approvals', module: './approvals.js' },
   { re: /^#\/skills$/, nav: 'skills', module: './skills.js' },
   { re: /^#\/roles$/, nav: 'roles', module: './roles.js' },
 ];

@@ -1,4 +1,4 @@
-// pages.js: what the Tasks, History and Skills pages share — their
+// pages.js: what the Tasks, History, Skills and Approvals pages share — their
 // stylesheet, times and statuses shown alike, the roles to choose from.
 // Everything agents wrote is put in the page as text (h() of api.js),
 // never as markup.
@@ -70,4 +70,24 @@ export function options(select, values, chosen) {
 export function debounce(fn, ms) {
   let t = null;
   return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+}
+
+/**
+ * approvalsTable(list) is decisions on agents' actions (GET /v1/approvals,
+ * a task's approvals) as a table, newest last: the command, path, URL or
+ * tool as the agent gave it, who decided and why.
+ */
+export function approvalsTable(list) {
+  const by = a => a.decided_by === 'person' ? `a person (${a.via || '?'})` : (a.decided_by || 'waiting');
+  return h('table', { class: 'list approvals' },
+    h('thead', {}, h('tr', {}, ['asked', 'role', 'task', 'CLI', 'action', 'decision', 'by', 'why'].map(x => h('th', {}, x)))),
+    h('tbody', {}, list.map(a => h('tr', { dataset: { approval: String(a.id), decision: a.decision } },
+      h('td', { class: 'muted' }, when(a.asked_at)),
+      h('td', {}, a.role),
+      h('td', {}, a.task_id ? h('a', { href: '#/tasks/' + encodeURIComponent(a.task_id), class: 'mono' }, a.task_id) : ''),
+      h('td', {}, a.cli),
+      h('td', {}, h('span', { class: 'muted' }, a.kind + ' '), h('code', { class: 'subject' }, a.subject)),
+      h('td', {}, badge(a.decision), a.asked ? h('span', { class: 'muted' }, ' asked') : ''),
+      h('td', {}, by(a)),
+      h('td', { class: 'why' }, [a.rule, a.reason, a.note].filter(Boolean).join(' · '))))));
 }

@@ -5,7 +5,7 @@
 // submits, timeline, report and the role's log while it worked on it,
 // with retry and cancel where the queue takes them.
 import { h, get, post, events, toast } from './api.js';
-import { useStyles, STATUSES, closed, retryable, when, span, badge, roles, options, debounce } from './pages.js';
+import { useStyles, STATUSES, closed, retryable, when, span, badge, roles, options, debounce, approvalsTable } from './pages.js';
 
 export function mount(el, params) {
   useStyles();
@@ -199,6 +199,7 @@ function detail(el, id) {
   const report = h('div', { id: 'task-report' });
   const timeline = h('tbody');
   const taskFile = h('div', { id: 'task-file' });
+  const approvals = h('div', { id: 'task-approvals' });
   const log = h('pre', { class: 'text log', id: 'task-log' }, 'loading…');
   const logNote = h('span', { class: 'muted', id: 'task-log-note' });
   const err = h('p', { class: 'form-error', id: 'task-error' });
@@ -211,6 +212,7 @@ function detail(el, id) {
     h('div', { class: 'panel' }, h('h2', {}, 'Timeline'),
       h('table', { class: 'list timeline', id: 'task-events' },
         h('thead', {}, h('tr', {}, ['when', 'what', 'role', 'detail'].map(x => h('th', {}, x)))), timeline)),
+    h('div', { class: 'panel' }, h('h2', {}, 'Approvals'), approvals),
     h('div', { class: 'panel' }, h('h2', {}, 'Task file'), taskFile),
     h('div', { class: 'panel' },
       h('div', { class: 'bar' }, h('h2', { style: 'margin:0' }, 'The role\'s log while it worked on the task'),
@@ -253,6 +255,9 @@ function detail(el, id) {
         d.subtasks.map(x => h('li', { dataset: { task: x.id } }, taskLink(x.id), ` ${x.role}: ${x.title} `, badge(x.status))))) : []));
     acts.replaceChildren(...actions(t, askCancel));
     bodyText.textContent = t.body;
+    const apps = d.approvals || [];
+    approvals.replaceChildren(apps.length ? approvalsTable(apps)
+      : h('p', { class: 'placeholder' }, 'No action of its role was asked about while it worked on it (config/policy.yaml).'));
     const rp = d.report;
     report.replaceChildren(...(rp ? [
       h('p', {}, badge(rp.status), ' ', h('strong', { id: 'report-summary' }, rp.summary), ' ', h('span', { class: 'muted' }, when(rp.received_at))),
