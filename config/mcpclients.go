@@ -51,7 +51,9 @@ type MCPClientFile struct {
 //     own (HOME, PATH …); env_vars passes on the two shogun needs.
 //   - .gemini/settings.json: Gemini CLI's project settings, read in a
 //     trusted folder; it starts servers with its whole environment, and
-//     trust skips the confirmation of each tool call.
+//     trust skips the confirmation of each tool call. adminPolicyPaths names
+//     GeminiPolicyFile, config/policy.yaml's shell deny rules in Gemini
+//     CLI's policy engine (GeminiPolicy; a path relative to the CLI's cwd).
 func MCPClientFiles(exe string) ([]MCPClientFile, error) {
 	if exe == "" {
 		exe = "shogun"
@@ -70,7 +72,10 @@ func MCPClientFiles(exe string) ([]MCPClientFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	gemini, err := jsonFile(servers{map[string]server{MCPServerName: {Command: exe, Args: args, Trust: true}}})
+	gemini, err := jsonFile(struct {
+		servers
+		AdminPolicyPaths []string `json:"adminPolicyPaths"`
+	}{servers{map[string]server{MCPServerName: {Command: exe, Args: args, Trust: true}}}, []string{GeminiPolicyFile}})
 	if err != nil {
 		return nil, err
 	}

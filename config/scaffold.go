@@ -117,6 +117,9 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 	for _, f := range mcpFiles {
 		files = append(files, file{f.Path, func() ([]byte, error) { return f.Content, nil }})
 	}
+	// Without rules until shogun start writes the policy's (WriteGeminiPolicy):
+	// Gemini CLI complains of a path in adminPolicyPaths that is missing.
+	files = append(files, file{GeminiPolicyFile, func() ([]byte, error) { return GeminiPolicy(nil), nil }})
 
 	var results []ScaffoldResult
 	for _, d := range []string{"config", "roles"} {

@@ -30,7 +30,7 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 					got = append(got, r.Path)
 				}
 				want := "config/ roles/ config/settings.yaml config/roles.yaml config/policy.yaml roles/shogun.md roles/karo.md roles/ashigaru.md " +
-					".mcp.json .claude/settings.json .codex/config.toml .gemini/settings.json " +
+					".mcp.json .claude/settings.json .codex/config.toml .gemini/settings.json .gemini/shogun-policy.toml " +
 					"runtime/queue/commands/ runtime/queue/tasks/ runtime/queue/reports/ runtime/queue/archive/ runtime/queue/failed/ " +
 					"runtime/logs/ runtime/state/ data/ skills/codex/ skills/copilot/"
 				if strings.Join(got, " ") != want {
@@ -208,8 +208,8 @@ func TestScaffoldRejectsBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "runtime/queue/commands") {
 		t.Errorf("runtime is a file: err = %v", err)
 	}
-	if len(results) != 12 {
-		t.Errorf("results before the error = %d, want the 12 done", len(results))
+	if len(results) != 13 {
+		t.Errorf("results before the error = %d, want the 13 done", len(results))
 	}
 }
 

@@ -54,6 +54,10 @@ const (
 	ClaudeSettingsFile = ".claude/settings.json" // Claude Code
 	CodexConfigFile    = ".codex/config.toml"    // Codex
 	GeminiSettingsFile = ".gemini/settings.json" // Gemini CLI
+	// GeminiPolicyFile holds config/policy.yaml's shell deny rules in
+	// Gemini CLI's policy engine (config.GeminiPolicy); settings.json
+	// names it.
+	GeminiPolicyFile = ".gemini/shogun-policy.toml"
 )
 
 // The supervisor's own log and its rotations live in a folder of their own.

@@ -14,11 +14,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/gitwork"
+	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/workspace"
@@ -236,6 +238,7 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 			log.Warn().Err(err).Msg("release lock")
 		}
 	}()
+	writeGeminiPolicy(ws, cfg, log)
 	t, err := team.Open(team.Options{Config: cfg, Roles: ids, Logger: log, Executable: selfExecutable(), OnEvent: observe,
 		NewHistory: c.Bool("new-history"), StoreOptions: storeOptions(c, ctx), Lookup: configLookup})
 	if err != nil {
@@ -374,4 +377,20 @@ func quoteArg(s string) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return s
+}
+
+// writeGeminiPolicy refreshes config.GeminiPolicyFile from the policy when
+// a role runs Gemini CLI, which refuses the policy's shell deny rules
+// itself from that file; a file a person wrote is left alone. A failure is
+// a warning: the policy is still applied to what the CLI shows.
+func writeGeminiPolicy(ws string, cfg *config.Config, log zerolog.Logger) {
+	if !slices.ContainsFunc(cfg.Roles, func(r config.Role) bool { return r.CLI == roles.CLIGemini }) {
+		return
+	}
+	wrote, err := config.WriteGeminiPolicy(ws, cfg.Policy)
+	if err != nil {
+		log.Warn().Err(err).Msg("Gemini CLI's policy file")
+	} else if wrote {
+		log.Info().Str("file", config.GeminiPolicyFile).Msg("wrote the policy's shell deny rules for Gemini CLI")
+	}
 }

@@ -95,7 +95,8 @@ func startE2EPolicy(t *testing.T, clis []string, tune func(id string) string, po
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	model := &fakemodel.Server{Log: modelLog}
+	// The request bodies too: what a CLI told the model of a tool call.
+	model := &fakemodel.Server{Log: modelLog, DumpDir: filepath.Join(root, "model-requests")}
 	if err := model.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

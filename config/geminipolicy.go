@@ -1,0 +1,171 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/policy"
+	"github.com/shogun-dev/shogun/workspace"
+)
+
+// GeminiPolicyFile is where config/policy.yaml's shell deny rules are
+// written for Gemini CLI, relative to the workspace.
+const GeminiPolicyFile = workspace.GeminiPolicyFile
+
+// geminiPolicyHeader is the first line of a GeminiPolicy file: a file
+// that starts with it is shogun's to rewrite (WriteGeminiPolicy), any
+// other is a person's and left alone.
+const geminiPolicyHeader = "# Written by shogun from config/policy.yaml; rewritten at every shogun start.\n"
+
+// geminiDenyPriority is the priority of the translated rules within
+// their tier. .gemini/settings.json names the file in adminPolicyPaths
+// (Gemini CLI 0.61.0 does not read a project's .gemini/policies/), so
+// they are in the admin tier, above any allow rule of the user's own.
+const geminiDenyPriority = 900
+
+// GeminiPolicy translates p's shell deny rules into Gemini CLI's policy
+// engine (TOML [[rule]] entries for run_shell_command with commandPrefix
+// and decision "deny"), which refuses a matching command before any
+// confirmation, as seen in the pinned Gemini CLI 0.61.0. Only what it can
+// say exactly is translated: a deny rule of kind shell whose only
+// condition is its commands; of its patterns, those that are plain words
+// with at most a trailing " *" (a pattern already matches any words after
+// it) and that no earlier shell rule allowing or asking may match too (the
+// first rule that applies decides). Everything else stays with shogun's reading of the
+// screen and is listed in a comment. p nil (no policy) gives a file
+// without rules.
+func GeminiPolicy(p *policy.Policy) []byte {
+	var rules, skipped bytes.Buffer
+	var before []policy.Rule // the shell rules that allow or ask, so far
+	if p != nil {
+		for _, r := range p.Rules {
+			if r.Kind != policy.Shell {
+				continue
+			}
+			if r.Decision != policy.Deny {
+				before = append(before, r)
+				continue
+			}
+			why := ""
+			switch {
+			case len(r.Commands) == 0:
+				why = "it has no command"
+			case len(r.Paths) > 0:
+				why = "it has a path condition"
+			case r.BaseBranch:
+				why = "it applies on the base branch only"
+			case len(r.Roles) > 0:
+				why = "it applies to some roles only"
+			}
+			for _, c := range r.Commands {
+				prefix, ok := geminiPrefix(c)
+				reason := why
+				switch {
+				case reason != "":
+				case !ok:
+					reason = "the pattern is not a plain prefix"
+				case overtaken(before, prefix):
+					reason = "a shell rule before it that allows or asks may match the same commands"
+				}
+				if reason != "" {
+					fmt.Fprintf(&skipped, "#   %s (%s): %s\n", c, r.Where, reason)
+					continue
+				}
+				fmt.Fprintf(&rules, "\n# %s: %s\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = %s\ndecision = \"deny\"\npriority = %d\n",
+					r.Where, c, tomlString(prefix), geminiDenyPriority)
+				if r.Note != "" {
+					fmt.Fprintf(&rules, "deny_message = %s\n", tomlString(r.Note))
+				}
+			}
+		}
+	}
+	var out bytes.Buffer
+	out.WriteString(geminiPolicyHeader)
+	out.WriteString("# Gemini CLI refuses these shell commands itself, without asking;\n" +
+		"# config/policy.yaml's other rules are applied to what Gemini CLI shows on\n" +
+		"# its screen. Delete the first line to keep your own version of this file.\n")
+	if skipped.Len() > 0 {
+		out.WriteString("#\n# Deny patterns not translated:\n")
+		out.Write(skipped.Bytes())
+	}
+	out.Write(rules.Bytes())
+	return out.Bytes()
+}
+
+// overtaken reports whether one of the earlier rules may decide a
+// command that starts with prefix's words (a rule's first word must match
+// the command's, which is prefix's first; a rule without commands applies
+// to every command).
+func overtaken(earlier []policy.Rule, prefix string) bool {
+	first := strings.Fields(prefix)[0]
+	for _, r := range earlier {
+		if len(r.Commands) == 0 {
+			return true
+		}
+		for _, c := range r.Commands {
+			if w := strings.Fields(c.String())[0]; w == "*" || policy.Glob(w, first) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// geminiPrefix is the command prefix a pattern stands for, when it is
+// plain words (a trailing "*" word dropped): no glob characters, nothing
+// the shell would read differently from the words themselves.
+func geminiPrefix(p policy.Pattern) (string, bool) {
+	ws := strings.Fields(p.String())
+	if len(ws) > 0 && ws[len(ws)-1] == "*" {
+		ws = ws[:len(ws)-1]
+	}
+	if len(ws) == 0 {
+		return "", false
+	}
+	for _, w := range ws {
+		for _, c := range w {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_-./:=@%+,", c)) {
+				return "", false
+			}
+		}
+	}
+	return strings.Join(ws, " "), true
+}
+
+// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's).
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// WriteGeminiPolicy writes GeminiPolicy(p) to the workspace's
+// GeminiPolicyFile unless a person wrote the file that is there (it does
+// not start with shogun's first line). It reports whether it wrote.
+func WriteGeminiPolicy(ws string, p *policy.Policy) (bool, error) {
+	path := filepath.Join(ws, filepath.FromSlash(GeminiPolicyFile))
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && !bytes.HasPrefix(old, []byte(geminiPolicyHeader)):
+		return false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("gemini policy: %w", err)
+	}
+	content := GeminiPolicy(p)
+	if bytes.Equal(old, content) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, fmt.Errorf("gemini policy: %w", err)
+	}
+	if err := atomicfile.Write(path, content, 0o644); err != nil {
+		return false, fmt.Errorf("gemini policy: %w", err)
+	}
+	return true, nil
+}
