@@ -34,69 +34,93 @@ const geminiDenyPriority = 900
 // engine (TOML [[rule]] entries for run_shell_command with commandPrefix
 // and decision "deny"), which refuses a matching command before any
 // confirmation, as seen in the pinned Gemini CLI 0.61.0. Only what it can
-// say exactly is translated: a deny rule of kind shell whose only
-// condition is its commands; of its patterns, those that are plain words
-// with at most a trailing " *" (a pattern already matches any words after
-// it) and that no earlier shell rule allowing or asking may match too (the
-// first rule that applies decides). Everything else stays with shogun's reading of the
-// screen and is listed in a comment. p nil (no policy) gives a file
+// say exactly is translated (nativeDenies); everything else stays with
+// shogun's reading of the screen and is listed in a comment. p nil (no policy) gives a file
 // without rules.
 func GeminiPolicy(p *policy.Policy) []byte {
-	var rules, skipped bytes.Buffer
-	var before []policy.Rule // the shell rules that allow or ask, so far
-	if p != nil {
-		for _, r := range p.Rules {
-			if r.Kind != policy.Shell {
-				continue
-			}
-			if r.Decision != policy.Deny {
-				before = append(before, r)
-				continue
-			}
-			why := ""
-			switch {
-			case len(r.Commands) == 0:
-				why = "it has no command"
-			case len(r.Paths) > 0:
-				why = "it has a path condition"
-			case r.BaseBranch:
-				why = "it applies on the base branch only"
-			case len(r.Roles) > 0:
-				why = "it applies to some roles only"
-			}
-			for _, c := range r.Commands {
-				prefix, ok := geminiPrefix(c)
-				reason := why
-				switch {
-				case reason != "":
-				case !ok:
-					reason = "the pattern is not a plain prefix"
-				case overtaken(before, prefix):
-					reason = "a shell rule before it that allows or asks may match the same commands"
-				}
-				if reason != "" {
-					fmt.Fprintf(&skipped, "#   %s (%s): %s\n", c, r.Where, reason)
-					continue
-				}
-				fmt.Fprintf(&rules, "\n# %s: %s\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = %s\ndecision = \"deny\"\npriority = %d\n",
-					r.Where, c, tomlString(prefix), geminiDenyPriority)
-				if r.Note != "" {
-					fmt.Fprintf(&rules, "deny_message = %s\n", tomlString(r.Note))
-				}
-			}
-		}
-	}
+	denies, skipped := nativeDenies(p)
 	var out bytes.Buffer
 	out.WriteString(geminiPolicyHeader)
 	out.WriteString("# Gemini CLI refuses these shell commands itself, without asking;\n" +
 		"# config/policy.yaml's other rules are applied to what Gemini CLI shows on\n" +
 		"# its screen. Delete the first line to keep your own version of this file.\n")
-	if skipped.Len() > 0 {
-		out.WriteString("#\n# Deny patterns not translated:\n")
-		out.Write(skipped.Bytes())
+	writeSkipped(&out, skipped)
+	for _, d := range denies {
+		fmt.Fprintf(&out, "\n# %s: %s\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = %s\ndecision = \"deny\"\npriority = %d\n",
+			d.where, d.pattern, tomlString(strings.Join(d.words, " ")), geminiDenyPriority)
+		if d.note != "" {
+			fmt.Fprintf(&out, "deny_message = %s\n", tomlString(d.note))
+		}
 	}
-	out.Write(rules.Bytes())
 	return out.Bytes()
+}
+
+// nativeDeny is one shell deny pattern a CLI's own rules can say exactly.
+type nativeDeny struct {
+	where, pattern, note string
+	// words are the command's first words, plain.
+	words []string
+}
+
+// nativeDenies picks the shell deny patterns of p that a CLI's prefix
+// rules can enforce exactly: of a deny rule of kind shell whose only
+// condition is its commands, the patterns that are plain words with at
+// most a trailing " *" (a pattern already matches any words after it) and
+// that no earlier shell rule allowing or asking may match too (the first
+// rule that applies decides). skipped are comment lines for the others.
+func nativeDenies(p *policy.Policy) (denies []nativeDeny, skipped []string) {
+	if p == nil {
+		return nil, nil
+	}
+	var before []policy.Rule // the shell rules that allow or ask, so far
+	for _, r := range p.Rules {
+		if r.Kind != policy.Shell {
+			continue
+		}
+		if r.Decision != policy.Deny {
+			before = append(before, r)
+			continue
+		}
+		why := ""
+		switch {
+		case len(r.Commands) == 0:
+			why = "it has no command"
+		case len(r.Paths) > 0:
+			why = "it has a path condition"
+		case r.BaseBranch:
+			why = "it applies on the base branch only"
+		case len(r.Roles) > 0:
+			why = "it applies to some roles only"
+		}
+		for _, c := range r.Commands {
+			prefix, ok := geminiPrefix(c)
+			reason := why
+			switch {
+			case reason != "":
+			case !ok:
+				reason = "the pattern is not a plain prefix"
+			case overtaken(before, prefix):
+				reason = "a shell rule before it that allows or asks may match the same commands"
+			}
+			if reason != "" {
+				skipped = append(skipped, fmt.Sprintf("%s (%s): %s", c, r.Where, reason))
+				continue
+			}
+			denies = append(denies, nativeDeny{where: r.Where, pattern: c.String(), note: r.Note, words: strings.Fields(prefix)})
+		}
+	}
+	return denies, skipped
+}
+
+// writeSkipped lists the patterns not translated, as comments.
+func writeSkipped(out *bytes.Buffer, skipped []string) {
+	if len(skipped) == 0 {
+		return
+	}
+	out.WriteString("#\n# Deny patterns not translated:\n")
+	for _, s := range skipped {
+		out.WriteString("#   " + s + "\n")
+	}
 }
 
 // overtaken reports whether one of the earlier rules may decide a
@@ -149,23 +173,28 @@ func tomlString(s string) string {
 // GeminiPolicyFile unless a person wrote the file that is there (it does
 // not start with shogun's first line). It reports whether it wrote.
 func WriteGeminiPolicy(ws string, p *policy.Policy) (bool, error) {
-	path := filepath.Join(ws, filepath.FromSlash(GeminiPolicyFile))
+	return writeGenerated(ws, GeminiPolicyFile, geminiPolicyHeader, GeminiPolicy(p))
+}
+
+// writeGenerated writes content, which starts with header, to rel in ws
+// unless the file there does not start with header (a person's).
+func writeGenerated(ws, rel, header string, content []byte) (bool, error) {
+	path := filepath.Join(ws, filepath.FromSlash(rel))
 	old, err := os.ReadFile(path)
 	switch {
-	case err == nil && !bytes.HasPrefix(old, []byte(geminiPolicyHeader)):
+	case err == nil && !bytes.HasPrefix(old, []byte(header)):
 		return false, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return false, fmt.Errorf("gemini policy: %w", err)
+		return false, fmt.Errorf("%s: %w", rel, err)
 	}
-	content := GeminiPolicy(p)
 	if bytes.Equal(old, content) {
 		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, fmt.Errorf("gemini policy: %w", err)
+		return false, fmt.Errorf("%s: %w", rel, err)
 	}
 	if err := atomicfile.Write(path, content, 0o644); err != nil {
-		return false, fmt.Errorf("gemini policy: %w", err)
+		return false, fmt.Errorf("%s: %w", rel, err)
 	}
 	return true, nil
 }

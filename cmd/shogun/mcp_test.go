@@ -103,6 +103,9 @@ func mcpServers[S any](t *testing.T, name string, data []byte) S {
 	t.Helper()
 	var top struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+		// Gemini CLI's settings name the policy files of the admin tier
+		// (its settings schema, 0.61.0); checked in the Gemini part.
+		AdminPolicyPaths []string `json:"adminPolicyPaths"`
 	}
 	strictJSON(t, name, data, &top)
 	raw, ok := top.MCPServers["shogun"]
@@ -167,6 +170,16 @@ func TestInitWritesEachCLIsMCPConfiguration(t *testing.T) {
 		t.Error("Gemini CLI: the server is not trusted: every tool call would wait for a person")
 	}
 	launches = append(launches, launch{"gemini", ".gemini/settings.json", gemini.Command, gemini.Args})
+	var geminiTop struct {
+		AdminPolicyPaths []string `json:"adminPolicyPaths"`
+	}
+	if err := json.Unmarshal(read(".gemini/settings.json"), &geminiTop); err != nil ||
+		len(geminiTop.AdminPolicyPaths) != 1 || geminiTop.AdminPolicyPaths[0] != ".gemini/shogun-policy.toml" {
+		t.Errorf("Gemini CLI: adminPolicyPaths = %q (%v), want the policy's deny rules", geminiTop.AdminPolicyPaths, err)
+	}
+	if b := read(".gemini/shogun-policy.toml"); !strings.HasPrefix(string(b), "# Written by shogun") {
+		t.Errorf("Gemini CLI: the policy file adminPolicyPaths names:\n%s", b)
+	}
 
 	// Codex: [mcp_servers.shogun] in .codex/config.toml, with the variables
 	// shogun needs passed on and no approval asked.
