@@ -100,3 +100,38 @@ func TestWriteGeminiPolicyKeepsAPersonsFile(t *testing.T) {
 		t.Errorf("a person's file changed:\n%s", b)
 	}
 }
+
+func TestCodexRulesTranslatesPlainDenyPrefixes(t *testing.T) {
+	p := &policy.Policy{Rules: []policy.Rule{
+		{Decision: policy.Deny, Kind: policy.Shell, Commands: pats(t, "git init *", "git push * --force"), Note: `say "no"`, Where: "p:2"},
+	}}
+	got := string(CodexRules(p))
+	want := codexRulesHeader + `# Codex refuses these commands itself, without asking; config/policy.yaml's
+# other rules are applied to what Codex shows on its screen. Delete the first
+# line to keep your own version of this file.
+#
+# Deny patterns not translated:
+#   git push * --force (p:2): the pattern is not a plain prefix
+
+# p:2: git init *
+prefix_rule(
+    pattern = ["git", "init"],
+    decision = "forbidden",
+    justification = "say \"no\"",
+)
+`
+	if got != want {
+		t.Errorf("CodexRules =\n%s\nwant\n%s", got, want)
+	}
+	ws := t.TempDir()
+	if wrote, err := WriteCodexRules(ws, p); err != nil || !wrote {
+		t.Fatalf("write: %v %v", wrote, err)
+	}
+	path := filepath.Join(ws, filepath.FromSlash(CodexRulesFile))
+	if err := os.WriteFile(path, []byte("prefix_rule(pattern = [\"rm\"], decision = \"forbidden\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := WriteCodexRules(ws, nil); err != nil || wrote {
+		t.Errorf("a person's rules overwritten: %v %v", wrote, err)
+	}
+}

@@ -58,6 +58,9 @@ const (
 	// Gemini CLI's policy engine (config.GeminiPolicy); settings.json
 	// names it.
 	GeminiPolicyFile = ".gemini/shogun-policy.toml"
+	// CodexRulesFile holds them as Codex's execpolicy rules
+	// (config.CodexRules), read from .codex/rules/ in a trusted project.
+	CodexRulesFile = ".codex/rules/shogun.rules"
 )
 
 // The supervisor's own log and its rotations live in a folder of their own.

@@ -20,6 +20,7 @@ import (
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/gitwork"
+	"github.com/shogun-dev/shogun/policy"
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
@@ -379,18 +380,27 @@ func quoteArg(s string) string {
 	return s
 }
 
-// writeGeminiPolicy refreshes config.GeminiPolicyFile from the policy when
-// a role runs Gemini CLI, which refuses the policy's shell deny rules
-// itself from that file; a file a person wrote is left alone. A failure is
-// a warning: the policy is still applied to what the CLI shows.
+// writeGeminiPolicy refreshes the files in which Gemini CLI
+// (config.GeminiPolicyFile) and Codex (config.CodexRulesFile) find the
+// policy's shell deny rules they refuse themselves, for the CLIs the team
+// runs; a file a person wrote is left alone. A failure is a warning: the
+// policy is still applied to what the CLI shows.
 func writeGeminiPolicy(ws string, cfg *config.Config, log zerolog.Logger) {
-	if !slices.ContainsFunc(cfg.Roles, func(r config.Role) bool { return r.CLI == roles.CLIGemini }) {
-		return
-	}
-	wrote, err := config.WriteGeminiPolicy(ws, cfg.Policy)
-	if err != nil {
-		log.Warn().Err(err).Msg("Gemini CLI's policy file")
-	} else if wrote {
-		log.Info().Str("file", config.GeminiPolicyFile).Msg("wrote the policy's shell deny rules for Gemini CLI")
+	for _, f := range []struct {
+		cli, file string
+		write     func(string, *policy.Policy) (bool, error)
+	}{
+		{roles.CLIGemini, config.GeminiPolicyFile, config.WriteGeminiPolicy},
+		{roles.CLICodex, config.CodexRulesFile, config.WriteCodexRules},
+	} {
+		if !slices.ContainsFunc(cfg.Roles, func(r config.Role) bool { return r.CLI == f.cli }) {
+			continue
+		}
+		wrote, err := f.write(ws, cfg.Policy)
+		if err != nil {
+			log.Warn().Err(err).Str("cli", f.cli).Msg("the policy's deny rules for the CLI")
+		} else if wrote {
+			log.Info().Str("file", f.file).Msg("wrote the policy's shell deny rules for " + f.cli)
+		}
 	}
 }
