@@ -35,8 +35,8 @@ const geminiDenyPriority = 900
 // and decision "deny"), which refuses a matching command before any
 // confirmation, as seen in the pinned Gemini CLI 0.61.0. Only what it can
 // say exactly is translated (nativeDenies); everything else stays with
-// shogun's reading of the screen and is listed in a comment. p nil (no policy) gives a file
-// without rules.
+// shogun's reading of the screen and is listed in a comment. p nil (no
+// policy) gives a file without rules.
 func GeminiPolicy(p *policy.Policy) []byte {
 	denies, skipped := nativeDenies(p)
 	var out bytes.Buffer
