@@ -131,6 +131,11 @@ func TestHeldReportReleasedForTheNextTask(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), tasks[0].ID) {
 		t.Fatalf("report file = %q, %v; want the second task's report (%s)", b, err, tasks[0].ID)
 	}
+	// The task is closed in the history first, then its file archived.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(archivedNames(ws, "reports")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if n := len(archivedNames(ws, "reports")); n != 2 {
 		t.Errorf("archived reports = %d, want 2", n)
 	}
