@@ -14,99 +14,65 @@ import (
 	"github.com/shogun-dev/shogun/store"
 )
 
-// TestGeminiRefusesThePolicysDenyRules: config/policy.yaml denies `git
-// init` (a plain prefix); shogun start writes it into
-// .gemini/shogun-policy.toml, which .gemini/settings.json (shogun init)
-// names in adminPolicyPaths. Gemini CLI's own policy engine refuses the
-// command: it does not run, no prompt is on the screen (the role is never
-// in attention, where without the rule Gemini asks "Allow execution of
-// [Shell]?"), and the task still reports.
-func TestGeminiRefusesThePolicysDenyRules(t *testing.T) {
-	if !slices.Contains(e2eCLIs, "gemini") {
-		t.Skip("gemini is not in SHOGUN_E2E_CLIS")
+// nativeDeny is what one CLI's own mechanism makes of the policy's deny
+// rule for `git init`: the file shogun start writes, a line it must hold,
+// and the CLI's refusal as the model is told it.
+type nativeDeny struct {
+	cli, file, rule, refusal string
+}
+
+// The policy denies `git init` (a plain prefix); shogun start writes it
+// into the CLI's own rules, and the CLI refuses the command itself: it
+// does not run, no prompt is on the screen (the role is never in
+// attention, where without the rule the CLI asks), the model is told the
+// rule's note, and the task still reports.
+func testNativeDeny(t *testing.T, c nativeDeny) {
+	if !slices.Contains(e2eCLIs, c.cli) {
+		t.Skipf("%s is not in SHOGUN_E2E_CLIS", c.cli)
 	}
 	policy := e2ePolicy + `  - {decision: deny, kind: shell, command: "git init *", note: "no new repositories here"}
 `
-	tm := startE2EPolicy(t, []string{"gemini"}, nil, policy)
-	b, err := os.ReadFile(filepath.Join(tm.ws, filepath.FromSlash(config.GeminiPolicyFile)))
-	if err != nil || !strings.Contains(string(b), `commandPrefix = "git init"`) {
-		t.Fatalf("%s: %v\n%s", config.GeminiPolicyFile, err, b)
+	tm := startE2EPolicy(t, []string{c.cli}, nil, policy)
+	b, err := os.ReadFile(filepath.Join(tm.ws, filepath.FromSlash(c.file)))
+	if err != nil || !strings.Contains(string(b), c.rule) {
+		t.Fatalf("%s: %v\n%s", c.file, err, b)
 	}
 	body := "Make the repository, then report.\n" +
 		"fakemodel: run git init denied-repo\n" +
 		"fakemodel: report done via write the repository was refused\n"
-	id := tm.send("gemini", "Make the repository", body)
+	id := tm.send(c.cli, "Make the repository", body)
 	task, ok := tm.waitTask(id, 3*time.Minute)
 	if !ok || task.Status != store.StatusDone || task.Summary != "the repository was refused" {
-		t.Fatalf("task = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, "gemini"))
+		t.Fatalf("task = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, c.cli))
 	}
 	if _, err := os.Stat(filepath.Join(tm.ws, "denied-repo")); err == nil {
 		t.Error("the denied command ran")
 	}
-	for _, st := range readLog(tm.ws, "gemini").states {
-		if st == "attention" {
-			t.Errorf("gemini asked on its screen; states %v", readLog(tm.ws, "gemini").states)
-			break
-		}
+	if states := readLog(tm.ws, c.cli).states; slices.Contains(states, "attention") {
+		t.Errorf("%s asked on its screen; states %v", c.cli, states)
 	}
-	// What Gemini CLI told the model of the call: its policy's refusal,
-	// with the rule's note.
 	dumps, _ := filepath.Glob(filepath.Join(tm.model.DumpDir, "*.json"))
 	refused := false
 	for _, f := range dumps {
 		b, _ := os.ReadFile(f)
-		if strings.Contains(string(b), "Tool execution denied by policy. no new repositories here") {
-			refused = true
-		}
+		refused = refused || strings.Contains(string(b), c.refusal)
 	}
 	if !refused {
-		t.Errorf("no request to the model carries Gemini CLI's refusal by its policy (%d requests)", len(dumps))
+		t.Errorf("no request to the model carries %s's refusal with the rule's note (%d requests)", c.cli, len(dumps))
 	}
 	tm.stop()
 }
 
-// TestCodexRefusesThePolicysDenyRules: the same deny rule, written by
-// shogun start into .codex/rules/shogun.rules, is refused by Codex's own
-// execpolicy: the command does not run, no prompt, the task reports.
+// Gemini CLI: .gemini/shogun-policy.toml, which .gemini/settings.json
+// (shogun init) names in adminPolicyPaths, refused by its policy engine.
+func TestGeminiRefusesThePolicysDenyRules(t *testing.T) {
+	testNativeDeny(t, nativeDeny{cli: "gemini", file: config.GeminiPolicyFile, rule: `commandPrefix = "git init"`,
+		refusal: "Tool execution denied by policy. no new repositories here"})
+}
+
+// Codex: .codex/rules/shogun.rules, refused by its execpolicy
+// ("exec_command failed: … `/bin/bash -lc 'git init denied-repo'` rejected: …").
 func TestCodexRefusesThePolicysDenyRules(t *testing.T) {
-	if !slices.Contains(e2eCLIs, "codex") {
-		t.Skip("codex is not in SHOGUN_E2E_CLIS")
-	}
-	policy := e2ePolicy + `  - {decision: deny, kind: shell, command: "git init *", note: "no new repositories here"}
-`
-	tm := startE2EPolicy(t, []string{"codex"}, nil, policy)
-	b, err := os.ReadFile(filepath.Join(tm.ws, filepath.FromSlash(config.CodexRulesFile)))
-	if err != nil || !strings.Contains(string(b), `pattern = ["git", "init"]`) {
-		t.Fatalf("%s: %v\n%s", config.CodexRulesFile, err, b)
-	}
-	body := "Make the repository, then report.\n" +
-		"fakemodel: run git init denied-repo\n" +
-		"fakemodel: report done via write the repository was refused\n"
-	id := tm.send("codex", "Make the repository", body)
-	task, ok := tm.waitTask(id, 3*time.Minute)
-	if !ok || task.Status != store.StatusDone || task.Summary != "the repository was refused" {
-		t.Fatalf("task = %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, "codex"))
-	}
-	if _, err := os.Stat(filepath.Join(tm.ws, "denied-repo")); err == nil {
-		t.Error("the denied command ran")
-	}
-	for _, st := range readLog(tm.ws, "codex").states {
-		if st == "attention" {
-			t.Errorf("codex asked on its screen; states %v", readLog(tm.ws, "codex").states)
-			break
-		}
-	}
-	dumps, _ := filepath.Glob(filepath.Join(tm.model.DumpDir, "*.json"))
-	refused := false
-	for _, f := range dumps {
-		b, _ := os.ReadFile(f)
-		// exec_command failed: … `/bin/bash -lc 'git init denied-repo'` rejected: no new repositories here
-		if strings.Contains(string(b), "git init denied-repo'` rejected: no new repositories here") {
-			refused = true
-		}
-	}
-	if !refused {
-		t.Errorf("no request to the model carries Codex's refusal with the rule's note (%d requests)", len(dumps))
-	}
-	tm.stop()
+	testNativeDeny(t, nativeDeny{cli: "codex", file: config.CodexRulesFile, rule: `pattern = ["git", "init"]`,
+		refusal: "git init denied-repo'` rejected: no new repositories here"})
 }
