@@ -90,6 +90,8 @@ func Glob(pattern, s string) bool {
 // A glob that starts with "**/" matches anywhere, in the workspace or not:
 // "**/.git/**" is every .git folder. A path that cannot be known before
 // the command runs ($HOME, ~other) is outside and matches no glob.
+// "{role}" in a glob stands for the id of the role that acts:
+// "runtime/queue/reports/{role}.*" is each role's own report.
 type PathCond struct {
 	inside, outside bool
 	glob            []string
@@ -119,7 +121,7 @@ func ParsePathCond(s string) (PathCond, error) {
 // String is the condition as written.
 func (c PathCond) String() string { return c.text }
 
-func (c PathCond) match(place Place, pa pathArg) bool {
+func (c PathCond) match(place Place, role string, pa pathArg) bool {
 	dir := realPath(place.Dir)
 	switch {
 	case c.inside:
@@ -129,8 +131,15 @@ func (c PathCond) match(place Place, pa pathArg) bool {
 	case !pa.known:
 		return false
 	}
-	if c.glob[0] == "**" {
-		return matchSegs(c.glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }))
+	glob := c.glob
+	if strings.Contains(c.text, roleVar) {
+		glob = make([]string, len(c.glob))
+		for i, g := range c.glob {
+			glob[i] = strings.ReplaceAll(g, roleVar, role)
+		}
+	}
+	if glob[0] == "**" {
+		return matchSegs(glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }))
 	}
 	root := realPath(place.Workspace)
 	if !within(root, pa.abs) {
@@ -144,8 +153,11 @@ func (c PathCond) match(place Place, pa pathArg) bool {
 	if rel != "." {
 		segs = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	return matchSegs(c.glob, segs)
+	return matchSegs(glob, segs)
 }
+
+// roleVar in a path glob stands for the acting role's id.
+const roleVar = "{role}"
 
 func matchSegs(pat, segs []string) bool {
 	if len(pat) == 0 {

@@ -1,0 +1,214 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// subject is what the rules look at in one simple command: its words,
+// read several ways, and the paths it names.
+type subject struct {
+	// views are readings of the command's words, the command by its
+	// base name (/usr/bin/git is git): views[0] with wrappers,
+	// assignments and git's global options taken off, as written; then
+	// the same normalized where the command is known (git's flags split
+	// and spelled out, a force push said as --force); then the line as
+	// written with its wrappers (sudo -u root git …). A deny pattern
+	// needs one view to match, an allow or ask pattern every view, so
+	// that what a rule allows is what will run.
+	views [][]string
+	// paths are the files the command names: its arguments (and the
+	// values of --opt=PATH, key=PATH), its redirections, and where a
+	// glob or brace word can lead.
+	paths []pathArg
+	// opaque: the line holds a command substitution, a backquote, eval,
+	// a command given by a variable, or a shell reading a script the line
+	// does not show, whose effect no rule can see.
+	opaque bool
+}
+
+// withSubcommands are programs whose first argument names what they do
+// (git config, go test, make build), not a file.
+var withSubcommands = map[string]bool{"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "npx": true,
+	"cargo": true, "docker": true, "podman": true, "kubectl": true, "gh": true, "pip": true, "pip3": true,
+	"uv": true, "apt": true, "apt-get": true, "brew": true, "systemctl": true, "make": true, "bun": true, "deno": true}
+
+// commandName is the name a command is matched by: its base name, with
+// Windows' .exe taken off.
+func commandName(w string) string {
+	name := filepath.Base(strings.ReplaceAll(w, `\`, "/"))
+	if strings.HasSuffix(strings.ToLower(name), ".exe") {
+		name = name[:len(name)-4]
+	}
+	return name
+}
+
+// commandReader turns one raw command into subjects.
+type commandReader struct {
+	place Place
+	cwd   string // the shell's folder, "" when unknown
+	depth int
+	// extra are the subjects of what the command runs besides itself:
+	// bash -c's line, find -exec's command, an alias's expansion.
+	extra []subject
+}
+
+// line judges text as a line of shell run by the command, in folder cwd.
+func (r *commandReader) line(text string, dynamic bool, cwd string) {
+	if dynamic || r.depth >= maxShellDepth {
+		r.extra = append(r.extra, subject{opaque: true})
+		return
+	}
+	r.extra = append(r.extra, splitDepth(text, r.place, cwd, r.depth+1)...)
+}
+
+// subjects turns a raw command into what the rules see, following cd,
+// wrappers and the commands it runs. cwd is the shell's directory, ""
+// when unknown; it is updated by cd.
+func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) []subject {
+	r := &commandReader{place: place, cwd: *cwd, depth: depth}
+	s := subject{opaque: opaque}
+	for _, w := range rc.redirects {
+		s.paths = append(s.paths, r.pathsOf(w, *cwd, true)...)
+	}
+	words, outer, cmdCwd, unknownArgs := r.unwrap(rc.words, *cwd)
+	if len(words) == 0 {
+		if outer != nil {
+			s.views = [][]string{outer}
+		}
+		if len(s.views) == 0 && len(s.paths) == 0 && len(r.extra) == 0 {
+			return nil
+		}
+		return append([]subject{s}, r.extra...)
+	}
+	if words[0].dynamic || words[0].glob || words[0].brace {
+		// A command given by a variable or a pattern: which program
+		// runs is not known.
+		s.opaque = true
+	}
+	name := commandName(words[0].text)
+	written := append([]string{name}, texts(words[1:])...)
+	s.views = [][]string{written}
+	args := words[1:]
+	switch {
+	case name == "git":
+		g := r.readGit(words, cmdCwd)
+		s.views = g.views
+		s.opaque = s.opaque || g.opaque
+		args = g.pathWords
+	case name == "find":
+		args = r.readFind(words[1:], cmdCwd)
+	case shells[name]:
+		if r.readShell(rc, words[1:], cmdCwd) {
+			s.opaque = true
+		}
+	case name == "eval" || name == "source" || name == ".":
+		s.opaque = true
+	case withSubcommands[name]:
+		// The first argument that is not an option names an action.
+		for i, w := range args {
+			if !strings.HasPrefix(w.text, "-") {
+				args = append(args[:i:i], args[i+1:]...)
+				break
+			}
+		}
+	}
+	for _, w := range args {
+		s.paths = append(s.paths, r.pathsOf(w, cmdCwd, false)...)
+	}
+	if unknownArgs {
+		// xargs adds arguments that only its input knows.
+		s.paths = append(s.paths, pathArg{})
+	}
+	if outer != nil {
+		s.views = append(s.views, outer)
+	}
+	if name == "cd" || name == "pushd" {
+		*cwd = r.chdir(words, *cwd)
+	}
+	return append([]subject{s}, r.extra...)
+}
+
+// chdir is where cd words leads from cwd: "" when not known.
+func (r *commandReader) chdir(words []word, cwd string) string {
+	switch {
+	case len(words) == 1 || words[1].text == "~":
+		return r.place.Home
+	case words[1].text == "-":
+		return ""
+	}
+	if p := resolveWord(r.place, cwd, words[1]); p.known {
+		return p.abs
+	}
+	return ""
+}
+
+// shells run a line of their own: their -c argument, a here-document or
+// here-string, or what comes through a pipe.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+	"ash": true, "fish": true, "rbash": true}
+
+// readShell judges what a shell runs; opaque reports that it reads a
+// script the line does not show (a pipe, a file fed to its input).
+func (r *commandReader) readShell(rc rawCommand, args []word, cwd string) (opaque bool) {
+	hasC := false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i].text
+		if a == "--" || a == "-" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") || a == "+" {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			if a == "--rcfile" || a == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if strings.ContainsRune(a[1:], 'c') {
+			hasC = true
+		}
+		if strings.HasSuffix(a, "o") || strings.HasSuffix(a, "O") {
+			i++ // -o errexit
+		}
+	}
+	switch {
+	case hasC && i < len(args):
+		r.line(args[i].text, args[i].dynamic, cwd)
+		return false
+	case hasC:
+		return true
+	case i < len(args):
+		return false // a script file, which is a path
+	}
+	for _, in := range rc.inputs {
+		r.line(in.text, in.dynamic, cwd)
+	}
+	return len(rc.inputs) == 0 && (rc.piped || rc.redirectedIn)
+}
+
+// texts are the words' texts.
+func texts(ws []word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.text
+	}
+	return out
+}
+
+// isAssignment reports whether w is NAME=value.
+func isAssignment(w string) bool {
+	eq := strings.IndexByte(w, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i, c := range w[:eq] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
