@@ -71,6 +71,9 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 	for _, w := range rc.redirects {
 		s.paths = append(s.paths, r.pathsOf(w, *cwd, true)...)
 	}
+	for _, sub := range rc.substitutions {
+		r.line(sub, false, *cwd)
+	}
 	words, outer, cmdCwd, unknownArgs := r.unwrap(rc.words, *cwd)
 	if len(words) == 0 {
 		if outer != nil {

@@ -64,6 +64,9 @@ type rawCommand struct {
 	words     []word
 	redirects []word
 	inputs    []input
+	// substitutions are the insides of $(…) and `…` in its unquoted
+	// here-documents, which the shell runs first.
+	substitutions []string
 	// piped: its input comes from the command before it in a pipeline;
 	// redirectedIn: from a file ("< file").
 	piped, redirectedIn bool
@@ -193,9 +196,13 @@ func tokenize(line string) (cmds []rawCommand, opaque bool) {
 						in := input{text: bodies[k], dynamic: !h.quoted && strings.Contains(bodies[k], "$")}
 						cmds[h.cmd].inputs = append(cmds[h.cmd].inputs, in)
 					}
-					if !h.quoted && (strings.Contains(bodies[k], "$(") || strings.Contains(bodies[k], "`")) {
-						// A substitution in the body runs before the command does.
+					if subs := substitutions(bodies[k]); !h.quoted && len(subs) > 0 {
+						// A substitution in the body runs before the
+						// command does: judged as commands of their own.
 						opaque = true
+						if h.cmd < len(cmds) {
+							cmds[h.cmd].substitutions = append(cmds[h.cmd].substitutions, subs...)
+						}
 					}
 				}
 				heredocs = nil
@@ -368,6 +375,39 @@ func readHeredocs(rs []rune, i int, docs []heredoc) (int, []string) {
 		return len(rs), bodies
 	}
 	return i, bodies
+}
+
+// substitutions are the insides of the $(…) and `…` in text.
+func substitutions(text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		switch {
+		case text[i] == '\\':
+			i++
+		case text[i] == '`':
+			end := strings.IndexByte(text[i+1:], '`')
+			if end < 0 {
+				return append(out, text[i+1:])
+			}
+			out = append(out, text[i+1:i+1+end])
+			i += end + 1
+		case text[i] == '$' && i+1 < len(text) && text[i+1] == '(':
+			depth, j := 0, i+1
+			for ; j < len(text); j++ {
+				if text[j] == '(' {
+					depth++
+				} else if text[j] == ')' {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			out = append(out, text[i+2:min(j, len(text))])
+			i = j
+		}
+	}
+	return out
 }
 
 func isDigits(s string) bool {

@@ -149,6 +149,11 @@ func (r *commandReader) unwrap(words []word, cwd string) (inner []word, outer []
 				rest = append(split, rest...)
 			}
 		case "su", "runuser", "flock":
+			if name == "flock" && len(rest) > 1 {
+				// flock FILE -c LINE: its options may follow the file.
+				more, after := parseOptions(rest[1:], wr)
+				opts, rest = append(opts, more...), append(rest[:1:1], after...)
+			}
 			if c, ok := optionValue(opts, "-c", "--command"); ok {
 				r.line(c.text, c.dynamic, cmdCwd)
 				return nil, outer, cmdCwd, false
