@@ -13,8 +13,8 @@ type subject struct {
 	// assignments and git's global options taken off, as written; then
 	// the same normalized where the command is known (git's flags split
 	// and spelled out, a force push said as --force); then the line as
-	// written with its wrappers (sudo -u root git …). A deny pattern
-	// needs one view to match, an allow or ask pattern every view, so
+	// written with its wrappers (sudo -u root git …). A deny or ask
+	// pattern needs one view to match, an allow pattern every view, so
 	// that what a rule allows is what will run.
 	views [][]string
 	// paths are the files the command names: its arguments (and the
@@ -107,6 +107,8 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 		}
 	case name == "eval" || name == "source" || name == ".":
 		s.opaque = true
+	case name == "echo" || name == "printf":
+		args = nil // text, not files
 	case withSubcommands[name]:
 		// The first argument that is not an option names an action.
 		for i, w := range args {
@@ -122,6 +124,14 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 	if unknownArgs {
 		// xargs adds arguments that only its input knows.
 		s.paths = append(s.paths, pathArg{})
+	}
+	if len(s.paths) == 0 {
+		// A command that names no file works in its folder (make, ls):
+		// where that is decides whether it is inside.
+		s.paths = []pathArg{{}}
+		if cmdCwd != "" {
+			s.paths[0] = pathArg{abs: realPath(cmdCwd), known: true}
+		}
 	}
 	if outer != nil {
 		s.views = append(s.views, outer)

@@ -91,7 +91,9 @@ func Glob(pattern, s string) bool {
 // "**/.git/**" is every .git folder. A path that cannot be known before
 // the command runs ($HOME, ~other) is outside and matches no glob.
 // "{role}" in a glob stands for the id of the role that acts:
-// "runtime/queue/reports/{role}.*" is each role's own report.
+// "runtime/queue/reports/{role}.*" is each role's own report; "{other}"
+// for any name but that id: "runtime/queue/reports/{other}.*" is every
+// other role's.
 type PathCond struct {
 	inside, outside bool
 	glob            []string
@@ -139,7 +141,7 @@ func (c PathCond) match(place Place, role string, pa pathArg) bool {
 		}
 	}
 	if glob[0] == "**" {
-		return matchSegs(glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }))
+		return matchSegs(glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }), role)
 	}
 	root := realPath(place.Workspace)
 	if !within(root, pa.abs) {
@@ -153,25 +155,38 @@ func (c PathCond) match(place Place, role string, pa pathArg) bool {
 	if rel != "." {
 		segs = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	return matchSegs(glob, segs)
+	return matchSegs(glob, segs, role)
 }
 
-// roleVar in a path glob stands for the acting role's id.
-const roleVar = "{role}"
+// roleVar in a path glob stands for the acting role's id, otherVar for
+// any other name.
+const (
+	roleVar  = "{role}"
+	otherVar = "{other}"
+)
 
-func matchSegs(pat, segs []string) bool {
+func matchSegs(pat, segs []string, role string) bool {
 	if len(pat) == 0 {
 		return len(segs) == 0
 	}
 	if pat[0] == "**" {
 		for k := 0; k <= len(segs); k++ {
-			if matchSegs(pat[1:], segs[k:]) {
+			if matchSegs(pat[1:], segs[k:], role) {
 				return true
 			}
 		}
 		return false
 	}
-	return len(segs) > 0 && Glob(pat[0], segs[0]) && matchSegs(pat[1:], segs[1:])
+	return len(segs) > 0 && matchSeg(pat[0], segs[0], role) && matchSegs(pat[1:], segs[1:], role)
+}
+
+// matchSeg matches one segment; {other} is what * matches, less what the
+// role's id would.
+func matchSeg(pat, seg, role string) bool {
+	if !strings.Contains(pat, otherVar) {
+		return Glob(pat, seg)
+	}
+	return Glob(strings.ReplaceAll(pat, otherVar, "*"), seg) && !Glob(strings.ReplaceAll(pat, otherVar, role), seg)
 }
 
 // pathArg is a path an action touches: where it really leads (absolute,

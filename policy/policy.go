@@ -156,9 +156,9 @@ type Rule struct {
 	Decision Decision
 	Kind     Kind
 	// Commands are word patterns for Shell (Pattern), tried on each
-	// simple command of the line: a deny applies when one pattern
+	// simple command of the line: a deny or ask applies when one pattern
 	// matches one reading of the command (as written, normalized, with
-	// its wrappers), an allow or ask only when every reading is matched.
+	// its wrappers), an allow only when every reading is matched.
 	Commands []Pattern
 	// Paths are PathConds: for Read and Write the file, for Shell the
 	// command's arguments and redirections. A deny applies when one
@@ -293,9 +293,10 @@ func (r *Rule) applies(role string, place Place, a Action, s subject) bool {
 }
 
 // commandsMatch reports whether r's command patterns match s: for a
-// deny, one pattern matching one reading of the command is enough; an
-// allow or ask needs every reading matched, so that it cannot allow a
-// command that would run as another (git push -fq is git push --force).
+// deny or an ask, one pattern matching one reading of the command is
+// enough (git push --forc is asked by "git push * --force"); an allow
+// needs every reading matched, so that it cannot allow a command that
+// runs as another (sudo git is not allowed by "git *" alone).
 func (r *Rule) commandsMatch(s subject) bool {
 	if len(s.views) == 0 {
 		return false
@@ -303,7 +304,7 @@ func (r *Rule) commandsMatch(s subject) bool {
 	matched := func(view []string) bool {
 		return slices.ContainsFunc(r.Commands, func(p Pattern) bool { return p.Match(view) })
 	}
-	if r.Decision == Deny {
+	if r.Decision != Allow {
 		return slices.ContainsFunc(s.views, matched)
 	}
 	return !slices.ContainsFunc(s.views, func(v []string) bool { return !matched(v) })
