@@ -326,10 +326,18 @@ func (r *Rule) pathsMatch(role string, place Place, s subject) bool {
 	return !slices.ContainsFunc(s.paths, func(pa pathArg) bool { return !matched(pa) })
 }
 
+// maxDescribed is how many command patterns a reason line names.
+const maxDescribed = 4
+
 // describe is the rule's conditions in a few words, for a reason line.
 func (r *Rule) describe() string {
 	s := string(r.Kind)
-	for _, c := range r.Commands {
+	for i, c := range r.Commands {
+		if i == maxDescribed {
+			// A long list of programs says nothing more in a reason.
+			s += fmt.Sprintf(" (and %d more)", len(r.Commands)-i)
+			break
+		}
 		s += fmt.Sprintf(" %q", c.String())
 	}
 	for _, c := range r.Paths {
