@@ -7,8 +7,12 @@
 //
 // The actions come from agents, whose input is hostile: a command is split
 // the way a shell would split it, so "ls; rm -rf /" is judged as two
-// commands, and a path is judged where it really leads, after "..", the
-// command's own "cd" and symbolic links.
+// commands, each read as it will run (shell.go: quoting and here-documents;
+// command.go: base names, shells; wrappers.go: sudo, env, xargs, find …;
+// git.go: git's options and aliases), and a path is judged where it really
+// leads, after "..", the command's own "cd", symbolic links and the files
+// a glob would name (words.go, match.go). A deny or ask applies when one
+// reading and one path match it, an allow only when all do.
 package policy
 
 import (
