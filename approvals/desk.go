@@ -85,7 +85,7 @@ type question struct {
 	approval store.Approval
 	done     chan struct{} // closed once decided
 	timer    *time.Timer
-	deciding bool // a decision is being written; guarded by Desk.mu
+	deciding bool   // a decision is being written; guarded by Desk.mu
 	always   string // what an "always" answer to it covers (alwaysKey)
 }
 
