@@ -81,6 +81,7 @@ func TestDenyRulesSeeThroughDisguises(t *testing.T) {
 		{"git -c alias.p='push --force' p origin", Deny, "force"},
 		{"git -c alias.p=push p -f", Deny, "force"},
 		{"git -c alias.P=push p --forc", Deny, "force"},
+		{"git -c alias.a=b -c alias.b='push -f' a origin", Deny, "force"},
 		{"git -c alias.x='!sh -c \"git push -f\"' x", Deny, "force"},
 		{"git -c alias.p='!f() { git push -f; }; f' p", Deny, "force"},
 		// Wrappers, with their options' arguments.

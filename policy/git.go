@@ -16,6 +16,9 @@ import (
 var gitGlobalArgs = map[string]bool{"-c": true, "-C": true, "--git-dir": true, "--work-tree": true,
 	"--namespace": true, "--super-prefix": true, "--config-env": true, "--attr-source": true, "--list-cmds": true}
 
+// maxAliasDepth bounds aliases that name aliases.
+const maxAliasDepth = 16
+
 // gitFlags are the options of a git subcommand that matter to a rule.
 type gitFlags struct {
 	long  []string          // long option names, without "--"
@@ -115,7 +118,12 @@ func (r *commandReader) readGit(words []word, cwd string) gitRead {
 		}
 		sub, args := words[i].text, words[i+1:]
 		alias, isAlias := config["alias."+strings.ToLower(sub)]
-		if isAlias && round < maxShellDepth {
+		if isAlias && round >= maxAliasDepth {
+			// An alias of an alias … deeper than is followed: what
+			// runs is not known.
+			g.opaque = true
+		}
+		if isAlias && round < maxAliasDepth {
 			if line, ok := strings.CutPrefix(alias.text, "!"); ok {
 				// A shell alias runs its line with the arguments after it.
 				for _, a := range args {

@@ -127,6 +127,9 @@ func expandBraces(s string) ([]string, bool) {
 			parts := splitTopCommas(inner)
 			if len(parts) < 2 {
 				seq, ok := braceSequence(inner)
+				if !ok && seq != nil {
+					return nil, false // a sequence too long to follow
+				}
 				if !ok {
 					// Not an expansion: {x} stays, the rest may have one.
 					rest, ok := expandBraces(post)
@@ -173,7 +176,7 @@ func splitTopCommas(s string) []string {
 }
 
 // braceSequence expands a..b of letters or numbers; ok is false for
-// anything else or a sequence too long.
+// anything else (nil) or a sequence too long (not nil).
 func braceSequence(s string) ([]string, bool) {
 	a, b, ok := strings.Cut(s, "..")
 	if !ok || a == "" || b == "" {
@@ -186,10 +189,10 @@ func braceSequence(s string) ([]string, bool) {
 	case isDigits(strings.TrimPrefix(a, "-")) && isDigits(strings.TrimPrefix(strings.Split(b, "..")[0], "-")):
 		var err error
 		if from, err = atoiBounded(a); err != nil {
-			return nil, false
+			return []string{}, false
 		}
 		if to, err = atoiBounded(strings.Split(b, "..")[0]); err != nil {
-			return nil, false
+			return []string{}, false
 		}
 	default:
 		return nil, false
@@ -199,7 +202,7 @@ func braceSequence(s string) ([]string, bool) {
 		step = -1
 	}
 	if (to-from)*step >= maxExpansions {
-		return nil, false
+		return []string{}, false
 	}
 	var out []string
 	for v := from; ; v += step {

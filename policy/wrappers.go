@@ -228,6 +228,11 @@ func (r *commandReader) readFind(args []word, cwd string) []word {
 			}
 			// {} stands for the files found, under the starting points.
 			var run []word
+			if (j-i)*len(starts) > maxExpansions {
+				r.extra = append(r.extra, subject{opaque: true})
+				i = j
+				continue
+			}
 			for _, w := range args[i+1 : j] {
 				if !strings.Contains(w.text, "{}") {
 					run = append(run, w)
