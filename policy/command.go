@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -51,6 +52,9 @@ type commandReader struct {
 	// extra are the subjects of what the command runs besides itself:
 	// bash -c's line, find -exec's command, an alias's expansion.
 	extra []subject
+	// env are the NAME=value words given to the command (before it, or
+	// to env).
+	env []word
 }
 
 // line judges text as a line of shell run by the command, in folder cwd.
@@ -75,6 +79,7 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 		r.line(sub, false, *cwd)
 	}
 	words, outer, cmdCwd, unknownArgs := r.unwrap(rc.words, *cwd)
+	env := r.env
 	if len(words) == 0 {
 		if outer != nil {
 			s.views = [][]string{outer}
@@ -95,7 +100,7 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 	args := words[1:]
 	switch {
 	case name == "git":
-		g := r.readGit(words, cmdCwd)
+		g := r.readGit(words, cmdCwd, env)
 		s.views = g.views
 		s.opaque = s.opaque || g.opaque
 		args = g.pathWords
@@ -105,8 +110,27 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 		if r.readShell(rc, words[1:], cmdCwd) {
 			s.opaque = true
 		}
-	case name == "eval" || name == "source" || name == ".":
+	case name == "eval" || name == "source" || name == "." || name == "alias":
 		s.opaque = true
+	case name == "trap" && len(args) > 0:
+		// trap 'LINE' SIGNAL runs LINE later.
+		r.line(args[0].text, args[0].dynamic, cmdCwd)
+		args = nil
+	case name == "cmd" || name == "cmd.exe":
+		// cmd /c LINE, on Windows.
+		for i, a := range args {
+			if strings.EqualFold(a.text, "/c") || strings.EqualFold(a.text, "/k") {
+				dynamic := slices.ContainsFunc(args[i+1:], func(w word) bool { return w.dynamic })
+				r.line(strings.Join(texts(args[i+1:]), " "), dynamic, cmdCwd)
+				args = args[:i]
+				break
+			}
+		}
+	case name == "powershell" || name == "pwsh":
+		if r.readPowerShell(args, cmdCwd) {
+			s.opaque = true
+		}
+		args = nil
 	case name == "echo" || name == "printf":
 		args = nil // text, not files
 	case withSubcommands[name]:
@@ -144,6 +168,9 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 
 // chdir is where cd words leads from cwd: "" when not known.
 func (r *commandReader) chdir(words []word, cwd string) string {
+	for len(words) > 1 && strings.HasPrefix(words[1].text, "-") && words[1].text != "-" {
+		words = append(words[:1:1], words[2:]...) // cd -P dir
+	}
 	switch {
 	case len(words) == 1 || words[1].text == "~":
 		return r.place.Home
@@ -201,6 +228,26 @@ func (r *commandReader) readShell(rc rawCommand, args []word, cwd string) (opaqu
 		r.line(in.text, in.dynamic, cwd)
 	}
 	return len(rc.inputs) == 0 && (rc.piped || rc.redirectedIn)
+}
+
+// readPowerShell judges the line PowerShell is given with -Command (or
+// -c); opaque reports one it cannot read (-EncodedCommand, a script from
+// its input).
+func (r *commandReader) readPowerShell(args []word, cwd string) (opaque bool) {
+	for i, a := range args {
+		opt := strings.ToLower(a.text)
+		switch {
+		case strings.HasPrefix(opt, "-e") && strings.HasPrefix("-encodedcommand", opt):
+			return true
+		case opt == "-c" || len(opt) > 2 && strings.HasPrefix("-command", opt):
+			dynamic := slices.ContainsFunc(args[i+1:], func(w word) bool { return w.dynamic })
+			r.line(strings.Join(texts(args[i+1:]), " "), dynamic, cwd)
+			return false
+		case opt == "-":
+			return true
+		}
+	}
+	return false
 }
 
 // texts are the words' texts.

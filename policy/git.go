@@ -76,9 +76,9 @@ type gitRead struct {
 
 // readGit reads words (words[0] is git); an alias given with -c is
 // expanded, and a shell alias ("!…") judged as a line of its own.
-func (r *commandReader) readGit(words []word, cwd string) gitRead {
+func (r *commandReader) readGit(words []word, cwd string, env []word) gitRead {
 	var g gitRead
-	config := map[string]word{}
+	config := gitEnvConfig(env, &g.opaque)
 	for round := 0; ; round++ {
 		i := 1
 		for ; i < len(words); i++ {
@@ -105,6 +105,9 @@ func (r *commandReader) readGit(words []word, cwd string) gitRead {
 				config[strings.ToLower(key)] = word{dynamic: true} // the value is in the environment
 			case "-C", "--git-dir", "--work-tree":
 				g.pathWords = append(g.pathWords, v)
+			case "--exec-path":
+				// git push runs DIR/git-push.
+				g.opaque = g.opaque || has
 			}
 		}
 		for key, v := range config {
@@ -158,6 +161,37 @@ func (r *commandReader) readGit(words []word, cwd string) gitRead {
 		}
 		return g
 	}
+}
+
+// gitEnvConfig reads the settings a command's environment gives git
+// (GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n, as -c
+// does); *opaque is set by variables that make git run a program or
+// read settings no rule sees.
+func gitEnvConfig(env []word, opaque *bool) map[string]word {
+	config := map[string]word{}
+	vals := map[string]word{}
+	for _, w := range env {
+		name, val, _ := strings.Cut(w.text, "=")
+		vals[name] = word{text: val, dynamic: w.dynamic}
+		switch {
+		case name == "GIT_CONFIG_PARAMETERS", name == "GIT_CONFIG", name == "GIT_CONFIG_GLOBAL", name == "GIT_CONFIG_SYSTEM",
+			name == "GIT_EXEC_PATH", name == "GIT_TEMPLATE_DIR", name == "GIT_EXTERNAL_DIFF", name == "GIT_PROXY_COMMAND",
+			strings.HasPrefix(name, "GIT_SSH"), strings.HasSuffix(name, "EDITOR"), strings.HasSuffix(name, "PAGER"),
+			strings.HasSuffix(name, "ASKPASS"):
+			*opaque = true
+		}
+	}
+	for name, key := range vals {
+		n, ok := strings.CutPrefix(name, "GIT_CONFIG_KEY_")
+		if !ok {
+			continue
+		}
+		config[strings.ToLower(key.text)] = vals["GIT_CONFIG_VALUE_"+n]
+		if key.dynamic {
+			*opaque = true
+		}
+	}
+	return config
 }
 
 // gitRunsProgram reports whether a -c setting makes git run a program

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,6 +26,7 @@ func splitShell(line string, place Place) []subject {
 
 func splitDepth(line string, place Place, cwd string, depth int) []subject {
 	raw, opaque := tokenize(line)
+	opaque = opaque || slices.ContainsFunc(raw, changesLaterCommands)
 	var out []subject
 	for _, rc := range raw {
 		out = append(out, rc.subjects(place, &cwd, opaque, depth)...)
@@ -35,6 +37,22 @@ func splitDepth(line string, place Place, cwd string, depth int) []subject {
 		}
 	}
 	return out
+}
+
+// changesLaterCommands reports a command that changes what the line's
+// later commands run: an alias, or git's settings in the environment
+// (export GIT_CONFIG_COUNT=1 …).
+func changesLaterCommands(rc rawCommand) bool {
+	if len(rc.words) == 0 {
+		return false
+	}
+	switch commandName(rc.words[0].text) {
+	case "alias":
+		return true
+	case "export", "declare", "typeset", "readonly", "local":
+		return slices.ContainsFunc(rc.words[1:], func(w word) bool { return strings.HasPrefix(w.text, "GIT_") })
+	}
+	return false
 }
 
 // word is one shell word, unquoted.

@@ -47,6 +47,10 @@ var wrappers = map[string]wrapper{
 	"script":   {argOpts: "cEIOBTm", longArgs: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}},
 	"busybox":  {},
 	"toybox":   {},
+	"pkexec":   {longArgs: []string{"user"}},
+	// The shell's own words that come before a command: if git push -f;
+	// then …; while …; do …; ! …
+	"if": {}, "then": {}, "else": {}, "elif": {}, "do": {}, "while": {}, "until": {}, "!": {}, "coproc": {},
 }
 
 // option is one option of a wrapper as given: "-u" or "--user", with
@@ -117,6 +121,7 @@ func (r *commandReader) unwrap(words []word, cwd string) (inner []word, outer []
 	cmdCwd = cwd
 	for steps := 0; len(words) > 0 && steps < 4*maxShellDepth; steps++ {
 		if isAssignment(words[0].text) {
+			r.env = append(r.env, words[0])
 			words = words[1:]
 			continue
 		}
