@@ -116,6 +116,7 @@ func ClaudeAction(tool string, input json.RawMessage) (a policy.Action, ok bool,
 		Path         string `json:"path"`
 		URL          string `json:"url"`
 		Pattern      string `json:"pattern"`
+		Glob         string `json:"glob"`
 	}
 	if len(input) > 0 {
 		if err := json.Unmarshal(input, &in); err != nil {
@@ -138,10 +139,14 @@ func ClaudeAction(tool string, input json.RawMessage) (a policy.Action, ok bool,
 		if a.Path == "" {
 			a.Path = "." // the working directory, as the tool takes it
 		}
-		if tool == "Glob" {
+		switch {
+		case tool == "Glob":
 			// A Glob's pattern reaches where its fixed part leads:
 			// {"pattern":"/root/.ssh/**"} reads /root/.ssh.
 			a.Path = globReach(a.Path, in.Pattern)
+		case tool == "Grep" && strings.Contains(in.Glob, "/"):
+			// So does a Grep's file filter when it names folders.
+			a.Path = globReach(a.Path, in.Glob)
 		}
 	case "Write", "Edit", "MultiEdit":
 		a = policy.Action{Kind: policy.Write, Path: file}

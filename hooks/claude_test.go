@@ -19,6 +19,8 @@ func TestClaudeToolsBecomeActions(t *testing.T) {
 		{"Read", `{"file_path":"/w/a.go"}`, policy.Action{Kind: policy.Read, Path: "/w/a.go"}, true, false},
 		{"Grep", `{"pattern":"x"}`, policy.Action{Kind: policy.Read, Path: "."}, true, false},
 		{"Grep", `{"pattern":"/root/.ssh/x","path":"src"}`, policy.Action{Kind: policy.Read, Path: "src"}, true, false},
+		{"Grep", `{"pattern":"x","glob":"runtime/state/*"}`, policy.Action{Kind: policy.Read, Path: "runtime/state"}, true, false},
+		{"Grep", `{"pattern":"x","glob":"*.go","path":"src"}`, policy.Action{Kind: policy.Read, Path: "src"}, true, false},
 		// A Glob reaches where its pattern leads, not only its path.
 		{"Glob", `{"pattern":"/root/.ssh/**"}`, policy.Action{Kind: policy.Read, Path: "/root/.ssh"}, true, false},
 		{"Glob", `{"pattern":"**/*.go"}`, policy.Action{Kind: policy.Read, Path: "."}, true, false},
