@@ -100,6 +100,9 @@ func TestDefaultPolicyDecides(t *testing.T) {
 		{root, sh("sed -i s/a/b/ src/main.go"), allow},
 		{wt, sh("ls"), allow},
 		{wt, sh("timeout 60 go test ./..."), allow},
+		{wt, sh("bash -lc 'go build ./... && go test ./...'"), allow},
+		{root, sh("find . -name '*.go' -exec gofmt -l {} +"), allow},
+		{root, sh("if make; then echo ok; fi"), allow},
 		// Asked: outside the folder, the network, what throws work away.
 		{root, read("/etc/hosts"), ask},
 		{root, write("/etc/hosts"), ask},
@@ -117,7 +120,7 @@ func TestDefaultPolicyDecides(t *testing.T) {
 		{wt, sh("git clean -fdx"), ask},
 		{root, sh("sudo make install"), ask},
 		{root, sh("python3 check.py"), ask},
-		{root, sh("bash -c 'go test ./...'"), ask},
+		{root, sh("bash -c 'python3 x.py'"), ask},
 		{root, sh("git init sub"), ask},
 		{root, sh("echo 'git push -f' | sh"), ask},
 		{root, action{Kind: policy.Fetch, URL: "https://example.com"}, ask},

@@ -14,10 +14,15 @@ type subject struct {
 	// assignments and git's global options taken off, as written; then
 	// the same normalized where the command is known (git's flags split
 	// and spelled out, a force push said as --force); then the line as
-	// written with its wrappers (sudo -u root git …). A deny or ask
-	// pattern needs one view to match, an allow pattern every view, so
-	// that what a rule allows is what will run.
+	// written with its wrappers when one of them changes who runs it
+	// (sudo -u root git …). A deny or ask pattern needs one view to
+	// match, an allow pattern every view, so that what a rule allows is
+	// what will run.
 	views [][]string
+	// wrapped are readings only a deny or ask looks at: the command with
+	// the wrappers that run it unchanged (timeout 5 git …, bash -c '…',
+	// then …), which an allow of the command itself covers.
+	wrapped [][]string
 	// paths are the files the command names: its arguments (and the
 	// values of --opt=PATH, key=PATH), its redirections, and where a
 	// glob or brace word can lead.
@@ -55,6 +60,8 @@ type commandReader struct {
 	// env are the NAME=value words given to the command (before it, or
 	// to env).
 	env []word
+	// privileged: a wrapper runs the command as someone else.
+	privileged bool
 }
 
 // line judges text as a line of shell run by the command, in folder cwd.
@@ -75,17 +82,25 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 	for _, w := range rc.redirects {
 		s.paths = append(s.paths, r.pathsOf(w, *cwd, true)...)
 	}
+	redirected := s.paths
 	for _, sub := range rc.substitutions {
 		r.line(sub, false, *cwd)
 	}
+	mark := len(r.extra)
 	words, outer, cmdCwd, unknownArgs := r.unwrap(rc.words, *cwd)
 	env := r.env
 	if len(words) == 0 {
-		if outer != nil {
+		switch {
+		case outer == nil:
+		case len(r.extra) > mark && !r.privileged:
+			// watch, script -c …: only the line they run is judged.
+			r.through(mark, outer, false, s.paths)
+			s.paths = nil
+		default:
 			s.views = [][]string{outer}
 		}
-		if len(s.views) == 0 && len(s.paths) == 0 && len(r.extra) == 0 {
-			return nil
+		if len(s.views) == 0 && len(s.paths) == 0 {
+			return r.extra
 		}
 		return append([]subject{s}, r.extra...)
 	}
@@ -109,6 +124,10 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 	case shells[name]:
 		if r.readShell(rc, words[1:], cmdCwd) {
 			s.opaque = true
+		}
+		args = nil
+		if len(r.extra) == mark {
+			args = words[1:] // a script file
 		}
 	case name == "eval" || name == "source" || name == "." || name == "alias":
 		s.opaque = true
@@ -157,13 +176,44 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 			s.paths[0] = pathArg{abs: realPath(cmdCwd), known: true}
 		}
 	}
-	if outer != nil {
-		s.views = append(s.views, outer)
-	}
 	if name == "cd" || name == "pushd" {
 		*cwd = r.chdir(words, *cwd)
 	}
+	if (shells[name] || name == "trap" || name == "cmd" || name == "cmd.exe" || name == "powershell" || name == "pwsh") &&
+		len(r.extra) > mark && !s.opaque {
+		// A shell given its line is judged by that line: its commands,
+		// with the shell as one more reading for a deny or an ask, and
+		// the shell's redirections as their files.
+		r.through(mark, s.views[0], false, redirected)
+		if outer != nil {
+			r.through(mark, outer, r.privileged, nil)
+		}
+		return r.extra
+	}
+	if outer != nil {
+		if r.privileged {
+			s.views = append(s.views, outer)
+		} else {
+			s.wrapped = append(s.wrapped, outer)
+		}
+	}
 	return append([]subject{s}, r.extra...)
+}
+
+// through gives the subjects r.extra[from:], which a command runs, the
+// command's words as a reading: one they must match too when full (sudo
+// -u root bash -c …), else one only a deny or ask looks at (timeout 5
+// bash -c …); and its paths (its redirections take their output).
+func (r *commandReader) through(from int, view []string, full bool, paths []pathArg) {
+	for i := from; i < len(r.extra); i++ {
+		x := &r.extra[i]
+		if full {
+			x.views = append(x.views, view)
+		} else {
+			x.wrapped = append(x.wrapped, view)
+		}
+		x.paths = append(x.paths, paths...)
+	}
 }
 
 // chdir is where cd words leads from cwd: "" when not known.

@@ -232,3 +232,45 @@ func TestPathRulesNeedEveryPathToAllow(t *testing.T) {
 		})
 	}
 }
+
+// Wrappers that run a command unchanged (timeout, nice, env, xargs, a
+// shell given a line, the shell's own if/then/do) need no allow of their
+// own: the command they run is what an allow must cover. One that runs it
+// as someone else (sudo, su) must be allowed by name too. A deny or ask
+// sees every reading.
+func TestWrappersAndAllowRules(t *testing.T) {
+	place := rootPlace(t)
+	p := &Policy{Default: Ask, Rules: []Rule{
+		{Decision: Deny, Kind: Shell, Commands: []Pattern{mustPattern(t, "timeout *")}, Roles: []string{"strict"}, Where: "no-timeout"},
+		{Decision: Allow, Kind: Shell, Commands: []Pattern{mustPattern(t, "go *"), mustPattern(t, "make *")}, Where: "allow"},
+	}}
+	for _, tc := range []struct {
+		role, command string
+		want          Decision
+	}{
+		{"dev", "timeout 60 go test ./...", Allow},
+		{"dev", "nice -n 5 make", Allow},
+		{"dev", "env GOFLAGS=-mod=mod go build", Allow},
+		{"dev", "bash -c 'go vet ./... && make'", Allow},
+		{"dev", "bash -lc 'make lint'", Allow},
+		{"dev", "sh <<'EOF'\nmake\nEOF", Allow},
+		{"dev", "if make; then go test; else make clean; fi", Allow},
+		{"dev", "while make; do go test; done", Allow},
+		{"dev", "for p in a b; do go test $p; done", Allow},
+		{"dev", "! make", Allow},
+		{"dev", "watch -n 5 make", Allow},
+		{"dev", "sudo make install", Ask},
+		{"dev", "sudo -u root bash -c make", Ask},
+		{"dev", "su -c make root", Ask},
+		{"dev", "bash -c 'curl x'", Ask},
+		{"dev", "bash build.sh", Ask},
+		{"strict", "timeout 60 go test ./...", Deny},
+		{"strict", "bash -c 'timeout 5 make'", Deny},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			if v := p.Decide(tc.role, place, Action{Kind: Shell, Command: tc.command}); v.Decision != tc.want {
+				t.Errorf("%s: %q is %s (%s), want %s", tc.role, tc.command, v.Decision, v.Reason, tc.want)
+			}
+		})
+	}
+}

@@ -309,7 +309,7 @@ func (r *Rule) commandsMatch(s subject) bool {
 		return slices.ContainsFunc(r.Commands, func(p Pattern) bool { return p.Match(view) })
 	}
 	if r.Decision != Allow {
-		return slices.ContainsFunc(s.views, matched)
+		return slices.ContainsFunc(s.views, matched) || slices.ContainsFunc(s.wrapped, matched)
 	}
 	return !slices.ContainsFunc(s.views, func(v []string) bool { return !matched(v) })
 }

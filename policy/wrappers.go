@@ -48,10 +48,20 @@ var wrappers = map[string]wrapper{
 	"busybox":  {},
 	"toybox":   {},
 	"pkexec":   {longArgs: []string{"user"}},
-	// The shell's own words that come before a command: if git push -f;
-	// then …; while …; do …; ! …
-	"if": {}, "then": {}, "else": {}, "elif": {}, "do": {}, "while": {}, "until": {}, "!": {}, "coproc": {},
 }
+
+// syntaxWords are the shell's own words that may come before a command
+// (if git push -f; then …; while …; do …; ! …); they run nothing.
+var syntaxWords = map[string]bool{"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true,
+	"done": true, "while": true, "until": true, "esac": true, "!": true, "coproc": true, "{": true, "}": true}
+
+// headerWords start a command that runs nothing itself: for x in a b,
+// case $x in, function f.
+var headerWords = map[string]bool{"for": true, "case": true, "select": true, "function": true}
+
+// privileged are the wrappers that run a command as someone else: an
+// allow must name them as well as the command (sudo git is not git).
+var privileged = map[string]bool{"sudo": true, "doas": true, "su": true, "runuser": true, "pkexec": true, "chroot": true}
 
 // option is one option of a wrapper as given: "-u" or "--user", with
 // its argument when it takes one.
@@ -125,6 +135,13 @@ func (r *commandReader) unwrap(words []word, cwd string) (inner []word, outer []
 			words = words[1:]
 			continue
 		}
+		if !words[0].dynamic && syntaxWords[words[0].text] {
+			words = words[1:]
+			continue
+		}
+		if !words[0].dynamic && headerWords[words[0].text] {
+			return nil, outer, cmdCwd, false
+		}
 		name := commandName(words[0].text)
 		wr, ok := wrappers[name]
 		if !ok || words[0].dynamic {
@@ -133,6 +150,7 @@ func (r *commandReader) unwrap(words []word, cwd string) (inner []word, outer []
 		if outer == nil {
 			outer = append([]string{name}, texts(words[1:])...)
 		}
+		r.privileged = r.privileged || privileged[name]
 		opts, rest := parseOptions(words[1:], wr)
 		if name == "busybox" || name == "toybox" {
 			rest = words[1:] // the applet follows at once
