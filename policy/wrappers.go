@@ -163,6 +163,9 @@ func (r *commandReader) unwrap(words []word, cwd string) (inner []word, outer []
 		}
 		switch name {
 		case "env":
+			if len(rest) > 0 && rest[0].text == "-" {
+				rest = rest[1:] // env - is env -i
+			}
 			if s, ok := optionValue(opts, "-S", "--split-string"); ok {
 				// env -S 'git push -f' runs those words.
 				var split []word
