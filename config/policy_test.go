@@ -34,6 +34,13 @@ func TestDefaultPolicyDecides(t *testing.T) {
 	if cfg.Settings.Approvals.Timeout != 2*time.Minute {
 		t.Errorf("approvals.timeout = %v, want 2m", cfg.Settings.Approvals.Timeout)
 	}
+	// The plain force pushes reach Codex's and Gemini CLI's own rules.
+	for file, n := range map[string]int{string(GeminiPolicy(cfg.Policy)): strings.Count(string(GeminiPolicy(cfg.Policy)), "[[rule]]"),
+		string(CodexRules(cfg.Policy)): strings.Count(string(CodexRules(cfg.Policy)), "prefix_rule(")} {
+		if n != 3 {
+			t.Errorf("%d native rules, want 3 (git push --force, -f, --mirror):\n%s", n, file)
+		}
+	}
 	ws := cfg.Workspace
 	home := t.TempDir()
 	for _, d := range []string{"src", "worktrees/ashigaru1/src", "runtime/state", "data"} {
