@@ -279,3 +279,33 @@ func TestWrappersAndAllowRules(t *testing.T) {
 		})
 	}
 }
+
+// {role} is the acting role's id and {other} any other; any other brace
+// in a path pattern is a mistake said at once.
+func TestRoleInPathPatterns(t *testing.T) {
+	place := rootPlace(t)
+	own, other := mustPath(t, "runtime/queue/reports/{role}.*"), mustPath(t, "runtime/queue/reports/{other}.*")
+	for _, tc := range []struct {
+		role, file  string
+		own, others bool
+	}{
+		{"ashigaru1", "runtime/queue/reports/ashigaru1.yaml", true, false},
+		{"ashigaru1", "runtime/queue/reports/ashigaru1.tmp", true, false},
+		{"ashigaru1", "runtime/queue/reports/karo.yaml", false, true},
+		{"ashigaru", "runtime/queue/reports/ashigaru1.yaml", false, true},
+		{"ashigaru1", "runtime/queue/tasks/ashigaru1.yaml", false, false},
+	} {
+		pa := resolvePath(place, place.Dir, tc.file)
+		if got := own.match(place, tc.role, pa); got != tc.own {
+			t.Errorf("%s: %s is its own = %v, want %v", tc.role, tc.file, got, tc.own)
+		}
+		if got := other.match(place, tc.role, pa); got != tc.others {
+			t.Errorf("%s: %s is another's = %v, want %v", tc.role, tc.file, got, tc.others)
+		}
+	}
+	for _, bad := range []string{"reports/{rol}.yaml", "{config,x}/**", "a/}"} {
+		if _, err := ParsePathCond(bad); err == nil {
+			t.Errorf("ParsePathCond(%q) took it", bad)
+		}
+	}
+}

@@ -116,6 +116,9 @@ func ParsePathCond(s string) (PathCond, error) {
 		if seg == ".." || seg == "." || seg == "" {
 			return PathCond{}, fmt.Errorf("path pattern %q: use plain folder names and * or **, not %q", s, seg)
 		}
+		if rest := strings.NewReplacer(roleVar, "", otherVar, "").Replace(seg); strings.ContainsAny(rest, "{}") {
+			return PathCond{}, fmt.Errorf("path pattern %q: braces only as %s or %s", s, roleVar, otherVar)
+		}
 	}
 	return PathCond{glob: segs, text: s}, nil
 }
