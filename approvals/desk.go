@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -75,7 +76,7 @@ type Desk struct {
 
 	mu     sync.Mutex
 	open   map[int64]*question
-	always map[string]int64 // role, kind, subject → the approval answered "always"
+	always map[string]int64 // alwaysKey → the approval answered "always"
 	closed bool
 }
 
@@ -84,7 +85,8 @@ type question struct {
 	approval store.Approval
 	done     chan struct{} // closed once decided
 	timer    *time.Timer
-	deciding bool // a decision is being written; guarded by Desk.mu
+	deciding bool   // a decision is being written; guarded by Desk.mu
+	always   string // what an "always" answer to it covers (alwaysKey)
 }
 
 // New returns a Desk, and closes the questions a previous run left open
@@ -132,7 +134,7 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	if d.closed {
 		return store.Approval{}, ErrClosed
 	}
-	key := alwaysKey(a)
+	key := alwaysKey(a, folderOf(placeOf(cfg, role), req.Action))
 	switch {
 	case v.Decision == policy.Ask && d.always[key] != 0:
 		a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalAllow, now, true, store.DecidedByPerson
@@ -150,7 +152,7 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	if a.Decision != store.ApprovalPending {
 		return a, nil
 	}
-	q := &question{approval: a, done: make(chan struct{})}
+	q := &question{approval: a, done: make(chan struct{}), always: key}
 	timeout := cfg.Settings.Approvals.Timeout
 	q.timer = time.AfterFunc(timeout, func() {
 		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByTimeout, "", fmt.Sprintf("nobody answered within %s", timeout))
@@ -170,7 +172,24 @@ func placeOf(cfg *config.Config, role config.Role) policy.Place {
 	return policy.Place{Dir: role.Command.Cwd, Workspace: cfg.Workspace, OnBaseBranch: role.Worktree == nil, Home: home}
 }
 
-func alwaysKey(a store.Approval) string { return a.Role + "\x00" + a.Kind + "\x00" + a.Subject }
+// alwaysKey is what an "always" answer covers: the same action of the
+// same role in the same folder (rm -rf build means another build
+// elsewhere).
+func alwaysKey(a store.Approval, folder string) string {
+	return a.Role + "\x00" + a.Kind + "\x00" + folder + "\x00" + a.Subject
+}
+
+// folderOf is the folder an action is taken in: the CLI's own, else the
+// role's working directory.
+func folderOf(place policy.Place, a policy.Action) string {
+	if a.Cwd == "" {
+		return filepath.Clean(place.Dir)
+	}
+	if !filepath.IsAbs(a.Cwd) {
+		return filepath.Join(place.Dir, a.Cwd)
+	}
+	return filepath.Clean(a.Cwd)
+}
 
 // Wait returns approval id once it is decided, or as it is when ctx ends
 // first (still pending).
@@ -189,20 +208,26 @@ func (d *Desk) Wait(ctx context.Context, id int64) (store.Approval, error) {
 
 // Answer is a person's answer to an open question: allow or deny, and
 // with always an allow that also covers the same action of the same role
-// for the rest of the run. via says where it was given ("cli",
+// in the same folder for the rest of the run. via says where it was given ("cli",
 // "console", "api").
 func (d *Desk) Answer(id int64, allow, always bool, via, note string) (store.Approval, error) {
 	decision := store.ApprovalDeny
 	if allow {
 		decision = store.ApprovalAllow
 	}
+	d.mu.Lock()
+	var key string
+	if q, ok := d.open[id]; ok {
+		key = q.always
+	}
+	d.mu.Unlock()
 	a, err := d.decide(id, decision, store.DecidedByPerson, via, note)
 	if err != nil {
 		return a, err
 	}
-	if allow && always {
+	if allow && always && key != "" {
 		d.mu.Lock()
-		d.always[alwaysKey(a)] = a.ID
+		d.always[key] = a.ID
 		d.mu.Unlock()
 	}
 	return a, nil
