@@ -43,7 +43,7 @@ func roleClient(c *cli.Context) (string, *control.Client, error) {
 // roleArg is the one ROLE argument of a command.
 func roleArg(c *cli.Context) (string, error) {
 	if c.NArg() < 1 {
-		return "", fmt.Errorf("%s needs a role id: shogun %s ROLE", c.Command.Name, c.Command.Name)
+		return "", usageErrorf("%s needs a role id: shogun %s ROLE", c.Command.Name, c.Command.Name)
 	}
 	return c.Args().First(), nil
 }
@@ -197,11 +197,11 @@ func typeCommand() *cli.Command {
 		ArgsUsage: "ROLE TEXT",
 		Description: fmt.Sprintf("Exit code 0 when the text was typed (with --submit: and the screen confirmed the program took it);\n"+
 			"%d when it was typed and submitted but never confirmed (the text may still sit in the role's input:\n"+
-			"look with shogun screen ROLE); 1 on any other error (refused text, role not running, no supervisor).", exitUnconfirmed),
+			"look with shogun screen ROLE); 3 when no supervisor runs; 1 on any other error (refused text, role not running).", exitUnconfirmed),
 		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
-				return errors.New("type needs a role and the text: shogun type ROLE TEXT [--submit]")
+				return usageErrorf("type needs a role and the text: shogun type ROLE TEXT [--submit]")
 			}
 			cl, err := client(c)
 			if err != nil {

@@ -387,7 +387,7 @@ func TestCommandsFindTheWorkspaceAbove(t *testing.T) {
 func TestSendSaysWhereItsCommandWent(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("ashigaru1"))
 	out, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--body", "no title")
-	if want := "shogun: send needs a one-line title: --title T (shogun send --to ROLE --title T --body B)\n"; code != 1 || out != "" || errOut != want {
+	if want := "shogun: send needs a one-line title: --title T (shogun send --to ROLE --title T --body B)\n"; code != 2 || out != "" || errOut != want {
 		t.Errorf("send without --title: exit %d, stdout %q, stderr %q; want one line %q", code, out, errOut, want)
 	}
 

@@ -45,7 +45,7 @@ func sendCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			for _, f := range []struct{ name, what string }{{"to", "the role that does the task: --to ROLE"}, {"title", "a one-line title: --title T"}} {
 				if c.String(f.name) == "" {
-					return fmt.Errorf("send needs %s (shogun send --to ROLE --title T --body B)", f.what)
+					return usageErrorf("send needs %s (shogun send --to ROLE --title T --body B)", f.what)
 				}
 			}
 			ws, err := workspaceDir(c)
