@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
@@ -26,14 +27,16 @@ func logsCommand() *cli.Command {
 			"screen, and the rows on the screen at the end (with -f: whenever the role has\n" +
 			"been quiet for a second) that were not printed as they are now. A full-screen\n" +
 			"program that redraws in place adds only the rows it changed.\n\n" +
-			"--supervisor prints the supervisor's own log (" + workspace.SupervisorLogFile + ", JSON lines)\n" +
-			"as written; a role named shogun has its log at runtime/logs/shogun.log like any role.",
+			"--supervisor prints the supervisor's own log (" + workspace.SupervisorLogFile + ") as `shogun start`\n" +
+			"prints it on a terminal, one line an event, but every event, routine ones too; --json prints its\n" +
+			"JSON lines as written. A role named shogun has its log at runtime/logs/shogun.log like any role.",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new output, across log rotations, until Ctrl-C"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the bytes as the program wrote them"},
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Usage: "start with the last N lines (0: all)", Value: 100},
 			&cli.BoolFlag{Name: "supervisor", Usage: "print the supervisor's own log (" + workspace.SupervisorLogFile + ") instead of a role's"},
+			&cli.BoolFlag{Name: "json", Usage: "with --supervisor: the log's JSON lines as written"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("supervisor") {
@@ -71,8 +74,8 @@ func logsCommand() *cli.Command {
 }
 
 // supervisorLog prints the supervisor's own log for `shogun logs
-// --supervisor`: JSON lines, printed as written (a terminal's width would
-// wrap them). A workspace of the older layout that has not started since
+// --supervisor`: one line an event, as start prints them on a terminal, or
+// with --json the JSON lines as written. A workspace of the older layout that has not started since
 // keeps it at its old path.
 func supervisorLog(c *cli.Context) error {
 	if c.NArg() > 0 {
@@ -89,7 +92,11 @@ func supervisorLog(c *cli.Context) error {
 	}
 	ctx, stop := signalContext(context.Background())
 	defer stop()
-	return rolelog.Follow(ctx, path, c.App.Writer, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
+	out := c.App.Writer
+	if !c.Bool("json") {
+		out = &lineFormatter{h: &humanLog{out: c.App.Writer, color: colorful(c.App.Writer), min: zerolog.DebugLevel}}
+	}
+	return rolelog.Follow(ctx, path, out, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
 }
 
 // noLogError says why a role has no log: it is not a role of this
