@@ -82,7 +82,8 @@ func statusCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(w, st)
 			}
-			tw := newTableWriter(w)
+			// On a terminal: STATE coloured, NAME and TASK cut to its width.
+			tw := termTable(w, 2, 1, 6).dropping(3, 4) // PID, UPTIME
 			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")
 			for _, r := range st.Roles {
 				task := "-"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
@@ -13,6 +14,7 @@ import (
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/rolelog"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
@@ -66,7 +68,7 @@ func logsCommand() *cli.Command {
 			defer stop()
 			err = rolelog.Follow(ctx, path, c.App.Writer, opts)
 			if errors.Is(err, fs.ErrNotExist) {
-				return noLogError(ws, role, path, configured)
+				return noLogError(c, ws, role, path, configured)
 			}
 			return err
 		},
@@ -102,12 +104,17 @@ func supervisorLog(c *cli.Context) error {
 // noLogError says why a role has no log: it is not a role of this
 // workspace, or its program never started (with the reason the status
 // gives), or it has written nothing yet.
-func noLogError(ws, role, path string, configured bool) error {
+func noLogError(c *cli.Context, ws, role, path string, configured bool) error {
 	if !configured {
 		return fmt.Errorf("no log at %s: there is no role %s in config/roles.yaml", path, textsafe.Escape(role))
 	}
 	st, err := control.NewClient(ws).Status()
 	if err != nil {
+		// The supervisor is gone: its history kept why the role went fatal.
+		if ev, ok := lastFatal(c, ws, role); ok {
+			return fmt.Errorf("no log at %s: %s's program never ran; at the last start (%s) it went %s",
+				path, role, ev.At.Local().Format("2006-01-02 15:04:05"), textsafe.Escape(ev.Message))
+		}
 		return fmt.Errorf("no log at %s: %s's program has not run in this workspace (%v)", path, role, err)
 	}
 	for _, r := range st.Roles {
@@ -122,4 +129,33 @@ func noLogError(ws, role, path string, configured bool) error {
 		}
 	}
 	return fmt.Errorf("no log at %s: %s does not run in this supervisor (disabled, or left out by start --roles)", path, role)
+}
+
+// lastFatal is the history's last event of role going fatal ("fatal: cannot
+// start: ..."), looked for among the latest events; ok is false without a
+// history or such an event.
+func lastFatal(c *cli.Context, ws, role string) (store.Event, bool) {
+	cfg, err := config.Load(ws, nil)
+	if err != nil {
+		return store.Event{}, false
+	}
+	path := cfg.Settings.Data.SQLitePath
+	if _, err := os.Stat(path); err != nil {
+		return store.Event{}, false
+	}
+	st, err := openStore(c, nil, ws, path)
+	if err != nil {
+		return store.Event{}, false
+	}
+	defer st.Close()
+	evs, err := st.Events(5000)
+	if err != nil {
+		return store.Event{}, false
+	}
+	for _, ev := range evs {
+		if ev.Role == role && ev.Kind == "state" && strings.HasPrefix(ev.Message, "fatal: ") {
+			return ev, true
+		}
+	}
+	return store.Event{}, false
 }
