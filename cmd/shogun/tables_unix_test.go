@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -85,5 +86,57 @@ func TestTablesFitTheTerminalAndColourStates(t *testing.T) {
 	}
 	if piped, _, _ := shogun(t, "tasks", "-w", ws); strings.Contains(piped, "\x1b[") || !strings.Contains(piped, short(title, 40)) {
 		t.Errorf("tasks into a pipe: colour, or the title cut below 40 columns:\n%s", piped)
+	}
+}
+
+// What a newcomer meets when roles cannot run or are mistyped: start with
+// no role able to run says why and exits 1 at once; attach to an unknown
+// role names the roles; logs of a role that never ran give its reason even
+// once the supervisor is gone; tasks without a supervisor shows what sits
+// in the queue folder.
+func TestRolesThatCannotRunAreNamed(t *testing.T) {
+	missing := "  - id: karo\n    prompt_path: roles/karo.md\n    command: {exec: shogun-test-no-such-cli}\n    cli: claude\n"
+	alone := teamWorkspace(t, missing)
+	// Without the refusal start would supervise a fatal team for ever:
+	// the deadline only keeps the test from hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := exec.CommandContext(ctx, bin, "start", "-w", alone)
+	var stdout, stderr syncBuffer
+	start.Stdout, start.Stderr = &stdout, &stderr
+	_ = start.Run()
+	out, errOut, code := stdout.String(), stderr.String(), start.ProcessState.ExitCode()
+	if code != 1 || out != "" || !strings.Contains(errOut, "1 of 1 role(s) cannot start, their program is not found") ||
+		!strings.Contains(errOut, "karo: exec: \"shogun-test-no-such-cli\"") || !strings.Contains(errOut, "nothing started; `") {
+		t.Errorf("start with no role able to run: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+
+	ws := teamWorkspace(t, simEntry("ashigaru1"), missing)
+	cmd, _ := startBackground(t, ws)
+	waitStatus(t, ws, "karo fatal, ashigaru1 ready", func(s control.StatusReply) bool {
+		return stateOf(s, "karo") == "fatal" && stateOf(s, "ashigaru1") == "ready"
+	})
+	if _, errOut, code := shogun(t, "attach", "ashigru1", "-w", ws); code != 1 ||
+		errOut != "shogun: unknown role \"ashigru1\" (did you mean \"ashigaru1\"? roles: ashigaru1, karo)\n" {
+		t.Errorf("attach ashigru1: exit %d, stderr %q; want the roles named", code, errOut)
+	}
+	if _, errOut, code := shogun(t, "stop", "-w", ws); code != 0 {
+		t.Fatalf("stop: %s", errOut)
+	}
+	_ = cmd.Wait()
+	_, errOut, code = shogun(t, "logs", "karo", "-w", ws)
+	if want := `karo's program never ran; at the last start (`; code != 1 || !strings.Contains(errOut, want) ||
+		!strings.Contains(errOut, `it went fatal: cannot start: ptyhost: start "shogun-test-no-such-cli"`) {
+		t.Errorf("logs karo after the supervisor is gone: exit %d, %q; want %q… and the reason", code, errOut, want)
+	}
+
+	id, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--from", "karo", "--title", "Waiting for a start", "--body", "b")
+	if code != 0 {
+		t.Fatalf("send: %s", errOut)
+	}
+	out, _, code = shogun(t, "tasks", "-w", ws)
+	if code != 0 || !strings.Contains(out, "waiting in runtime/queue/commands/ (no supervisor has taken them") ||
+		!regexp.MustCompile(regexp.QuoteMeta(strings.TrimSpace(id))+` +ashigaru1 +karo +\S+\.yaml +Waiting for a start`).MatchString(out) {
+		t.Errorf("tasks without a supervisor does not show the waiting command %s:\n%s", id, out)
 	}
 }
