@@ -81,7 +81,7 @@ func logsCommand() *cli.Command {
 // keeps it at its old path.
 func supervisorLog(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("logs --supervisor takes no role (shogun logs %s shows the role's log)", c.Args().First())
+		return usageErrorf("logs --supervisor takes no role (shogun logs %s shows the role's log)", c.Args().First())
 	}
 	ws, err := workspaceDir(c)
 	if err != nil {

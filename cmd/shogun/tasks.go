@@ -164,7 +164,7 @@ func tasksCommand() *cli.Command {
 				return err
 			}
 			if s := c.String("status"); s != "" && !contains(store.TaskStatuses, s) {
-				return fmt.Errorf("--status %q: want one of %s", s, strings.Join(store.TaskStatuses, ", "))
+				return usageErrorf("--status %q: want one of %s", s, strings.Join(store.TaskStatuses, ", "))
 			}
 			now := time.Now()
 			f := store.TaskFilter{Role: c.String("role"), Status: c.String("status"), Search: c.String("search"), Limit: c.Int("limit")}
@@ -177,12 +177,12 @@ func tasksCommand() *cli.Command {
 			}{{"since", &f.Since}, {"until", &f.Until}} {
 				if v := c.String(b.flag); v != "" {
 					if *b.dst, err = parseWhen(v, now); err != nil {
-						return fmt.Errorf("--%s: %w", b.flag, err)
+						return usageErrorf("--%s: %w", b.flag, err)
 					}
 				}
 			}
 			if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
-				return fmt.Errorf("--until %s is not after --since %s: no task can match", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
+				return usageErrorf("--until %s is not after --since %s: no task can match", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
 			}
 			cfg, err := loadConfig(ws)
 			if err != nil {
