@@ -61,7 +61,16 @@ type Role struct {
 
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
-	typing     sync.Mutex
+	// typing is held by one automatic delivery (Type, SendKeys) from start
+	// to end, so that two never mix their keys.
+	typing sync.Mutex
+	// keys is held while keys are written into the program, by automatic
+	// typing (under typing) and by a person's answer (Answer). Automatic
+	// typing lets go of it whenever it waits, for the role to be ready or
+	// for a person to answer a dialog, so a person's answer never waits for
+	// a delivery that waits for that answer; and since an automatic key
+	// goes out only under keys, none interleaves with an answer's keys.
+	keys       sync.Mutex
 	restartReq chan struct{}
 }
 

@@ -140,15 +140,22 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 		if err != nil {
 			return d, err
 		}
+		// The keys lock only while writing and watching: a person's
+		// answer (Answer) takes it while this delivery waits for one.
+		r.keys.Lock()
 		err = r.typeOnce(ctx, sess, gen, text, opts, &d)
 		if !errors.Is(err, ErrAttention) {
+			r.keys.Unlock()
 			d.SubmitDelay = r.submitDelay()
 			return d, err
 		}
 		if opts.RefuseAttention && !d.typed {
+			r.keys.Unlock()
 			return d, fmt.Errorf("type into %s: %w", r.id, err)
 		}
-		if err := r.awaitPerson(ctx, sess, gen); err != nil {
+		err = r.awaitPerson(ctx, sess, gen)
+		r.keys.Unlock()
+		if err != nil {
 			return d, err
 		}
 	}
@@ -283,8 +290,12 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 // awaitPerson waits until the program's screen no longer asks for a person
 // and the role is ready again. The screen may show a dialog before the
 // watcher turned the role's state to attention, so the screen is asked too.
+// The caller holds the keys lock; awaitPerson lets go of it while it waits,
+// for the person's answer (Answer) takes it, and holds it again on return.
 func (r *Role) awaitPerson(ctx context.Context, sess *ptyhost.Session, gen int) error {
 	r.log.Info().Msg("typing paused: the screen asks for a person")
+	r.keys.Unlock()
+	defer r.keys.Lock()
 	for {
 		cur, g, err := r.waitIdle(ctx, false)
 		if err != nil {
@@ -615,6 +626,8 @@ func (r *Role) SendKeys(ctx context.Context, keys string) error {
 	if err != nil {
 		return err
 	}
+	r.keys.Lock()
+	defer r.keys.Unlock()
 	if err := r.sendKeysTo(sess, gen, keys); err != nil {
 		return fmt.Errorf("send keys to %s: %w", r.id, err)
 	}
