@@ -224,7 +224,15 @@ var presets = func() map[string]Preset {
 	codex.LimitPattern = `(?i)you['’]ve hit your usage limit(?:[^■›]*?try\s+again\s+at\s+(?P<reset>\d{1,2}:\d{2}\s*[ap]m))?` +
 		`|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
 	codex.InterruptKeys = "\x1b"
-	codex.BetweenTasks = "/new"
+	// /clear, not /new: in a git repository Codex 0.169's /new asks "Where
+	// should the new conversation run? 1. Use current Git worktree 2.
+	// Create new Git worktree" (a managed-worktree choice with no config
+	// key that skips it; features.worktrees=false does not), and a role
+	// waits in that dialog after its first task. /clear ("clear the
+	// terminal and start a new chat") starts a fresh conversation in the
+	// same folder without asking, in a repository or not (recorded with
+	// the real CLI; fixture codex-new-worktree is the dialog).
+	codex.BetweenTasks = "/clear"
 	codex.Stop.Keys = "/quit\r"
 
 	claude := base

@@ -189,6 +189,11 @@ var scenarios = []scenario{
 		capture("permission", stateAttention, `Would you like to run the following command\?`,
 			"a task's command that asks to leave the sandbox: Would you like to run the following command? › 1. Yes, proceed (y)"),
 	}},
+	{cli: "codex", name: "codex-new-worktree", setup: Ready, git: true, steps: []step{
+		waitFor(codexSessionUp), send("/new"), pause(400 * time.Millisecond), send("\r"),
+		capture("new-worktree", stateAttention, `Where should the new conversation run\?`,
+			"/new in a git repository: Where should the new conversation run? › 1. Use current Git worktree 2. Create new Git worktree"),
+	}},
 	{cli: "codex", name: "codex-limit", setup: Ready, task: limitTask, steps: []step{
 		waitFor(codexSessionUp), nudge(),
 		capture("limit", stateLimited, `hit your usage limit`,
