@@ -19,6 +19,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	var sig signals
 	var limit limitWatch
 	everReady := false
+	// turn: the busy pattern showed since the role was last ready (see
+	// streamHold).
+	turn := false
 	wake := time.NewTimer(0)
 	defer wake.Stop()
 	for {
@@ -38,13 +41,14 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			lastGen, lastCfg = g, cfg
 			sig = match(*cfg, sess.Screen().Text())
 			if sig.busy {
+				turn = true
 				r.mu.Lock()
 				r.busyAt = time.Now()
 				r.mu.Unlock()
 			}
 		}
 		quiet := time.Since(sess.LastOutput())
-		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle))
+		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle, turn))
 		if until, limited := limit.check(sig, time.Now(), cfg.LimitWait); limited {
 			// Nothing is typed into a limited role; a dialog still wins.
 			r.setLimited(until)
@@ -53,14 +57,14 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			} else {
 				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle), time.Until(until)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), time.Until(until)+time.Millisecond))
 			continue
 		}
 		was := r.State()
 		if was == Limited {
 			r.setLimited(time.Time{})
 		}
-		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
+		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn)
 		if next == "" && (was == Attention || was == Limited) {
 			next, why = pick(everReady, Busy, Starting), string(was)+" over"
 		}
@@ -68,6 +72,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			continue
 		}
 		r.setState(next, why)
+		if next == Ready {
+			turn = false
+		}
 		if next == Ready && !everReady {
 			everReady = true
 			if cfg.StartupPrompt != "" {
@@ -120,7 +127,13 @@ func match(cfg config.Role, text string) signals {
 // silence after every echo would slow delivery down for no gain. A role
 // without one has only silence to go by: a second of it ends busy, and
 // ready_quiet of it, once the program has drawn something, means ready.
-func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration) (State, string) {
+//
+// turn says the busy pattern showed since the role was last ready: the
+// program is at work on a turn. Then output counts as work for streamHold,
+// not the settle time: Codex 0.169 hides its busy line while an answer
+// streams, its composer showing, and a role read as ready between two
+// chunks flapped ready⇄busy about once a second.
+func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration, turn bool) (State, string) {
 	recent := recentOutput(cfg, settle)
 	working := pick(everReady, Busy, Starting)
 	switch {
@@ -130,6 +143,8 @@ func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasO
 		return working, "busy pattern on screen"
 	case quiet < recent:
 		return working, "output"
+	case turn && quiet < streamHold:
+		return working, "output during a turn (an answer streaming)"
 	case cfg.ReadyPattern != nil:
 		if sig.ready {
 			return Ready, "ready pattern on screen"
@@ -143,14 +158,25 @@ func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasO
 // nextCheck is how long until quiet output can change a role's state: when
 // "recent" output stops counting as busy, or when ready_quiet is reached.
 // Past both, only screen changes matter and the wait is long.
-func nextCheck(cfg config.Role, quiet, settle time.Duration) time.Duration {
+func nextCheck(cfg config.Role, quiet, settle time.Duration, turn bool) time.Duration {
+	next := time.Minute
 	for _, at := range []time.Duration{recentOutput(cfg, settle), cfg.ReadyQuiet} {
 		if quiet < at {
-			return at - quiet + time.Millisecond
+			next = at - quiet + time.Millisecond
+			break
 		}
 	}
-	return time.Minute
+	if turn && quiet < streamHold {
+		next = min(next, streamHold-quiet+time.Millisecond)
+	}
+	return next
 }
+
+// streamHold is how long output keeps a role busy once the busy pattern
+// showed in its turn, busy pattern or not: longer than the pauses between
+// the chunks of a streamed answer. It is also how long after its last
+// output a turn's end is seen.
+const streamHold = 1500 * time.Millisecond
 
 // recentOutput is how long output counts as a sign of work: the settle
 // time for a role whose ready pattern says when it is idle, a second for a
