@@ -136,6 +136,11 @@ type Preset struct {
 	// delivered task before it is reminded, and again before it is
 	// interrupted, and again before the task is stalled.
 	StallAfter time.Duration
+	// StartTimeout is how long a started program may take to show it is
+	// ready before the role waits for a person (attention, with the
+	// screen's last lines): a program that never gets ready is flagged,
+	// not waited for.
+	StartTimeout time.Duration
 	// ReadyQuiet is how long without output counts as ready when
 	// ReadyPattern does not match.
 	ReadyQuiet time.Duration
@@ -172,6 +177,7 @@ var base = Preset{
 	LimitWait:     15 * time.Minute,
 	AckTimeout:    time.Minute,
 	StallAfter:    10 * time.Minute,
+	StartTimeout:  2 * time.Minute,
 	Restart:       RestartPolicy{Policy: RestartOnFailure, MaxRestarts: 5, Window: 10 * time.Minute},
 	Stop:          StopSequence{Timeout: 10 * time.Second},
 }

@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if done := os.Getenv(streamerEnv); done != "" {
 		os.Exit(runStreamer(done))
 	}
+	if os.Getenv(tickerEnv) != "" {
+		os.Exit(runTicker())
+	}
 	shoguntest.Main(m, &shogunBin)
 }
 

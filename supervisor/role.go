@@ -44,6 +44,7 @@ type Role struct {
 
 	mu         sync.Mutex
 	state      State
+	reason     string // why the role is in its state (setState)
 	session    *ptyhost.Session
 	generation int // counts program starts; typing checks it did not change
 	since      time.Time
@@ -91,6 +92,9 @@ type Status struct {
 	// tellingLine): why a program that cannot start keeps exiting.
 	LastLine string
 	Prompted bool // the startup prompt of the current program was delivered
+	// Reason says why the role is in State, as its state event did ("not
+	// ready within 2m0s of its start …", "screen asks for a person").
+	Reason string
 	// SubmitDelay is the pause between text and submit in effect: the
 	// configured one, or longer once a submit became a newline.
 	SubmitDelay time.Duration
@@ -167,7 +171,7 @@ func (r *Role) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := Status{
-		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since,
+		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
 	}
@@ -265,7 +269,7 @@ func (r *Role) setState(s State, reason string) {
 		r.mu.Unlock()
 		return
 	}
-	r.state = s
+	r.state, r.reason = s, reason
 	r.since = time.Now()
 	close(r.changed)
 	r.changed = make(chan struct{})
