@@ -63,7 +63,7 @@ test-real:
 ## Gemini CLI refusing the policy's deny rules themselves, a usage limit that lifts by
 ## itself, README's tour). Installs the CLIs like test-real; skips when Node.js or npm is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)

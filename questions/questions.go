@@ -117,10 +117,17 @@ func Parse(lines []string) (q Question, ok bool) {
 			break
 		}
 	}
+	// A permission question's heading may be far above its options, over
+	// a long command (Codex: "Would you like to run the following
+	// command?", then Environment, Reason and the command's rows).
+	if h := headingAbove(lines, rows, first); h >= 0 && h < top {
+		top = h
+	}
 	dialog := rows[top : last+1]
 	above := rows[top:first]
 	for i := len(above) - 1; i >= 0; i-- {
-		if strings.Contains(above[i], "?") {
+		// Codex's "Reason: …" is the agent's own words, not the question.
+		if strings.Contains(above[i], "?") && !strings.HasPrefix(above[i], "Reason:") {
 			q.Prompt = strings.TrimSpace(above[i])
 			break
 		}
@@ -141,6 +148,23 @@ func Parse(lines []string) (q Question, ok bool) {
 		}
 	}
 	return q, true
+}
+
+// headingAbove finds the row of a permission question's heading (a row
+// ending in "?" in the words of one) above the options that start at
+// first, up to the nearest rule, box top or transcript entry ("• " Codex,
+// "⏺ " Claude Code) above them; -1 when there is none.
+func headingAbove(lines, rows []string, first int) int {
+	for i := first - 1; i >= 0; i-- {
+		t := rows[i]
+		if isRule(lines[i]) || strings.HasPrefix(t, "• ") || strings.HasPrefix(t, "⏺ ") {
+			return -1
+		}
+		if strings.HasSuffix(t, "?") && !strings.HasPrefix(t, "Reason:") && permissionWords.MatchString(t) {
+			return i
+		}
+	}
+	return -1
 }
 
 // lastOptionGroup finds the lowest group of options numbered 1, 2, 3 … (a
@@ -221,10 +245,26 @@ func kindOf(text string) Kind {
 // twice (Gemini CLI, Copilot CLI: the command in a box of its own), or the
 // line under a "… command" or "… file" heading (Claude Code).
 func subjectOf(rows []string) string {
-	for _, l := range rows {
-		if t := unbox(l); strings.HasPrefix(t, "$ ") {
-			return strings.TrimSpace(t[2:])
+	for i, l := range rows {
+		t := unbox(l)
+		if !strings.HasPrefix(t, "$ ") {
+			continue
 		}
+		// A long command wraps over the rows below, down to a blank row;
+		// Codex ends one too long to show with "[… N lines]".
+		parts := []string{strings.TrimSpace(t[2:])}
+		for _, next := range rows[i+1:] {
+			n := unbox(next)
+			if n == "" {
+				break
+			}
+			if strings.HasPrefix(n, "[…") {
+				parts = append(parts, "…")
+				break
+			}
+			parts = append(parts, n)
+		}
+		return strings.Join(parts, " ")
 	}
 	for _, l := range rows {
 		t := strings.TrimSpace(l)

@@ -51,13 +51,15 @@ func (r *Role) Question() (questions.Question, bool) {
 // there with the arrow keys and presses Enter, checking before every key
 // that q is still the question on screen (ErrQuestionChanged if not). It is
 // a person's input: the role's own typing waits as it does for a person
-// attached.
+// attached. It takes only the keys lock, which automatic typing lets go of
+// while it waits for the dialog to be answered, never the typing lock that
+// a delivery holds throughout.
 func (r *Role) Answer(ctx context.Context, q questions.Question, option int) error {
 	if option < 0 || option >= len(q.Options) {
 		return fmt.Errorf("answer %s: option %d of %d", r.id, option+1, len(q.Options))
 	}
-	r.typing.Lock()
-	defer r.typing.Unlock()
+	r.keys.Lock()
+	defer r.keys.Unlock()
 	sess := r.Session()
 	if sess == nil {
 		return fmt.Errorf("answer %s: %w", r.id, ErrNotRunning)

@@ -44,6 +44,7 @@ type Role struct {
 
 	mu         sync.Mutex
 	state      State
+	reason     string // why the role is in its state (setState)
 	session    *ptyhost.Session
 	generation int // counts program starts; typing checks it did not change
 	since      time.Time
@@ -61,7 +62,16 @@ type Role struct {
 
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
-	typing     sync.Mutex
+	// typing is held by one automatic delivery (Type, SendKeys) from start
+	// to end, so that two never mix their keys.
+	typing sync.Mutex
+	// keys is held while keys are written into the program, by automatic
+	// typing (under typing) and by a person's answer (Answer). Automatic
+	// typing lets go of it whenever it waits, for the role to be ready or
+	// for a person to answer a dialog, so a person's answer never waits for
+	// a delivery that waits for that answer; and since an automatic key
+	// goes out only under keys, none interleaves with an answer's keys.
+	keys       sync.Mutex
 	restartReq chan struct{}
 }
 
@@ -82,6 +92,9 @@ type Status struct {
 	// tellingLine): why a program that cannot start keeps exiting.
 	LastLine string
 	Prompted bool // the startup prompt of the current program was delivered
+	// Reason says why the role is in State, as its state event did ("not
+	// ready within 2m0s of its start …", "screen asks for a person").
+	Reason string
 	// SubmitDelay is the pause between text and submit in effect: the
 	// configured one, or longer once a submit became a newline.
 	SubmitDelay time.Duration
@@ -158,7 +171,7 @@ func (r *Role) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := Status{
-		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since,
+		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
 	}
@@ -256,7 +269,7 @@ func (r *Role) setState(s State, reason string) {
 		r.mu.Unlock()
 		return
 	}
-	r.state = s
+	r.state, r.reason = s, reason
 	r.since = time.Now()
 	close(r.changed)
 	r.changed = make(chan struct{})
