@@ -37,7 +37,10 @@ func TestRecordedScreens(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect := map[string]*want{
-		"claude-permission.raw":         {Permission, `python3 -c "print(1)"`, "yes/always/no"},
+		// Claude Code's description of the command ("fakemodel step")
+		// is drawn under it, in the same column, told apart only by its
+		// colour: it is shown as part of the subject, never cut off.
+		"claude-permission.raw":         {Permission, "python3 -c \"print(1)\"\nfakemodel step", "yes/always/no"},
 		"codex-permission.raw":          {Permission, "touch x", "yes/always/no"},
 		"gemini-permission.raw":         {Permission, `python3 -c "print(1)"`, "yes/always/no"},
 		"copilot-permission.raw":        {Permission, `python3 -c "print(1)"`, "yes/always/no"},
