@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/policy"
@@ -39,6 +40,24 @@ var (
 	ErrNoQuestion = errors.New("no question is waiting")
 	// ErrClosed means the desk has stopped taking questions.
 	ErrClosed = errors.New("approvals desk closed")
+)
+
+// The bounds of the desk: an agent that asks and asks must not take the
+// supervisor's memory, the history or the API's answers with it.
+const (
+	// MaxOpenPerRole is how many questions of one role may wait for a
+	// person at once; one more is denied at once, without asking.
+	MaxOpenPerRole = 10
+	// MaxOpen is how many questions of all roles may wait at once.
+	MaxOpen = 100
+	// MaxStoredSubject bounds the subject of an approval in the history;
+	// a longer one is cut, marked with how much was left out. An open
+	// question keeps its whole subject in memory, for the person who
+	// answers it.
+	MaxStoredSubject = 4 << 10
+	// maxRefusedSubject bounds the recorded subject of an ask refused for
+	// being over MaxOpenPerRole or MaxOpen: a flood's rows stay small.
+	maxRefusedSubject = 256
 )
 
 // Request is an action a role's CLI asks to take.
@@ -133,15 +152,24 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 		return store.Approval{}, ErrClosed
 	}
 	key := alwaysKey(a)
+	stored := MaxStoredSubject
 	switch {
 	case v.Decision == policy.Ask && d.always[key] != 0:
 		a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalAllow, now, true, store.DecidedByPerson
 		a.Note = fmt.Sprintf("answered always with approval %d", d.always[key])
 	case v.Decision == policy.Ask:
+		if why := d.overBound(role.ID); why != "" {
+			a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalDeny, now, false, store.DecidedByPolicy
+			a.Rule, a.Reason = "", why
+			stored = maxRefusedSubject
+			break
+		}
 		a.Decision, a.Asked = store.ApprovalPending, true
 	default:
 		a.Decision, a.DecidedAt, a.DecidedBy = string(v.Decision), now, store.DecidedByPolicy
 	}
+	whole := a.Subject
+	a.Subject = CutSubject(whole, stored)
 	id, err := d.opts.Store.AddApproval(a)
 	if err != nil {
 		return store.Approval{}, err
@@ -150,6 +178,7 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	if a.Decision != store.ApprovalPending {
 		return a, nil
 	}
+	a.Subject = whole // the person answering reads it whole
 	q := &question{approval: a, done: make(chan struct{})}
 	timeout := cfg.Settings.Approvals.Timeout
 	q.timer = time.AfterFunc(timeout, func() {
@@ -168,6 +197,39 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 func placeOf(cfg *config.Config, role config.Role) policy.Place {
 	home, _ := os.UserHomeDir()
 	return policy.Place{Dir: role.Command.Cwd, Workspace: cfg.Workspace, OnBaseBranch: role.Worktree == nil, Home: home}
+}
+
+// overBound says why a new question of role cannot wait for a person
+// (too many wait already), "" when it can. Called with d.mu held.
+func (d *Desk) overBound(role string) string {
+	mine := 0
+	for _, q := range d.open {
+		if q.approval.Role == role {
+			mine++
+		}
+	}
+	switch {
+	case mine >= MaxOpenPerRole:
+		return fmt.Sprintf("denied without asking: %d questions of %s already wait for a person (at most %d per role); answer them first (shogun questions)",
+			mine, role, MaxOpenPerRole)
+	case len(d.open) >= MaxOpen:
+		return fmt.Sprintf("denied without asking: %d questions already wait for a person (at most %d in all); answer them first (shogun questions)",
+			len(d.open), MaxOpen)
+	}
+	return ""
+}
+
+// CutSubject is subject cut to at most n bytes (on a rune boundary) with a
+// marker that says how much was left out; subject itself when it fits.
+func CutSubject(subject string, n int) string {
+	if len(subject) <= n {
+		return subject
+	}
+	end := n
+	for end > 0 && !utf8.RuneStart(subject[end]) {
+		end--
+	}
+	return fmt.Sprintf("%s… [%d more bytes not kept]", subject[:end], len(subject)-end)
 }
 
 func alwaysKey(a store.Approval) string { return a.Role + "\x00" + a.Kind + "\x00" + a.Subject }
@@ -196,13 +258,21 @@ func (d *Desk) Answer(id int64, allow, always bool, via, note string) (store.App
 	if allow {
 		decision = store.ApprovalAllow
 	}
+	// The key is the whole action, as Ask sees it, not the history's cut
+	// subject.
+	d.mu.Lock()
+	var key string
+	if q, ok := d.open[id]; ok {
+		key = alwaysKey(q.approval)
+	}
+	d.mu.Unlock()
 	a, err := d.decide(id, decision, store.DecidedByPerson, via, note)
 	if err != nil {
 		return a, err
 	}
-	if allow && always {
+	if allow && always && key != "" {
 		d.mu.Lock()
-		d.always[alwaysKey(a)] = a.ID
+		d.always[key] = a.ID
 		d.mu.Unlock()
 	}
 	return a, nil
@@ -251,7 +321,7 @@ func (d *Desk) Screen(role, cli string, q questions.Question, option int, via, n
 		subject = q.Prompt
 	}
 	a := store.Approval{AskedAt: now, DecidedAt: now, RunID: d.opts.RunID, Role: role, CLI: cli, Kind: string(q.Kind),
-		Subject: subject, Decision: store.ApprovalAllow, Asked: true, DecidedBy: store.DecidedByPerson, Via: via, Note: note,
+		Subject: CutSubject(subject, MaxStoredSubject), Decision: store.ApprovalAllow, Asked: true, DecidedBy: store.DecidedByPerson, Via: via, Note: note,
 		Reason: "on screen: " + q.Options[option].Label}
 	if q.Options[option].Answer == questions.No {
 		a.Decision = store.ApprovalDeny

@@ -28,6 +28,10 @@ import (
 // write timeout, so a hook waits in several requests, each answered.
 const maxApprovalWait = 30 * time.Second
 
+// MaxApprovalsListed bounds GET /v1/approvals: the last so many, with the
+// total count, whatever limit asks for.
+const MaxApprovalsListed = 1000
+
 // maxNote bounds a person's note.
 const maxNote = 1000
 
@@ -131,6 +135,7 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		for _, a := range s.team.Approvals().Open() {
 			out.Approvals = append(out.Approvals, ApprovalFrom(a))
 		}
+		out.Total = len(out.Approvals) // at most approvals.MaxOpen
 		reply(w, out)
 		return
 	}
@@ -151,8 +156,15 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if n == 0 || n > MaxApprovalsListed {
+		n = MaxApprovalsListed
+	}
 	list, err := s.team.Store().Approvals(since, n)
 	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	if out.Total, err = s.team.Store().CountApprovals(since); err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
 	}

@@ -74,8 +74,12 @@ func ApprovalFrom(a store.Approval) Approval {
 // ApprovalsReply is GET /v1/approvals, and what `shogun approvals --json`
 // prints.
 type ApprovalsReply struct {
-	// Approvals are in the order they were asked.
+	// Approvals are in the order they were asked: the last limit of them,
+	// at most MaxApprovalsListed.
 	Approvals []Approval `json:"approvals"`
+	// Total is how many approvals match (since, pending): more than
+	// Approvals holds when the list was cut.
+	Total int `json:"total"`
 }
 
 // AnswerRequest is the body of POST /v1/approvals/{id}/answer and POST

@@ -154,6 +154,16 @@ WHERE julianday(asked_at) >= julianday(?) ORDER BY id DESC LIMIT ?) ORDER BY id`
 	return list, nil
 }
 
+// CountApprovals returns how many approvals were asked at or after since
+// (zero: all): what a list cut to its last n leaves out.
+func (s *Store) CountApprovals(since time.Time) (int, error) {
+	var n int
+	if err := s.r.QueryRow(`SELECT count(*) FROM approvals WHERE julianday(asked_at) >= julianday(?)`, formatTime(since)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count approvals: %w", err)
+	}
+	return n, nil
+}
+
 // TaskApprovals returns the approvals asked while the role worked on the
 // task, in the order they were asked.
 func (s *Store) TaskApprovals(taskID string) ([]Approval, error) {

@@ -52,7 +52,7 @@ func approvalsCommand() *cli.Command {
 		Flags: []cli.Flag{workspaceFlag,
 			&cli.StringFlag{Name: "since", Usage: "only those asked since `WHEN`: a date, a time, or a span back (90m, 36h, 7d)"},
 			&cli.BoolFlag{Name: "pending", Usage: "the questions waiting for a person"},
-			&cli.IntFlag{Name: "limit", Usage: "only the last `N` (the table: 50 unless given; --json: all)"},
+			&cli.IntFlag{Name: "limit", Usage: "only the last `N` (the table: 50 unless given; --json: 1000, the most listed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/approvals)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -83,6 +83,9 @@ func approvalsCommand() *cli.Command {
 				return printJSON(c.App.Writer, list)
 			}
 			printApprovals(c, list.Approvals, c.Bool("pending"))
+			if more := list.Total - len(list.Approvals); more > 0 {
+				fmt.Fprintf(c.App.Writer, "(%d earlier not shown: --limit N, --since WHEN)\n", more)
+			}
 			return nil
 		},
 	}
