@@ -84,6 +84,10 @@ type Options struct {
 	// Asked is told of each question that waits for a person (the
 	// "question" notification); may be nil.
 	Asked func(store.Approval)
+	// Waiting is told, each time a role's open questions change (one is
+	// asked, or decided), which of that role's wait now, oldest first;
+	// may be nil. Called without the desk's lock held.
+	Waiting func(role string, open []store.Approval)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -91,6 +95,8 @@ type Options struct {
 // Desk holds the open questions of one running supervisor.
 type Desk struct {
 	opts Options
+
+	waitingMu sync.Mutex // orders the calls of Options.Waiting
 
 	mu     sync.Mutex
 	open   map[int64]*question
@@ -146,10 +152,27 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	v := cfg.Policy.Decide(role.ID, placeOf(cfg, role), req.Action)
 	a.Rule, a.Reason = v.Rule, v.Reason
 
+	a, opened, err := d.record(a, v, cfg.Settings.Approvals.Timeout)
+	if err != nil || !opened {
+		return a, err
+	}
+	if d.opts.Asked != nil {
+		d.opts.Asked(a)
+	}
+	d.tellWaiting(a.Role)
+	return a, nil
+}
+
+// record decides a by the policy's verdict v, the answers "always" given
+// and the bounds, records it, and opens a question when a person is to
+// answer (opened), denied after timeout. The bound is checked and the
+// question opened under one lock, so that asks at once cannot pass it.
+func (d *Desk) record(a store.Approval, v policy.Verdict, timeout time.Duration) (_ store.Approval, opened bool, _ error) {
+	now := a.AskedAt
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return store.Approval{}, ErrClosed
+		return store.Approval{}, false, ErrClosed
 	}
 	key := alwaysKey(a)
 	stored := MaxStoredSubject
@@ -158,7 +181,7 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 		a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalAllow, now, true, store.DecidedByPerson
 		a.Note = fmt.Sprintf("answered always with approval %d", d.always[key])
 	case v.Decision == policy.Ask:
-		if why := d.overBound(role.ID); why != "" {
+		if why := d.overBound(a.Role); why != "" {
 			a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalDeny, now, false, store.DecidedByPolicy
 			a.Rule, a.Reason = "", why
 			stored = maxRefusedSubject
@@ -172,23 +195,37 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	a.Subject = CutSubject(whole, stored)
 	id, err := d.opts.Store.AddApproval(a)
 	if err != nil {
-		return store.Approval{}, err
+		return store.Approval{}, false, err
 	}
 	a.ID = id
 	if a.Decision != store.ApprovalPending {
-		return a, nil
+		return a, false, nil
 	}
 	a.Subject = whole // the person answering reads it whole
 	q := &question{approval: a, done: make(chan struct{})}
-	timeout := cfg.Settings.Approvals.Timeout
 	q.timer = time.AfterFunc(timeout, func() {
 		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByTimeout, "", fmt.Sprintf("nobody answered within %s", timeout))
 	})
 	d.open[id] = q
-	if d.opts.Asked != nil {
-		d.opts.Asked(a)
+	return a, true, nil
+}
+
+// tellWaiting tells Options.Waiting what role waits on now.
+func (d *Desk) tellWaiting(role string) {
+	if d.opts.Waiting == nil {
+		return
 	}
-	return a, nil
+	// Read and told under one lock: a list read earlier is never told
+	// after one read later.
+	d.waitingMu.Lock()
+	defer d.waitingMu.Unlock()
+	var mine []store.Approval
+	for _, a := range d.Open() {
+		if a.Role == role {
+			mine = append(mine, a)
+		}
+	}
+	d.opts.Waiting(role, mine)
 }
 
 // placeOf is where role works: its command's cwd, which the live
@@ -304,6 +341,7 @@ func (d *Desk) decide(id int64, decision, by, via, note string) (store.Approval,
 	delete(d.open, id)
 	d.mu.Unlock()
 	close(q.done)
+	d.tellWaiting(q.approval.Role)
 	if err != nil {
 		return store.Approval{}, err
 	}
