@@ -436,7 +436,8 @@ func (t *Team) notifyState(e supervisor.Event) {
 		if role, ok := t.sup.Role(e.Role); ok {
 			if q, ok := role.Question(); ok && q.Kind == questions.Permission {
 				t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: e.Role, At: e.Time,
-					Message: textsafe.Escape(fmt.Sprintf("%s's screen asks: %s %s (answer: shogun answer %s yes|always|no)", e.Role, q.Prompt, q.Subject, e.Role))})
+					Message: textsafe.Escape(fmt.Sprintf("%s's screen asks: %s %s (answer: shogun answer %s yes|always|no --id %s)", e.Role, q.Prompt,
+						approvals.CutSubject(q.Subject, maxNotifiedSubject), e.Role, q.ID))})
 				return
 			}
 		}
