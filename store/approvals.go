@@ -165,16 +165,21 @@ func (s *Store) CountApprovals(since time.Time) (int, error) {
 }
 
 // TaskApprovals returns the approvals asked while the role worked on the
-// task, in the order they were asked.
-func (s *Store) TaskApprovals(taskID string) ([]Approval, error) {
+// task, in the order they were asked: the last n of them (n > 0), and how
+// many there are in all.
+func (s *Store) TaskApprovals(taskID string, n int) (list []Approval, total int, err error) {
 	if taskID == "" {
-		return nil, nil
+		return nil, 0, nil
 	}
-	list, err := s.queryApprovals(`SELECT `+approvalColumns+` FROM approvals WHERE task_id = ? AND task_id != '' ORDER BY id`, taskID)
+	list, err = s.queryApprovals(`SELECT * FROM (SELECT `+approvalColumns+` FROM approvals WHERE task_id = ? AND task_id != ''
+ORDER BY id DESC LIMIT ?) ORDER BY id`, taskID, limit(n))
+	if err == nil {
+		err = s.r.QueryRow(`SELECT count(*) FROM approvals WHERE task_id = ? AND task_id != ''`, taskID).Scan(&total)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("approvals of task %s: %w", taskID, err)
+		return nil, 0, fmt.Errorf("approvals of task %s: %w", taskID, err)
 	}
-	return list, nil
+	return list, total, nil
 }
 
 func (s *Store) queryApprovals(query string, args ...any) ([]Approval, error) {
