@@ -279,7 +279,8 @@ func subjectOf(rows []string) string {
 
 // dollarCommand is Codex's command: after the last row that asks or gives
 // the model's reason (and the rest of that paragraph), from the first row
-// that starts with "$ " to the options.
+// that starts with "$ " to the options; with neither, from the "$ " row
+// nearest the options.
 func dollarCommand(rows []string) string {
 	from := 0
 	for i, l := range rows {
@@ -290,7 +291,18 @@ func dollarCommand(rows []string) string {
 			}
 		}
 	}
-	for i := from; i < len(rows); i++ {
+	start := from
+	if from == 0 {
+		// No prompt read: the "$ " row nearest the options, since the
+		// rows above may be the model's.
+		for i := len(rows) - 1; i > 0; i-- {
+			if strings.HasPrefix(unbox(rows[i]), "$ ") {
+				start = i
+				break
+			}
+		}
+	}
+	for i := start; i < len(rows); i++ {
 		if t := unbox(rows[i]); strings.HasPrefix(t, "$ ") {
 			// The "$ " is a prompt's, not the command's: blanked, so that
 			// the rows under it keep their indentation relative to it.
