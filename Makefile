@@ -7,7 +7,11 @@
 GO       ?= go
 BIN      := bin/shogun
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# shogun version prints all three (cmd/shogun/usage.go; what is empty comes
+# from the vcs information go build records).
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 PKGS     := ./...
 
 .PHONY: all build install test test-only lint demo bench cross clean fixtures test-real test-e2e screenshots console-vendor

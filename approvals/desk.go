@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -100,7 +101,7 @@ type Desk struct {
 
 	mu     sync.Mutex
 	open   map[int64]*question
-	always map[string]int64 // role, kind, subject → the approval answered "always"
+	always map[string]int64 // alwaysKey → the approval answered "always"
 	closed bool
 }
 
@@ -109,7 +110,8 @@ type question struct {
 	approval store.Approval
 	done     chan struct{} // closed once decided
 	timer    *time.Timer
-	deciding bool // a decision is being written; guarded by Desk.mu
+	deciding bool   // a decision is being written; guarded by Desk.mu
+	always   string // what an "always" answer to it covers (alwaysKey)
 }
 
 // New returns a Desk, and closes the questions a previous run left open
@@ -152,7 +154,8 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	v := cfg.Policy.Decide(role.ID, placeOf(cfg, role), req.Action)
 	a.Rule, a.Reason = v.Rule, v.Reason
 
-	a, opened, err := d.record(a, v, cfg.Settings.Approvals.Timeout)
+	key := alwaysKey(a, folderOf(placeOf(cfg, role), req.Action))
+	a, opened, err := d.record(a, v, key, cfg.Settings.Approvals.Timeout)
 	if err != nil || !opened {
 		return a, err
 	}
@@ -164,17 +167,17 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 }
 
 // record decides a by the policy's verdict v, the answers "always" given
-// and the bounds, records it, and opens a question when a person is to
-// answer (opened), denied after timeout. The bound is checked and the
-// question opened under one lock, so that asks at once cannot pass it.
-func (d *Desk) record(a store.Approval, v policy.Verdict, timeout time.Duration) (_ store.Approval, opened bool, _ error) {
+// (key: what one covers) and the bounds, records it, and opens a question
+// when a person is to answer (opened), denied after timeout. The bound is
+// checked and the question opened under one lock, so that asks at once
+// cannot pass it.
+func (d *Desk) record(a store.Approval, v policy.Verdict, key string, timeout time.Duration) (_ store.Approval, opened bool, _ error) {
 	now := a.AskedAt
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return store.Approval{}, false, ErrClosed
 	}
-	key := alwaysKey(a)
 	stored := MaxStoredSubject
 	switch {
 	case v.Decision == policy.Ask && d.always[key] != 0:
@@ -202,7 +205,7 @@ func (d *Desk) record(a store.Approval, v policy.Verdict, timeout time.Duration)
 		return a, false, nil
 	}
 	a.Subject = whole // the person answering reads it whole
-	q := &question{approval: a, done: make(chan struct{})}
+	q := &question{approval: a, done: make(chan struct{}), always: key}
 	q.timer = time.AfterFunc(timeout, func() {
 		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByTimeout, "", fmt.Sprintf("nobody answered within %s", timeout))
 	})
@@ -269,7 +272,24 @@ func CutSubject(subject string, n int) string {
 	return fmt.Sprintf("%s… [%d more bytes not kept]", subject[:end], len(subject)-end)
 }
 
-func alwaysKey(a store.Approval) string { return a.Role + "\x00" + a.Kind + "\x00" + a.Subject }
+// alwaysKey is what an "always" answer covers: the same action of the
+// same role in the same folder (rm -rf build means another build
+// elsewhere).
+func alwaysKey(a store.Approval, folder string) string {
+	return a.Role + "\x00" + a.Kind + "\x00" + folder + "\x00" + a.Subject
+}
+
+// folderOf is the folder an action is taken in: the CLI's own, else the
+// role's working directory.
+func folderOf(place policy.Place, a policy.Action) string {
+	if a.Cwd == "" {
+		return filepath.Clean(place.Dir)
+	}
+	if !filepath.IsAbs(a.Cwd) {
+		return filepath.Join(place.Dir, a.Cwd)
+	}
+	return filepath.Clean(a.Cwd)
+}
 
 // Wait returns approval id once it is decided, or as it is when ctx ends
 // first (still pending).
@@ -288,19 +308,19 @@ func (d *Desk) Wait(ctx context.Context, id int64) (store.Approval, error) {
 
 // Answer is a person's answer to an open question: allow or deny, and
 // with always an allow that also covers the same action of the same role
-// for the rest of the run. via says where it was given ("cli",
+// in the same folder for the rest of the run. via says where it was given ("cli",
 // "console", "api").
 func (d *Desk) Answer(id int64, allow, always bool, via, note string) (store.Approval, error) {
 	decision := store.ApprovalDeny
 	if allow {
 		decision = store.ApprovalAllow
 	}
-	// The key is the whole action, as Ask sees it, not the history's cut
-	// subject.
+	// The key was made when it was asked, from the whole action, not
+	// the history's cut subject.
 	d.mu.Lock()
 	var key string
 	if q, ok := d.open[id]; ok {
-		key = alwaysKey(q.approval)
+		key = q.always
 	}
 	d.mu.Unlock()
 	a, err := d.decide(id, decision, store.DecidedByPerson, via, note)

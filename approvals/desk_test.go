@@ -129,17 +129,38 @@ func TestUnansweredQuestionIsDenied(t *testing.T) {
 // and nothing else.
 func TestAlwaysCoversTheSameAction(t *testing.T) {
 	d, _, _, _ := testDesk(t, "1m")
-	q, _ := d.Ask(Request{Role: "ashigaru1", Action: shell("make lint")})
+	q, _ := d.Ask(Request{Role: "ashigaru1", Action: shell("python3 lint.py")})
 	if _, err := d.Answer(q.ID, true, true, "console", ""); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := d.Ask(Request{Role: "ashigaru1", Action: shell("make lint")})
+	again, _ := d.Ask(Request{Role: "ashigaru1", Action: shell("python3 lint.py")})
 	if again.Decision != store.ApprovalAllow || again.DecidedBy != store.DecidedByPerson {
 		t.Errorf("the same action again = %+v, want allowed by the earlier answer", again)
 	}
-	other, _ := d.Ask(Request{Role: "ashigaru2", Action: shell("make lint")})
+	other, _ := d.Ask(Request{Role: "ashigaru2", Action: shell("python3 lint.py")})
 	if other.Decision != store.ApprovalPending {
 		t.Errorf("another role's = %+v, want asked", other)
+	}
+}
+
+// "Always" covers the folder it was given in: the same command in
+// another folder is another action.
+func TestAlwaysIsScopedToTheFolder(t *testing.T) {
+	d, _, cfg, _ := testDesk(t, "1m")
+	here := filepath.Join(cfg.Workspace, "a")
+	in := func(cwd string) policy.Action { a := shell("python3 clean.py"); a.Cwd = cwd; return a }
+	q, _ := d.Ask(Request{Role: "ashigaru1", Action: in(here)})
+	if _, err := d.Answer(q.ID, true, true, "cli", ""); err != nil {
+		t.Fatal(err)
+	}
+	if same, _ := d.Ask(Request{Role: "ashigaru1", Action: in(here + "/")}); same.Decision != store.ApprovalAllow {
+		t.Errorf("in the same folder = %+v, want allowed by the answer", same)
+	}
+	if elsewhere, _ := d.Ask(Request{Role: "ashigaru1", Action: in("/tmp")}); elsewhere.Decision != store.ApprovalPending {
+		t.Errorf("in another folder = %+v, want asked", elsewhere)
+	}
+	if root, _ := d.Ask(Request{Role: "ashigaru1", Action: shell("python3 clean.py")}); root.Decision != store.ApprovalPending {
+		t.Errorf("in the role's own folder = %+v, want asked", root)
 	}
 }
 

@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -38,7 +37,7 @@ func CodexRules(p *policy.Policy) []byte {
 		for i, w := range d.words {
 			words[i] = starlarkString(w)
 		}
-		fmt.Fprintf(&out, "\n# %s: %s\nprefix_rule(\n    pattern = [%s],\n    decision = \"forbidden\",\n", d.where, d.pattern, strings.Join(words, ", "))
+		fmt.Fprintf(&out, "\n# %s: %s\nprefix_rule(\n    pattern = [%s],\n    decision = \"forbidden\",\n", commentText(d.where), commentText(d.pattern), strings.Join(words, ", "))
 		if d.note != "" {
 			fmt.Fprintf(&out, "    justification = %s,\n", starlarkString(d.note))
 		}
@@ -47,19 +46,41 @@ func CodexRules(p *policy.Policy) []byte {
 	return out.Bytes()
 }
 
-// starlarkString quotes s as a Starlark string literal: JSON's quoting
-// without its HTML escapes is one.
-func starlarkString(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
+// starlarkString quotes s as a Starlark string literal: tomlString's
+// quoting (\", \\, \n, \t, \uXXXX) is Starlark's too.
+func starlarkString(s string) string { return tomlString(s) }
+
+// checkCodexRules is a minimal check of a generated rules file (no
+// Starlark parser is at hand): no raw control character but the line
+// ends, and one prefix_rule per rule meant, its strings closed on their
+// line.
+func checkCodexRules(data []byte, rules int) error {
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.IndexFunc(line, isControl) >= 0 {
+			return fmt.Errorf("check %s: line %d holds a control character", CodexRulesFile, i+1)
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		// Outside comments, quotes come in pairs once escapes are taken out.
+		if strings.Count(strings.ReplaceAll(strings.ReplaceAll(line, `\\`, ""), `\"`, ""), `"`)%2 != 0 {
+			return fmt.Errorf("check %s: line %d has a string left open", CodexRulesFile, i+1)
+		}
+	}
+	if n := strings.Count(string(data), "\nprefix_rule(\n"); n != rules {
+		return fmt.Errorf("check %s: %d rules written, %d meant", CodexRulesFile, n, rules)
+	}
+	return nil
 }
 
 // WriteCodexRules writes CodexRules(p) to the workspace's CodexRulesFile
 // unless a person wrote the file that is there. It reports whether it
 // wrote.
 func WriteCodexRules(ws string, p *policy.Policy) (bool, error) {
-	return writeGenerated(ws, CodexRulesFile, codexRulesHeader, CodexRules(p))
+	content := CodexRules(p)
+	denies, _ := nativeDenies(p)
+	if err := checkCodexRules(content, len(denies)); err != nil {
+		return false, err
+	}
+	return writeGenerated(ws, CodexRulesFile, codexRulesHeader, content)
 }

@@ -2,13 +2,14 @@ package config
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/policy"
@@ -47,7 +48,7 @@ func GeminiPolicy(p *policy.Policy) []byte {
 	writeSkipped(&out, skipped)
 	for _, d := range denies {
 		fmt.Fprintf(&out, "\n# %s: %s\n[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = %s\ndecision = \"deny\"\npriority = %d\n",
-			d.where, d.pattern, tomlString(strings.Join(d.words, " ")), geminiDenyPriority)
+			commentText(d.where), commentText(d.pattern), tomlString(strings.Join(d.words, " ")), geminiDenyPriority)
 		if d.note != "" {
 			fmt.Fprintf(&out, "deny_message = %s\n", tomlString(d.note))
 		}
@@ -119,7 +120,7 @@ func writeSkipped(out *bytes.Buffer, skipped []string) {
 	}
 	out.WriteString("#\n# Deny patterns not translated:\n")
 	for _, s := range skipped {
-		out.WriteString("#   " + s + "\n")
+		out.WriteString("#   " + commentText(s) + "\n")
 	}
 }
 
@@ -163,17 +164,86 @@ func geminiPrefix(p policy.Pattern) (string, bool) {
 	return strings.Join(ws, " "), true
 }
 
-// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's).
+// tomlString quotes s as a TOML basic string, every control character
+// escaped (TOML allows none but tab in a string; JSON leaves DEL as it
+// is, which made Gemini CLI drop the whole file).
 func tomlString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case isControl(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r) // invalid UTF-8 is written as U+FFFD
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// isControl reports whether r is a control character (C0, DEL, C1).
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }
+
+// commentText is s made safe for a one-line comment of a generated file:
+// control characters (a newline would end the comment) escaped.
+func commentText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, `\u%04X`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// checkGeminiPolicy parses a generated file back, as Gemini CLI will, and
+// checks it holds the rules meant: a file Gemini cannot read would drop
+// every rule in it without a word.
+func checkGeminiPolicy(data []byte, denies []nativeDeny) error {
+	var parsed struct {
+		Rule []struct {
+			ToolName      string `toml:"toolName"`
+			CommandPrefix string `toml:"commandPrefix"`
+			Decision      string `toml:"decision"`
+			Priority      int    `toml:"priority"`
+			DenyMessage   string `toml:"deny_message"`
+		} `toml:"rule"`
+	}
+	if _, err := toml.Decode(string(data), &parsed); err != nil {
+		return fmt.Errorf("check %s: %w", GeminiPolicyFile, err)
+	}
+	if len(parsed.Rule) != len(denies) {
+		return fmt.Errorf("check %s: %d rules read back, %d written", GeminiPolicyFile, len(parsed.Rule), len(denies))
+	}
+	for i, d := range denies {
+		r := parsed.Rule[i]
+		if r.CommandPrefix != strings.Join(d.words, " ") || r.DenyMessage != string([]rune(d.note)) || r.Decision != "deny" {
+			return fmt.Errorf("check %s: rule %d read back as %q (%q), written from %s", GeminiPolicyFile, i+1, r.CommandPrefix, r.DenyMessage, d.where)
+		}
+	}
+	return nil
 }
 
 // WriteGeminiPolicy writes GeminiPolicy(p) to the workspace's
 // GeminiPolicyFile unless a person wrote the file that is there (it does
 // not start with shogun's first line). It reports whether it wrote.
 func WriteGeminiPolicy(ws string, p *policy.Policy) (bool, error) {
-	return writeGenerated(ws, GeminiPolicyFile, geminiPolicyHeader, GeminiPolicy(p))
+	content := GeminiPolicy(p)
+	denies, _ := nativeDenies(p)
+	if err := checkGeminiPolicy(content, denies); err != nil {
+		return false, err
+	}
+	return writeGenerated(ws, GeminiPolicyFile, geminiPolicyHeader, content)
 }
 
 // writeGenerated writes content, which starts with header, to rel in ws

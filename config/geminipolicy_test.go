@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/shogun-dev/shogun/policy"
 )
 
@@ -133,5 +135,63 @@ prefix_rule(
 	}
 	if wrote, err := WriteCodexRules(ws, nil); err != nil || wrote {
 		t.Errorf("a person's rules overwritten: %v %v", wrote, err)
+	}
+}
+
+// Every control character, DEL and bytes that are not UTF-8 in a rule's
+// note or pattern are escaped in both generated files, which read back
+// as written: one bad character used to make Gemini CLI drop every rule.
+func TestNativeFilesEscapeEveryControlCharacter(t *testing.T) {
+	var weird strings.Builder
+	for r := rune(0); r < 0x20; r++ {
+		weird.WriteRune(r)
+	}
+	weird.WriteString("\x7f\u0085\u009f \"quoted\" back\\slash \xff\xfe end")
+	note := weird.String()
+	p := &policy.Policy{Rules: []policy.Rule{
+		{Decision: policy.Deny, Kind: policy.Shell, Commands: pats(t, "git init", "bad\x7fword\x01 *"), Note: note, Where: "p:1"},
+	}}
+	ws := t.TempDir()
+	if _, err := WriteGeminiPolicy(ws, p); err != nil {
+		t.Fatalf("WriteGeminiPolicy: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(GeminiPolicyFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rule []struct {
+			CommandPrefix string `toml:"commandPrefix"`
+			DenyMessage   string `toml:"deny_message"`
+		} `toml:"rule"`
+	}
+	if _, err := toml.Decode(string(data), &back); err != nil {
+		t.Fatalf("the Gemini file does not parse: %v\n%q", err, data)
+	}
+	if len(back.Rule) != 1 || back.Rule[0].CommandPrefix != "git init" || back.Rule[0].DenyMessage != string([]rune(note)) {
+		t.Errorf("read back %+v, want git init with the note %q", back.Rule, note)
+	}
+	if _, err := WriteCodexRules(ws, p); err != nil {
+		t.Fatalf("WriteCodexRules: %v", err)
+	}
+	for _, f := range []string{GeminiPolicyFile, CodexRulesFile} {
+		data, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.IndexFunc(line, isControl) >= 0 {
+				t.Errorf("%s line %d holds a raw control character: %q", f, i+1, line)
+			}
+		}
+		if !strings.Contains(string(data), `bad\u007Fword\u0001 *`) {
+			t.Errorf("%s does not list the skipped pattern escaped:\n%s", f, data)
+		}
+	}
+	if err := checkGeminiPolicy([]byte("[[rule]]\ndeny_message = \"a\x7fb\"\n"), nil); err == nil {
+		t.Error("checkGeminiPolicy accepts a raw DEL")
+	}
+	if err := checkCodexRules([]byte("prefix_rule(\n    justification = \"open,\n)\n"), 1); err == nil {
+		t.Error("checkCodexRules accepts a string left open")
 	}
 }

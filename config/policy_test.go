@@ -17,9 +17,11 @@ const policyRoles = `roles:
     command: {exec: claude}
 `
 
-// The policy `shogun init` writes loads, and decides as the issue asks:
-// reads and edits inside the working folder allowed; destructive commands
-// and shogun's own files denied; everything else asked.
+// The policy `shogun init` writes lets an unattended team work: every
+// route to a role's own report and ordinary work in its folder are
+// allowed, the network, files outside and what cannot be undone are
+// asked, and what enforces the policy is denied through every tool and
+// the shell, however the command is written.
 func TestDefaultPolicyDecides(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Scaffold(dir, ScaffoldOptions{}); err != nil {
@@ -32,38 +34,165 @@ func TestDefaultPolicyDecides(t *testing.T) {
 	if cfg.Settings.Approvals.Timeout != 2*time.Minute {
 		t.Errorf("approvals.timeout = %v, want 2m", cfg.Settings.Approvals.Timeout)
 	}
-	place := policy.Place{Dir: cfg.Workspace, Workspace: cfg.Workspace, OnBaseBranch: true, Home: t.TempDir()}
-	for _, tc := range []struct {
-		a    policy.Action
-		want policy.Decision
-	}{
-		{policy.Action{Kind: policy.Read, Path: "src/main.go"}, policy.Allow},
-		{policy.Action{Kind: policy.Write, Path: filepath.Join(cfg.Workspace, "src/main.go")}, policy.Allow},
-		{policy.Action{Kind: policy.Write, Path: "runtime/queue/reports/dev.yaml"}, policy.Allow},
-		{policy.Action{Kind: policy.Write, Path: "/etc/hosts"}, policy.Ask},
-		{policy.Action{Kind: policy.Write, Path: "config/roles.yaml"}, policy.Deny},
-		{policy.Action{Kind: policy.Write, Path: "runtime/state/status.yaml"}, policy.Deny},
-		{policy.Action{Kind: policy.Write, Path: ".git/config"}, policy.Deny},
-		{policy.Action{Kind: policy.Shell, Command: "rm -rf build"}, policy.Ask},
-		{policy.Action{Kind: policy.Shell, Command: "rm -rf ~/src"}, policy.Deny},
-		{policy.Action{Kind: policy.Shell, Command: "git push --force origin main"}, policy.Deny},
-		{policy.Action{Kind: policy.Shell, Command: "git push origin +main"}, policy.Deny},
-		{policy.Action{Kind: policy.Shell, Command: "git reset --hard HEAD~3"}, policy.Deny},
-		{policy.Action{Kind: policy.Shell, Command: "sed -i s/a/b/ config/settings.yaml"}, policy.Deny},
-		{policy.Action{Kind: policy.Shell, Command: "go test ./..."}, policy.Ask},
-		{policy.Action{Kind: policy.Fetch, URL: "https://example.com"}, policy.Ask},
-		{policy.Action{Kind: policy.MCP, Tool: "shogun/report"}, policy.Allow},
-		{policy.Action{Kind: policy.MCP, Tool: "github/create_pr"}, policy.Ask},
-	} {
-		if v := cfg.Policy.Decide("ashigaru1", place, tc.a); v.Decision != tc.want {
-			t.Errorf("%s %q = %s (%s), want %s", tc.a.Kind, tc.a.Subject(), v.Decision, v.Reason, tc.want)
+	// The plain force pushes reach Codex's and Gemini CLI's own rules.
+	for file, n := range map[string]int{string(GeminiPolicy(cfg.Policy)): strings.Count(string(GeminiPolicy(cfg.Policy)), "[[rule]]"),
+		string(CodexRules(cfg.Policy)): strings.Count(string(CodexRules(cfg.Policy)), "prefix_rule(")} {
+		if n != 3 {
+			t.Errorf("%d native rules, want 3 (git push --force, -f, --mirror):\n%s", n, file)
 		}
 	}
-	// In its own worktree a role may reset its branch.
-	wt := place
-	wt.OnBaseBranch = false
-	if v := cfg.Policy.Decide("ashigaru1", wt, policy.Action{Kind: policy.Shell, Command: "git reset --hard HEAD~3"}); v.Decision != policy.Ask {
-		t.Errorf("reset --hard off the base branch = %s (%s), want ask", v.Decision, v.Reason)
+	ws := cfg.Workspace
+	home := t.TempDir()
+	for _, d := range []string{"src", "worktrees/ashigaru1/src", "runtime/state", "data"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "runtime", "state", "ui.token"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := policy.Place{Dir: ws, Workspace: ws, OnBaseBranch: true, Home: home}
+	wt := policy.Place{Dir: filepath.Join(ws, "worktrees", "ashigaru1"), Workspace: ws, Home: home}
+	reports := filepath.Join(ws, "runtime", "queue", "reports")
+	type action = policy.Action
+	sh := func(c string) action { return action{Kind: policy.Shell, Command: c} }
+	read := func(p string) action { return action{Kind: policy.Read, Path: p} }
+	write := func(p string) action { return action{Kind: policy.Write, Path: p} }
+	const (
+		allow, ask, deny = policy.Allow, policy.Ask, policy.Deny
+	)
+	for _, tc := range []struct {
+		place policy.Place
+		a     action
+		want  policy.Decision
+	}{
+		// Every route to the role's own report, from the workspace and
+		// from a worktree.
+		{root, write("runtime/queue/reports/ashigaru1.yaml"), allow},
+		{root, write("runtime/queue/reports/ashigaru1.tmp"), allow},
+		{wt, write(filepath.Join(reports, "ashigaru1.yaml")), allow},
+		{root, sh("cat > runtime/queue/reports/ashigaru1.yaml <<'EOF'\nstatus: done\nEOF"), allow},
+		{root, sh("cat > runtime/queue/reports/ashigaru1.tmp <<'EOF'\nstatus: done\nEOF\nmv runtime/queue/reports/ashigaru1.tmp runtime/queue/reports/ashigaru1.yaml"), allow},
+		{root, sh("cd runtime/queue/reports && mv ashigaru1.tmp ashigaru1.yaml"), allow},
+		{root, sh("echo 'status: done' > runtime/queue/reports/ashigaru1.yaml"), allow},
+		{wt, sh("cat > " + filepath.Join(reports, "ashigaru1.tmp") + " <<'EOF'\nstatus: done\nEOF"), allow},
+		{wt, sh("cd " + reports + " && mv ashigaru1.tmp ashigaru1.yaml"), allow},
+		{wt, sh("cp report.yaml " + filepath.Join(reports, "ashigaru1.yaml")), allow},
+		{root, read("runtime/queue/tasks/ashigaru1.yaml"), allow},
+		{root, sh("cat runtime/queue/tasks/ashigaru1.yaml"), allow},
+		{wt, sh("cat " + filepath.Join(ws, "runtime/queue/tasks/ashigaru1.yaml")), allow},
+		{root, write("runtime/queue/commands/next.yaml"), allow},
+		{root, action{Kind: policy.MCP, Tool: "shogun/report"}, allow},
+		// Not another role's files, nor the supervisor's.
+		{root, write("runtime/queue/reports/karo.yaml"), deny},
+		{root, write("runtime/queue/tasks/ashigaru1.yaml"), deny},
+		{root, sh("cp x runtime/queue/reports/karo.yaml"), deny},
+		{root, sh("echo x > runtime/queue/tasks/karo.yaml"), deny},
+		{wt, sh("mv x " + filepath.Join(reports, "karo.yaml")), deny},
+		// Ordinary work in the folder.
+		{root, read("src/main.go"), allow},
+		{root, write(filepath.Join(ws, "src/main.go")), allow},
+		{wt, write("src/main.go"), allow},
+		{root, sh("go build ./... && go test -race ./..."), allow},
+		{wt, sh("make"), allow},
+		{wt, sh("make test 2>&1 | tail -20"), allow},
+		{root, sh("npm test"), allow},
+		{root, sh("gofmt -l . && go vet ./..."), allow},
+		{root, sh("git status && git diff && git log --oneline -5"), allow},
+		{wt, sh("git add -A && git commit -m 'fix: the parser'"), allow},
+		{wt, sh("git checkout -b feature"), allow},
+		{root, sh("git config user.name x"), allow},
+		{root, sh("rm -rf build && mkdir -p build && cp src/main.go build/"), allow},
+		{root, sh("grep -rn TODO src 2>/dev/null | head"), allow},
+		{root, sh("sed -i s/a/b/ src/main.go"), allow},
+		{wt, sh("ls"), allow},
+		{wt, sh("timeout 60 go test ./..."), allow},
+		{wt, sh("bash -lc 'go build ./... && go test ./...'"), allow},
+		{root, sh("find . -name '*.go' -exec gofmt -l {} +"), allow},
+		{root, sh("if make; then echo ok; fi"), allow},
+		// Asked: outside the folder, the network, what throws work away.
+		{root, read("/etc/hosts"), ask},
+		{root, write("/etc/hosts"), ask},
+		{wt, write("../ashigaru2/x.go"), ask},
+		{root, sh("cat /etc/passwd"), ask},
+		{root, sh("cat src/main.go /root/.ssh/id_rsa"), ask},
+		{wt, sh("cd /tmp && make"), ask},
+		{root, sh("git push origin main"), ask},
+		{root, sh("git pull"), ask},
+		{root, sh("curl -s https://example.com/x"), ask},
+		{root, sh("npm install left-pad"), ask},
+		{root, sh("go get example.com/x"), ask},
+		{wt, sh("git reset --hard HEAD~1"), ask},
+		{wt, sh("git reset --har HEAD~1"), ask},
+		{wt, sh("git clean -fdx"), ask},
+		{root, sh("sudo make install"), ask},
+		{root, sh("python3 check.py"), ask},
+		{root, sh("bash -c 'python3 x.py'"), ask},
+		{root, sh("git init sub"), ask},
+		{root, sh("echo 'git push -f' | sh"), ask},
+		{root, action{Kind: policy.Fetch, URL: "https://example.com"}, ask},
+		{root, action{Kind: policy.MCP, Tool: "github/create_pr"}, ask},
+		// Never: what cannot be undone and reaches others.
+		{root, sh("rm -rf ~/src"), deny},
+		{root, sh("git push --force origin main"), deny},
+		{root, sh("git push -fq"), deny},
+		{root, sh("git push origin +main"), deny},
+		{root, sh("sudo -u root git push --forc"), deny},
+		{root, sh("git -c alias.p='!git push -f' p"), deny},
+		{root, sh("git reset --hard HEAD~3"), deny},
+		{root, sh("git config alias.x '!sh -c x'"), deny},
+		{root, sh("git config --global core.hooksPath /tmp/h"), deny},
+		// The guards, through every tool.
+		{root, write(".claude/settings.json"), deny},
+		{root, write(".claude/settings.local.json"), deny},
+		{wt, write(".claude/settings.local.json"), deny},
+		{root, write(filepath.Join(home, ".claude/settings.json")), deny},
+		{root, write(".mcp.json"), deny},
+		{root, write(".codex/config.toml"), deny},
+		{root, write(".codex/rules/mine.rules"), deny},
+		{root, write(".gemini/settings.json"), deny},
+		{root, write(".gemini/shogun-policy.toml"), deny},
+		{root, write("data/shogun.db"), deny},
+		{root, write("roles/ashigaru.md"), deny},
+		{root, write("config/policy.yaml"), deny},
+		{wt, write("../../config/policy.yaml"), deny},
+		{root, write("runtime/state/status.yaml"), deny},
+		{root, write(".git/config"), deny},
+		{wt, write(".git"), deny},
+		{root, read("runtime/state/ui.token"), deny},
+		{root, read("runtime/state/ui.sessions"), deny},
+		{root, read("runtime/state"), deny},
+		{root, read("data/shogun.db"), deny},
+		{root, read("roles/ashigaru.md"), allow},
+		{root, read("config/roles.yaml"), allow},
+		// And through the shell, disguises included.
+		{root, sh("echo '# was here' >> config/policy.yaml"), deny},
+		{root, sh(`echo '{"disableAllHooks": true}' > .claude/settings.local.json`), deny},
+		{root, sh(`git -c alias.x='!echo {} > .claude/settings.local.json' x`), deny},
+		{root, sh("cat runtime/state/ui.token"), deny},
+		{root, sh(`$'\x63at' runtime/state/ui.token`), deny},
+		{root, sh("cat runtime/*/ui.token"), deny},
+		{root, sh("sqlite3 data/shogun.db .dump"), deny},
+		{root, sh("cat conf*/policy.yaml"), deny},
+		{root, sh("cat {config,x}/policy.yaml"), deny},
+		{root, sh("tee .mcp.json < x"), deny},
+		{root, sh("sed -i s/x/y/ roles/ashigaru.md"), deny},
+		{root, sh("dd if=x of=config/policy.yaml"), deny},
+		{root, sh("cp x --target-directory=config"), deny},
+		{root, sh("mv x .codex/rules/"), deny},
+		{root, sh("bash <<< 'echo x >> config/policy.yaml'"), deny},
+		{root, sh("find .gemini -delete"), deny},
+		{root, sh("env -u HOME sh -c 'cp x .gemini/settings.json'"), deny},
+		{wt, sh("echo x >> ../../config/policy.yaml"), deny},
+		{root, sh("cp roles/karo.md /etc/cron.d/x"), deny},
+	} {
+		where := "root"
+		if tc.place.Dir != ws {
+			where = "worktree"
+		}
+		if v := cfg.Policy.Decide("ashigaru1", tc.place, tc.a); v.Decision != tc.want {
+			t.Errorf("%s: %s %q = %s (%s), want %s", where, tc.a.Kind, tc.a.Subject(), v.Decision, v.Reason, tc.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/shogun-dev/shogun/policy"
@@ -63,6 +64,32 @@ func ClaudeActions(tool string, input json.RawMessage) (acts []policy.Action, ok
 	return []policy.Action{a}, true, nil
 }
 
+// globReach is the folder a glob pattern searched from base can reach:
+// base joined with the pattern's segments before the first one with a
+// wildcard (the whole pattern when it is absolute or starts with ~).
+func globReach(base, pattern string) string {
+	segs := strings.Split(strings.ReplaceAll(pattern, `\`, "/"), "/")
+	fixed := 0
+	for fixed < len(segs) && !strings.ContainsAny(segs[fixed], "*?[{") {
+		fixed++
+	}
+	if fixed == len(segs) {
+		// No wildcard: the pattern names one file, which is read where
+		// it is; its folder is what the tool lists.
+		fixed = len(segs) - 1
+	}
+	prefix := strings.Join(segs[:fixed], "/")
+	switch {
+	case prefix == "" && strings.HasPrefix(pattern, "/"):
+		return "/"
+	case prefix == "":
+		return base
+	case filepath.IsAbs(filepath.FromSlash(prefix)) || strings.HasPrefix(prefix, "/") || strings.HasPrefix(prefix, "~"):
+		return prefix
+	}
+	return filepath.ToSlash(filepath.Join(base, prefix))
+}
+
 // patchFiles are the files a patch in the apply_patch format touches.
 func patchFiles(patch string) []string {
 	var out []string
@@ -88,6 +115,8 @@ func ClaudeAction(tool string, input json.RawMessage) (a policy.Action, ok bool,
 		NotebookPath string `json:"notebook_path"`
 		Path         string `json:"path"`
 		URL          string `json:"url"`
+		Pattern      string `json:"pattern"`
+		Glob         string `json:"glob"`
 	}
 	if len(input) > 0 {
 		if err := json.Unmarshal(input, &in); err != nil {
@@ -109,6 +138,15 @@ func ClaudeAction(tool string, input json.RawMessage) (a policy.Action, ok bool,
 		a = policy.Action{Kind: policy.Read, Path: in.Path}
 		if a.Path == "" {
 			a.Path = "." // the working directory, as the tool takes it
+		}
+		switch {
+		case tool == "Glob":
+			// A Glob's pattern reaches where its fixed part leads:
+			// {"pattern":"/root/.ssh/**"} reads /root/.ssh.
+			a.Path = globReach(a.Path, in.Pattern)
+		case tool == "Grep" && strings.Contains(in.Glob, "/"):
+			// So does a Grep's file filter when it names folders.
+			a.Path = globReach(a.Path, in.Glob)
 		}
 	case "Write", "Edit", "MultiEdit":
 		a = policy.Action{Kind: policy.Write, Path: file}

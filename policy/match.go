@@ -90,6 +90,10 @@ func Glob(pattern, s string) bool {
 // A glob that starts with "**/" matches anywhere, in the workspace or not:
 // "**/.git/**" is every .git folder. A path that cannot be known before
 // the command runs ($HOME, ~other) is outside and matches no glob.
+// "{role}" in a glob stands for the id of the role that acts:
+// "runtime/queue/reports/{role}.*" is each role's own report; "{other}"
+// for any name but that id: "runtime/queue/reports/{other}.*" is every
+// other role's.
 type PathCond struct {
 	inside, outside bool
 	glob            []string
@@ -112,6 +116,9 @@ func ParsePathCond(s string) (PathCond, error) {
 		if seg == ".." || seg == "." || seg == "" {
 			return PathCond{}, fmt.Errorf("path pattern %q: use plain folder names and * or **, not %q", s, seg)
 		}
+		if rest := strings.NewReplacer(roleVar, "", otherVar, "").Replace(seg); strings.ContainsAny(rest, "{}") {
+			return PathCond{}, fmt.Errorf("path pattern %q: braces only as %s or %s", s, roleVar, otherVar)
+		}
 	}
 	return PathCond{glob: segs, text: s}, nil
 }
@@ -119,7 +126,7 @@ func ParsePathCond(s string) (PathCond, error) {
 // String is the condition as written.
 func (c PathCond) String() string { return c.text }
 
-func (c PathCond) match(place Place, pa pathArg) bool {
+func (c PathCond) match(place Place, role string, pa pathArg) bool {
 	dir := realPath(place.Dir)
 	switch {
 	case c.inside:
@@ -129,8 +136,15 @@ func (c PathCond) match(place Place, pa pathArg) bool {
 	case !pa.known:
 		return false
 	}
-	if c.glob[0] == "**" {
-		return matchSegs(c.glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }))
+	glob := c.glob
+	if strings.Contains(c.text, roleVar) {
+		glob = make([]string, len(c.glob))
+		for i, g := range c.glob {
+			glob[i] = strings.ReplaceAll(g, roleVar, role)
+		}
+	}
+	if glob[0] == "**" {
+		return matchSegs(glob, strings.FieldsFunc(filepath.ToSlash(pa.abs), func(r rune) bool { return r == '/' }), role)
 	}
 	root := realPath(place.Workspace)
 	if !within(root, pa.abs) {
@@ -144,22 +158,38 @@ func (c PathCond) match(place Place, pa pathArg) bool {
 	if rel != "." {
 		segs = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	return matchSegs(c.glob, segs)
+	return matchSegs(glob, segs, role)
 }
 
-func matchSegs(pat, segs []string) bool {
+// roleVar in a path glob stands for the acting role's id, otherVar for
+// any other name.
+const (
+	roleVar  = "{role}"
+	otherVar = "{other}"
+)
+
+func matchSegs(pat, segs []string, role string) bool {
 	if len(pat) == 0 {
 		return len(segs) == 0
 	}
 	if pat[0] == "**" {
 		for k := 0; k <= len(segs); k++ {
-			if matchSegs(pat[1:], segs[k:]) {
+			if matchSegs(pat[1:], segs[k:], role) {
 				return true
 			}
 		}
 		return false
 	}
-	return len(segs) > 0 && Glob(pat[0], segs[0]) && matchSegs(pat[1:], segs[1:])
+	return len(segs) > 0 && matchSeg(pat[0], segs[0], role) && matchSegs(pat[1:], segs[1:], role)
+}
+
+// matchSeg matches one segment; {other} is what * matches, less what the
+// role's id would.
+func matchSeg(pat, seg, role string) bool {
+	if !strings.Contains(pat, otherVar) {
+		return Glob(pat, seg)
+	}
+	return Glob(strings.ReplaceAll(pat, otherVar, "*"), seg) && !Glob(strings.ReplaceAll(pat, otherVar, role), seg)
 }
 
 // pathArg is a path an action touches: where it really leads (absolute,

@@ -7,8 +7,12 @@
 //
 // The actions come from agents, whose input is hostile: a command is split
 // the way a shell would split it, so "ls; rm -rf /" is judged as two
-// commands, and a path is judged where it really leads, after "..", the
-// command's own "cd" and symbolic links.
+// commands, each read as it will run (shell.go: quoting and here-documents;
+// command.go: base names, shells; wrappers.go: sudo, env, xargs, find …;
+// git.go: git's options and aliases), and a path is judged where it really
+// leads, after "..", the command's own "cd", symbolic links and the files
+// a glob would name (words.go, match.go). A deny or ask applies when one
+// reading and one path match it, an allow only when all do.
 package policy
 
 import (
@@ -155,11 +159,15 @@ type Place struct {
 type Rule struct {
 	Decision Decision
 	Kind     Kind
-	// Commands are word patterns for Shell (Pattern); any one matching
-	// a simple command of the line is enough.
+	// Commands are word patterns for Shell (Pattern), tried on each
+	// simple command of the line: a deny or ask applies when one pattern
+	// matches one reading of the command (as written, normalized, with
+	// its wrappers), an allow only when every reading is matched.
 	Commands []Pattern
-	// Paths are PathConds: for Read and Write the file, for Shell any of
-	// the command's arguments and redirections.
+	// Paths are PathConds: for Read and Write the file, for Shell the
+	// command's arguments and redirections. A deny applies when one
+	// path matches one of them, an allow or ask only when every path
+	// does.
 	Paths []PathCond
 	// Hosts are globs on a Fetch's host name.
 	Hosts []string
@@ -273,12 +281,10 @@ func (r *Rule) applies(role string, place Place, a Action, s subject) bool {
 	if r.BaseBranch && !place.OnBaseBranch {
 		return false
 	}
-	if len(r.Commands) > 0 && !slices.ContainsFunc(r.Commands, func(p Pattern) bool { return p.Match(s.words) }) {
+	if len(r.Commands) > 0 && !r.commandsMatch(s) {
 		return false
 	}
-	if len(r.Paths) > 0 && !slices.ContainsFunc(s.paths, func(pa pathArg) bool {
-		return slices.ContainsFunc(r.Paths, func(c PathCond) bool { return c.match(place, pa) })
-	}) {
+	if len(r.Paths) > 0 && !r.pathsMatch(role, place, s) {
 		return false
 	}
 	if len(r.Hosts) > 0 && !slices.ContainsFunc(r.Hosts, func(g string) bool { return Glob(g, hostOf(a.URL)) }) {
@@ -290,10 +296,52 @@ func (r *Rule) applies(role string, place Place, a Action, s subject) bool {
 	return true
 }
 
+// commandsMatch reports whether r's command patterns match s: for a
+// deny or an ask, one pattern matching one reading of the command is
+// enough (git push --forc is asked by "git push * --force"); an allow
+// needs every reading matched, so that it cannot allow a command that
+// runs as another (sudo git is not allowed by "git *" alone).
+func (r *Rule) commandsMatch(s subject) bool {
+	if len(s.views) == 0 {
+		return false
+	}
+	matched := func(view []string) bool {
+		return slices.ContainsFunc(r.Commands, func(p Pattern) bool { return p.Match(view) })
+	}
+	if r.Decision != Allow {
+		return slices.ContainsFunc(s.views, matched) || slices.ContainsFunc(s.wrapped, matched)
+	}
+	return !slices.ContainsFunc(s.views, func(v []string) bool { return !matched(v) })
+}
+
+// pathsMatch reports whether r's path conditions hold for s's paths: a
+// deny needs one path to match, an allow or ask every one (cp inside
+// /etc/cron.d/x is not inside).
+func (r *Rule) pathsMatch(role string, place Place, s subject) bool {
+	if len(s.paths) == 0 {
+		return false
+	}
+	matched := func(pa pathArg) bool {
+		return slices.ContainsFunc(r.Paths, func(c PathCond) bool { return c.match(place, role, pa) })
+	}
+	if r.Decision == Deny {
+		return slices.ContainsFunc(s.paths, matched)
+	}
+	return !slices.ContainsFunc(s.paths, func(pa pathArg) bool { return !matched(pa) })
+}
+
+// maxDescribed is how many command patterns a reason line names.
+const maxDescribed = 4
+
 // describe is the rule's conditions in a few words, for a reason line.
 func (r *Rule) describe() string {
 	s := string(r.Kind)
-	for _, c := range r.Commands {
+	for i, c := range r.Commands {
+		if i == maxDescribed {
+			// A long list of programs says nothing more in a reason.
+			s += fmt.Sprintf(" (and %d more)", len(r.Commands)-i)
+			break
+		}
 		s += fmt.Sprintf(" %q", c.String())
 	}
 	for _, c := range r.Paths {

@@ -96,7 +96,7 @@ func TestPathConditions(t *testing.T) {
 		t.Run(tc.situation, func(t *testing.T) {
 			skipLinkCase(t, place, tc.situation)
 			pa := resolvePath(place, place.Dir, tc.path)
-			if got := tc.want.match(place, pa); got != tc.match {
+			if got := tc.want.match(place, "dev", pa); got != tc.match {
 				t.Errorf("%s (%q → %q) matches %s = %v, want %v", tc.situation, tc.path, pa.abs, tc.want, got, tc.match)
 			}
 		})
@@ -129,7 +129,7 @@ func TestCommandPatterns(t *testing.T) {
 		if len(cmds) != 1 {
 			t.Fatalf("%q split into %d commands", tc.command, len(cmds))
 		}
-		if got := p.Match(cmds[0].words); got != tc.match {
+		if got := p.Match(cmds[0].views[0]); got != tc.match {
 			t.Errorf("%q matches %q = %v, want %v", tc.pattern, tc.command, got, tc.match)
 		}
 	}
