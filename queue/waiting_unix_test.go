@@ -57,6 +57,14 @@ func TestAWaitingRoleIsSeenAndNotStalled(t *testing.T) {
 	if len(snap.Roles) != 1 || snap.Roles[0].State != "waiting" || !strings.Contains(strings.Join(snap.Attention, "\n"), want) {
 		t.Errorf("status: roles %+v, attention %q; want waiting and %q", snap.Roles, snap.Attention, want)
 	}
+	waitFor(t, "the waiting state in the history", 10*time.Second, func() bool {
+		for _, e := range r.events(t, "state", "") {
+			if e.Role == "ashigaru1" && strings.HasPrefix(e.Message, "waiting: ") {
+				return true
+			}
+		}
+		return false
+	})
 	waitFor(t, "the question notification", 20*time.Second, func() bool {
 		for _, e := range notified(t, notes) {
 			if e.Kind == notify.KindQuestion && e.Role == "ashigaru1" && strings.Contains(e.Message, "--id "+strconv.FormatInt(a.ID, 10)) {
