@@ -104,3 +104,34 @@ func TestAlwaysCoversALongAction(t *testing.T) {
 		t.Errorf("the same long action again = %s, %v; want allowed by the earlier always", again.Decision, err)
 	}
 }
+
+// A role's program that ends takes its hook with it: its open questions
+// are withdrawn (denied, on record why), another role's stay open, and
+// the role is told it waits on nothing.
+func TestQuestionsOfAnEndedProgramAreWithdrawn(t *testing.T) {
+	d, st, _, _ := testDesk(t, "30m")
+	var told [][]store.Approval
+	d.opts.Waiting = func(role string, open []store.Approval) {
+		if role == "ashigaru1" {
+			told = append(told, open)
+		}
+	}
+	mine, _ := d.Ask(Request{Role: "ashigaru1", CLI: "claude", Action: shell("python3 a.py")})
+	other, _ := d.Ask(Request{Role: "ashigaru2", CLI: "claude", Action: shell("python3 b.py")})
+	if mine.Decision != store.ApprovalPending || other.Decision != store.ApprovalPending {
+		t.Fatalf("asks: %s %s", mine.Decision, other.Decision)
+	}
+	if n := d.Withdraw("ashigaru1", "its program exited"); n != 1 {
+		t.Fatalf("withdrew %d, want 1", n)
+	}
+	a, err := st.Approval(mine.ID)
+	if err != nil || a.Decision != store.ApprovalDeny || a.DecidedBy != store.DecidedByShutdown || a.Note != "its program exited" {
+		t.Errorf("the withdrawn question: %+v %v", a, err)
+	}
+	if open := d.Open(); len(open) != 1 || open[0].ID != other.ID {
+		t.Errorf("open after: %+v", open)
+	}
+	if len(told) != 2 || len(told[0]) != 1 || len(told[1]) != 0 {
+		t.Errorf("ashigaru1 was told %v", told)
+	}
+}

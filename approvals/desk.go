@@ -423,3 +423,24 @@ func (d *Desk) Close() {
 		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByShutdown, "", "the supervisor stopped")
 	}
 }
+
+// Withdraw denies the open questions of role: its program ended, and with
+// it the hook that waited for the answer, so nobody is left to tell (and
+// the role must not stay waiting on them). It returns how many.
+func (d *Desk) Withdraw(role, why string) int {
+	d.mu.Lock()
+	var ids []int64
+	for id, q := range d.open {
+		if q.approval.Role == role {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		if _, err := d.decide(id, store.ApprovalDeny, store.DecidedByShutdown, "", why); err == nil {
+			n++
+		}
+	}
+	return n
+}

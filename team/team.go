@@ -328,6 +328,11 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 	msg := e.Message
 	if e.Kind == supervisor.EventState {
 		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
+		if !e.State.Running() && t.desk != nil {
+			// The hook that asked ended with the program: its questions
+			// have nobody to answer.
+			t.desk.Withdraw(e.Role, "the role's program ended ("+string(e.State)+") while a person was asked")
+		}
 		select {
 		case t.stateChanged <- struct{}{}:
 		default:
