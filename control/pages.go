@@ -189,7 +189,8 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 	for _, st := range subs {
 		out.Subtasks = append(out.Subtasks, Subtask{ID: st.ID, Role: st.Role, Title: st.Title, Status: st.Status})
 	}
-	apps, err := s.team.Store().TaskApprovals(t.ID)
+	apps, total, err := s.team.Store().TaskApprovals(t.ID, MaxApprovalsListed)
+	out.ApprovalsTotal = total
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return

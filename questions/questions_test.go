@@ -38,7 +38,10 @@ func TestRecordedScreens(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect := map[string]*want{
-		"claude-permission.raw": {Permission, `python3 -c "print(1)"`, "yes/always/no"},
+		// Claude Code's description of the command ("fakemodel step")
+		// is drawn under it, in the same column, told apart only by its
+		// colour: it is shown as part of the subject, never cut off.
+		"claude-permission.raw": {Permission, "python3 -c \"print(1)\"\nfakemodel step", "yes/always/no"},
 		"codex-permission.raw":  {Permission, "touch x", "yes/always/no"},
 		// The prompt 34 rows above the options, the command wrapped over
 		// 28 of them and cut (its last option, No, is off the screen).
@@ -106,14 +109,18 @@ func TestRecordedScreens(t *testing.T) {
 }
 
 // longCommand is what codex-permission-long shows of its command: the
-// rows on screen, joined, and the mark of the rows left out.
+// rows on screen, as wrapped there, and the mark of the rows left out.
 var longCommand = func() string {
 	var b strings.Builder
 	b.WriteString("touch")
 	for i := range 112 {
-		fmt.Fprintf(&b, " build/output-file-%03d.txt", i)
+		sep := " "
+		if i > 0 && i%4 == 0 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&b, "%sbuild/output-file-%03d.txt", sep, i)
 	}
-	return b.String() + " …"
+	return b.String() + "\n…"
 }()
 
 func TestSameIgnoresTheCursor(t *testing.T) {

@@ -129,6 +129,12 @@ func (q *Queue) Snapshot() (Status, error) {
 					st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person:%s attach to it and answer its screen", rc.ID, blocked))
 				}
 			}
+			if s.State == supervisor.Waiting {
+				for _, q := range s.Questions {
+					st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: %s (shogun questions; shogun answer %s yes|no --id ID)",
+						rc.ID, textsafe.Escape(q), rc.ID))
+				}
+			}
 			if s.State == supervisor.Limited && !s.LimitedUntil.IsZero() {
 				rs.LimitedUntil = s.LimitedUntil.UTC()
 			}

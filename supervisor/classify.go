@@ -41,6 +41,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		case <-sess.ScreenChanged():
 		case <-wake.C:
 		case <-r.reconfigured:
+		case <-r.heldChanged:
 		}
 		// New patterns (a live reload) are matched at once, not at the
 		// next change of the screen.
@@ -97,7 +98,12 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			continue
 		}
 		overdue = overdue && next != Ready
-		if next == "" && (was == Attention || was == Limited) {
+		switch {
+		case r.heldByPerson() && next != Attention:
+			// The agent waits on a hook's question: whatever its screen
+			// shows (a spinner, or nothing), it is held by a person.
+			next, why = Waiting, "a question waits for a person (shogun questions)"
+		case next == "" && (was == Attention || was == Limited || was == Waiting):
 			next, why = pick(everReady, Busy, Starting), string(was)+" over"
 		}
 		if next == "" {

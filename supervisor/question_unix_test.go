@@ -27,8 +27,11 @@ func TestAnswerAQuestionOnScreen(t *testing.T) {
 	r.waitState(t, "asker", Attention, 15*time.Second)
 	role := r.role(t, "asker")
 	q, ok := role.Question()
-	if !ok || q.Kind != questions.Permission || q.Subject != "rm -rf build/" || q.Pick(questions.Always) != 1 {
+	if !ok || q.Kind != questions.Permission || q.Subject != "rm -rf build/\nRemove the build directory" || q.Pick(questions.Always) != 1 {
 		t.Fatalf("question = %+v, %v", q, ok)
+	}
+	if again, _ := role.Question(); again.ID != q.ID || len(q.ID) < 10 {
+		t.Fatalf("the question on screen has id %q, then %q: want one id, the same while it stays", q.ID, again.ID)
 	}
 	stale := q
 	stale.Subject = "rm -rf dist/"
@@ -36,6 +39,13 @@ func TestAnswerAQuestionOnScreen(t *testing.T) {
 	defer cancel()
 	if err := role.Answer(ctx, stale, 1); !errors.Is(err, ErrQuestionChanged) {
 		t.Fatalf("an answer to another question: %v, want ErrQuestionChanged", err)
+	}
+	// The same words asked again later are another question: an answer
+	// meant for the earlier one is not typed into it.
+	earlier := q
+	earlier.ID = "s-0123456789abcdef"
+	if err := role.Answer(ctx, earlier, 1); !errors.Is(err, ErrQuestionChanged) {
+		t.Fatalf("an answer to a question of another id: %v, want ErrQuestionChanged", err)
 	}
 	if err := role.Answer(ctx, q, q.Pick(questions.Always)); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,14 @@ type Role struct {
 	limitedUntil time.Time     // while limited: when the usage limit lifts
 	busyAt       time.Time     // when the busy pattern last showed
 
+	// hookQuestions describe the questions its CLI's hook asked that wait
+	// for a person (SetHookQuestions); while there are any it is waiting.
+	hookQuestions []string
+	// waitedUntil is when it last stopped waiting for a person.
+	waitedUntil time.Time
+	// heldChanged wakes the screen watcher when hookQuestions change.
+	heldChanged chan struct{}
+
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
 	// typing is held by one automatic delivery (Type, SendKeys) from start
@@ -104,6 +113,13 @@ type Status struct {
 	// BusyAt is when the busy pattern last showed on the screen: a sign of
 	// work, unlike a moment of output, which may be an echo.
 	BusyAt time.Time
+	// Questions describe what a waiting role's agent asked through its
+	// CLI's hook, one line each (agent's text: escape before printing).
+	Questions []string
+	// WaitedUntil is when the role last stopped waiting for a person
+	// (left waiting or attention): time spent waiting does not count as
+	// the agent being quiet.
+	WaitedUntil time.Time
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -118,6 +134,7 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 		restartReq:   make(chan struct{}, 1),
 		stopReq:      make(chan struct{}, 1),
 		reconfigured: make(chan struct{}, 1),
+		heldChanged:  make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
 	r.cfg.Store(&cfg)
@@ -174,6 +191,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
+		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -226,6 +244,27 @@ func (r *Role) setLimited(until time.Time) {
 	r.mu.Unlock()
 }
 
+// SetHookQuestions tells the role which questions its CLI's hook asked
+// wait for a person now (one line describing each; none: the answers
+// came). While there are any, a running role is waiting: its agent is not
+// idle or stalled, it is held by a person.
+func (r *Role) SetHookQuestions(questions []string) {
+	r.mu.Lock()
+	r.hookQuestions = slices.Clone(questions)
+	r.mu.Unlock()
+	select {
+	case r.heldChanged <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// heldByPerson reports whether a hook's question of the role waits.
+func (r *Role) heldByPerson() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.hookQuestions) > 0
+}
+
 // NoteHumanInput records that a person typed into the role; automatic typing
 // waits until the person has been quiet for a while.
 func (r *Role) NoteHumanInput(at time.Time) {
@@ -271,6 +310,9 @@ func (r *Role) setState(s State, reason string) {
 	}
 	r.state, r.reason = s, reason
 	r.since = time.Now()
+	if old == Waiting || old == Attention {
+		r.waitedUntil = r.since
+	}
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
@@ -278,7 +320,7 @@ func (r *Role) setState(s State, reason string) {
 	// log (and, in team, out of the history) so they cost next to nothing.
 	ev := r.log.Info()
 	switch {
-	case s == Fatal || s == Attention:
+	case s == Fatal || s == Attention || s == Waiting:
 		ev = r.log.Warn()
 	case routineFlip(old, s):
 		ev = r.log.Debug()
