@@ -7,10 +7,14 @@
 GO       ?= go
 BIN      := bin/shogun
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The build date is the commit's: the same commit builds the same archives.
+DATE     ?= $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+DIST     ?= dist
 PKGS     := ./...
 
-.PHONY: all build install test test-only lint demo bench cross clean fixtures test-real test-e2e screenshots console-vendor
+.PHONY: all build install test test-only lint demo bench cross release clean fixtures test-real test-e2e screenshots console-vendor
 
 all: build
 
@@ -91,11 +95,18 @@ cross:
 	GOOS=darwin GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/shogun-darwin-arm64 ./cmd/shogun
 	GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/shogun-linux-amd64 ./cmd/shogun
 
+## release: archives for Windows (zip), Linux and macOS (tar.gz) on amd64 and arm64
+## in $$(DIST) (default dist/), the version, commit and date stamped in, with
+## SHA256SUMS and the Scoop and winget manifests (tools/release). TARGETS=linux/amd64
+## builds only those.
+release:
+	$(GO) run ./tools/release -go '$(GO)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(DATE)' -out '$(DIST)' $(if $(TARGETS),-targets '$(TARGETS)')
+
 clean:
 	rm -rf bin dist
 
-## check-scripts: scripts/start.ps1, terminal.ps1 and the workflow's .github/scripts/*.ps1 parse (tree-sitter PowerShell grammar
-## from npm, run by Node.js), scripts/start.sh passes sh -n (and shellcheck if installed)
+## check-scripts: scripts/*.ps1 and the workflow's .github/scripts/*.ps1 parse (tree-sitter PowerShell grammar
+## from npm, run by Node.js), scripts/*.sh pass sh -n (and shellcheck if installed)
 .PHONY: check-scripts
 check-scripts:
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
@@ -105,8 +116,8 @@ check-scripts:
 		echo "cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts"; \
 		cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts; fi
 	node tools/psparse/check.js scripts/*.ps1 .github/scripts/*.ps1
-	sh -n scripts/start.sh
-	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/start.sh"; shellcheck scripts/start.sh; \
+	for f in scripts/*.sh; do sh -n $$f || exit 1; done
+	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/*.sh"; shellcheck scripts/*.sh; \
 	else echo "shellcheck not installed: skipped (sh -n passed)"; fi
 
 ## test-windows: the Windows build's tests under Wine 8 (Debian's wine64; installed
