@@ -43,11 +43,15 @@ lint:
 	GOOS=windows GOARCH=arm64 $(GO) build $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 
-## test: lint, the script checks, then the whole suite with the race detector
+## test: lint, the script checks, then the whole suite with the race detector.
+## Downloads the modules of go.mod (module proxy, once) and tools/psparse's npm
+## packages (once). tools/testreport prints a line per package as it finishes,
+## which packages are still running every minute, failed tests' output, and at
+## the end every skipped test's reason (e.g. the browser tests without Chromium).
 test: lint check-scripts test-only
 
 test-only:
-	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	GO='$(GO)' $(GO) run ./tools/testreport -race -count=1 -timeout 15m $(PKGS)
 
 ## test-real: the supervisor with the real CLIs (Claude Code, Codex, Gemini CLI,
 ## Copilot CLI at pinned versions) as roles, offline. Installs them with npm into
