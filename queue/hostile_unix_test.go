@@ -177,6 +177,7 @@ func hasControl(b []byte) bool {
 // each file goes to failed/ under a safe name, with its original name
 // escaped in the error record, once, and the queue moves on.
 func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "queue:\n  rescan: 100ms\n")
 	b := startQueue(t, ws)
@@ -281,6 +282,7 @@ func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
 // goes to failed/ under a safe name; the sender's agent receives only the
 // genuine report's notify line.
 func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	karoRec := filepath.Join(dir, "karo.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "3s"))
@@ -327,6 +329,7 @@ func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
 // secret is in neither the log nor failed/, error records are private, and
 // the FIFO does not hold up the files after it.
 func TestQueueEntriesThatAreNotRegularFilesAreNeverOpened(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	secret := filepath.Join(t.TempDir(), "id_token")
 	const token = "hunter2-5f3a9c-secret"
@@ -399,6 +402,7 @@ func TestQueueEntriesThatAreNotRegularFilesAreNeverOpened(t *testing.T) {
 // role's, or that no role has been given yet, close nothing: each goes to
 // failed/ saying why, and the tasks are carried out by their own role.
 func TestReportsForOtherRolesTasksCloseNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rec1 := filepath.Join(dir, "a1.jsonl")
 	ws := testWorkspace(t, sim("ashigaru1", rec1, "--work-time", "3s"), sim("ashigaru2", filepath.Join(dir, "a2.jsonl"), "--work-time", "0s"))
@@ -468,6 +472,7 @@ func TestReportsForOtherRolesTasksCloseNothing(t *testing.T) {
 // folder is back the task goes out by itself, once, without a made-up
 // restart.
 func TestTaskFileWriteFailureIsRetriedAndShown(t *testing.T) {
+	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	ws := testWorkspace(t, sim("ashigaru1", rec, "--work-time", "0s"))
 	r := startTeam(t, ws)
@@ -531,6 +536,7 @@ func TestTaskFileWriteFailureIsRetriedAndShown(t *testing.T) {
 // is blocked, the log says so once, and once failed/ is back the file goes
 // there with its reason.
 func TestBrokenFailedFolderKeepsTheFileClaimed(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	b := startQueue(t, ws)
 	failed := queueDir(ws, "failed")
@@ -596,6 +602,7 @@ func runTwoTasks(t *testing.T, ws string, between func(first store.Task)) (store
 // the config is untouched, and the edited file is archived under the task's
 // real id.
 func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	rolesYAML := filepath.Join(ws, "config", "roles.yaml")
 	before, err := os.ReadFile(rolesYAML)
@@ -624,6 +631,7 @@ func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
 // Item 6. An archived task file is never replaced: when its name is taken
 // (a history started again, an older file), the new one gets a suffix.
 func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	var kept string
 	first, _ := runTwoTasks(t, ws, func(first store.Task) {
@@ -647,6 +655,7 @@ func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
 // terminal escapes (an OSC that retitles the window, a screen clear): the
 // dashboard shows them escaped, never raw.
 func TestDashboardEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	st, err := store.Open(filepath.Join(ws, "data", "shogun.db"))
 	if err != nil {
@@ -694,6 +703,7 @@ func TestDashboardEscapesControlCharacters(t *testing.T) {
 // Item 1. A file an older shogun claimed under an unsafe name, left by a
 // crash, is rejected at the next start under a safe name, not used.
 func TestUnsafeNameLeftClaimedIsRejectedAtStart(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	claimed := queueDir(ws, "reports", ".claimed")
 	if err := os.MkdirAll(claimed, 0o755); err != nil {
@@ -717,6 +727,7 @@ func TestUnsafeNameLeftClaimedIsRejectedAtStart(t *testing.T) {
 // is shogun's — when it arrived and the task's id — so the sender's agent
 // never reads the words the reporting agent put in its file name.
 func TestReportFileNameNeverReachesTheSender(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	karoRec := filepath.Join(dir, "karo.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "3s"))
@@ -769,6 +780,7 @@ func TestReportFileNameNeverReachesTheSender(t *testing.T) {
 // characters, the last an ellipsis; the role that does the task is typed
 // only its nudge.
 func TestLongTitleIsCutWhereItIsTyped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	karoRec, aRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "a.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", aRec, "--work-time", "0s"))

@@ -21,6 +21,7 @@ import (
 // A command becomes a task file and a submitted nudge; the agent's report
 // closes the task, the sender is told, and the next queued task follows.
 func TestCommandToReportEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	karoRec, ashiRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "ashigaru1.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", ashiRec, "--work-time", "300ms"))
@@ -115,6 +116,7 @@ notified:
 // 1,000 commands dropped at once across four roles: each gives exactly one
 // task and one report; none is lost, none doubled.
 func TestThousandCommandsExactlyOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -177,6 +179,7 @@ func TestThousandCommandsExactlyOnce(t *testing.T) {
 // Bad files end in failed/ with an error file saying why, the supervisor
 // keeps going, and a good file after them is still handled.
 func TestBadInputIsRejectedWithReasons(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"),
 		strings.Replace(sim("spare", filepath.Join(dir, "s.jsonl")), "  - id: spare\n", "  - id: spare\n    enabled: false\n", 1))
@@ -250,6 +253,7 @@ func TestBadInputIsRejectedWithReasons(t *testing.T) {
 
 // A file written in place, slowly, in three parts is accepted once whole.
 func TestSlowInPlaceWriterIsAccepted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"))
 	r := startTeam(t, ws)
@@ -279,6 +283,7 @@ func TestSlowInPlaceWriterIsAccepted(t *testing.T) {
 
 // An agent that ignores its nudge leaves the task undelivered, visibly.
 func TestIgnoredNudgeIsUndelivered(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ws := testWorkspace(t, strings.Replace(sim("deaf", filepath.Join(dir, "d.jsonl"), "--ignore-input"), "  - id: deaf\n", "  - id: deaf\n    startup_prompt: \"\"\n", 1))
 	r := startTeam(t, ws)
@@ -298,6 +303,7 @@ func TestIgnoredNudgeIsUndelivered(t *testing.T) {
 // When the agent crashes with a task in flight, the restarted program gets
 // the same task again, with the attempt counted.
 func TestTaskInFlightIsDeliveredAgainAfterACrash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "f.jsonl")
 	ws := testWorkspace(t, sim("flaky", rec, "--work-time", "30s", "--crash-after", "2500ms"))
@@ -330,6 +336,7 @@ func TestTaskInFlightIsDeliveredAgainAfterACrash(t *testing.T) {
 // A file renamed into the folder is whole when it appears, so it does not
 // wait the settle time, however long that is; one written in place does.
 func TestRenamedFileIsTakenAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "0s"))
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "queue:\n  settle: 30s\n")
