@@ -18,7 +18,6 @@ import (
 // is for the grace, then archives it. The same report written again for
 // the closed task is a duplicate, not a failure.
 func TestReportStaysReadableForItsAgent(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "a.jsonl")
 	ws := testWorkspace(t, sim("ashigaru1", rec, "--work-time", "0s", "--check-report", "300ms"))
@@ -109,7 +108,6 @@ func TestReportStaysReadableForItsAgent(t *testing.T) {
 // first, so the agent writes its next report to a free name; and a
 // different report renamed over a held one is read, not removed unread.
 func TestHeldReportReleasedForTheNextTask(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "a.jsonl")
 	ws := testWorkspace(t, sim("ashigaru1", rec, "--work-time", "0s"))

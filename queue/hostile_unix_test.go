@@ -282,7 +282,6 @@ func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
 // goes to failed/ under a safe name; the sender's agent receives only the
 // genuine report's notify line.
 func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	karoRec := filepath.Join(dir, "karo.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "3s"))
@@ -402,7 +401,6 @@ func TestQueueEntriesThatAreNotRegularFilesAreNeverOpened(t *testing.T) {
 // role's, or that no role has been given yet, close nothing: each goes to
 // failed/ saying why, and the tasks are carried out by their own role.
 func TestReportsForOtherRolesTasksCloseNothing(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	rec1 := filepath.Join(dir, "a1.jsonl")
 	ws := testWorkspace(t, sim("ashigaru1", rec1, "--work-time", "3s"), sim("ashigaru2", filepath.Join(dir, "a2.jsonl"), "--work-time", "0s"))
@@ -472,7 +470,6 @@ func TestReportsForOtherRolesTasksCloseNothing(t *testing.T) {
 // folder is back the task goes out by itself, once, without a made-up
 // restart.
 func TestTaskFileWriteFailureIsRetriedAndShown(t *testing.T) {
-	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	ws := testWorkspace(t, sim("ashigaru1", rec, "--work-time", "0s"))
 	r := startTeam(t, ws)
@@ -602,7 +599,6 @@ func runTwoTasks(t *testing.T, ws string, between func(first store.Task)) (store
 // the config is untouched, and the edited file is archived under the task's
 // real id.
 func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
-	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	rolesYAML := filepath.Join(ws, "config", "roles.yaml")
 	before, err := os.ReadFile(rolesYAML)
@@ -631,7 +627,6 @@ func TestEditedTaskIDCannotMoveTheTaskFileOutOfTheArchive(t *testing.T) {
 // Item 6. An archived task file is never replaced: when its name is taken
 // (a history started again, an older file), the new one gets a suffix.
 func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
-	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl"), "--work-time", "0s"))
 	var kept string
 	first, _ := runTwoTasks(t, ws, func(first store.Task) {
@@ -727,7 +722,6 @@ func TestUnsafeNameLeftClaimedIsRejectedAtStart(t *testing.T) {
 // is shogun's — when it arrived and the task's id — so the sender's agent
 // never reads the words the reporting agent put in its file name.
 func TestReportFileNameNeverReachesTheSender(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	karoRec := filepath.Join(dir, "karo.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--work-time", "3s"))
@@ -780,7 +774,6 @@ func TestReportFileNameNeverReachesTheSender(t *testing.T) {
 // characters, the last an ellipsis; the role that does the task is typed
 // only its nudge.
 func TestLongTitleIsCutWhereItIsTyped(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	karoRec, aRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "a.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", aRec, "--work-time", "0s"))

@@ -114,7 +114,6 @@ func submitsContaining(t *testing.T, rec, text string) int {
 // (its turn was lost) gets the task again once ack_timeout passes without a
 // sign of work; the second delivery is worked on and reported.
 func TestLostDeliveryIsDeliveredAgain(t *testing.T) {
-	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--drop-turns", "1", "--work-time", "200ms"), "ack_timeout: 1500ms"))
 	r := startTeam(t, ws)
@@ -139,7 +138,6 @@ func TestLostDeliveryIsDeliveredAgain(t *testing.T) {
 // told, a person is notified, status asks for a person. A person's retry
 // delivers it again, and this time the agent reports.
 func TestQuietRoleIsRemindedInterruptedThenStalled(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	karoRec, ashiRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "ashigaru1.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec),
@@ -195,7 +193,6 @@ func TestQuietRoleIsRemindedInterruptedThenStalled(t *testing.T) {
 // A role that hits its usage limit with a task delivered is reminded of it
 // when the limit lifts, and its queue goes on by itself.
 func TestLimitedRoleIsRemindedWhenTheLimitLifts(t *testing.T) {
-	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	// The nudge is the first line: the agent works on it, ends its turn
 	// without a report as its quota runs out, and shows the limit.
@@ -219,7 +216,6 @@ func TestLimitedRoleIsRemindedWhenTheLimitLifts(t *testing.T) {
 // as soon as the role is idle after its report, so that a task sent later
 // does not wait for it.
 func TestBetweenTasksBeforeTheNextTask(t *testing.T) {
-	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--work-time", "100ms"), `between_tasks: "/fresh"`))
 	r := startTeam(t, ws)
@@ -246,7 +242,6 @@ func TestBetweenTasksBeforeTheNextTask(t *testing.T) {
 // at queue.max_hops: the command that would go deeper lands in failed/ with
 // an error naming the chain, and nothing more is queued.
 func TestBouncingAgentsStopAtMaxHops(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	ws := testWorkspace(t, sim("karo", filepath.Join(dir, "k.jsonl"), "--bounce", "--work-time", "300ms"),
 		sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--bounce", "--work-time", "300ms"))
@@ -291,7 +286,6 @@ func TestBouncingAgentsStopAtMaxHops(t *testing.T) {
 // More than queue.max_exchanges commands between the same two roles within
 // ten minutes are refused.
 func TestMaxExchangesBetweenTwoRoles(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	ws := testWorkspace(t, sim("karo", filepath.Join(dir, "k.jsonl")), fastSim("ashigaru1", filepath.Join(dir, "a.jsonl")))
 	settings(t, ws, "queue:\n  max_exchanges: 2\n")
@@ -313,7 +307,6 @@ func TestMaxExchangesBetweenTwoRoles(t *testing.T) {
 // next task; the report that comes later is archived and recorded, not
 // applied.
 func TestCancelOpenTask(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	karoRec, ashiRec := filepath.Join(dir, "karo.jsonl"), filepath.Join(dir, "a.jsonl")
 	ws := testWorkspace(t, sim("karo", karoRec), sim("ashigaru1", ashiRec, "--work-time", "3s"))
@@ -363,7 +356,6 @@ var _ = queue.ErrBadReason
 // CLI starting a new session after /clear) still gets its next task: the
 // nudge that never showed is typed again, not just submitted again.
 func TestNudgeTypedAgainWhenTheAgentDroppedIt(t *testing.T) {
-	t.Parallel()
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	ws := testWorkspace(t, with(sim("ashigaru1", rec, "--work-time", "100ms", "--deaf-after-command", "1s"), `between_tasks: "/fresh"`, `input_marker: "›"`))
 	r := startTeam(t, ws)
