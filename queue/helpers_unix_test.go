@@ -150,12 +150,10 @@ func (r *running) waitTasks(t *testing.T, what string, within time.Duration, con
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		read := time.Now()
 		tasks, err := r.team.Store().Tasks(store.TaskFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cost := time.Since(read)
 		if cond(tasks) {
 			return tasks
 		}
@@ -166,11 +164,7 @@ func (r *running) waitTasks(t *testing.T, what string, within time.Duration, con
 			}
 			t.Fatalf("timed out after %v waiting for %s; tasks:\n%s", within, what, b.String())
 		}
-		// Reading every task costs more as the history grows: with a
-		// thousand, under the race detector, polling every 20 ms took more
-		// CPU than the team under test. Waiting ten times the read's cost
-		// keeps the test's share small.
-		time.Sleep(max(20*time.Millisecond, 10*cost))
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
