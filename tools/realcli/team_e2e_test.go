@@ -213,7 +213,10 @@ func TestTeamAsUsersHaveIt(t *testing.T) {
 			}
 		}
 		if !strings.Contains(text, "寿司の注文システムを直してください 🍣\n") || strings.Contains(text, `\U0001F363`) || strings.Contains(text, `\n`) {
-			t.Errorf("%s's task file is not the body as written:\n%s", j.role, tail([]byte(text), 12))
+			if len(text) > 800 {
+				text = text[:800] + "…"
+			}
+			t.Errorf("%s's task file is not the body as written:\n%s", j.role, text)
 		}
 	}
 
@@ -244,11 +247,13 @@ func TestTeamAsUsersHaveIt(t *testing.T) {
 		t.Logf("killed %s's CLI (pid %d) during %q", j.role, pid, j.title)
 	}
 
+	// One deadline for all: the roles work side by side.
+	deadline := time.Now().Add(7 * time.Minute)
 	for _, j := range jobs {
-		task, ok := tm.waitTask(j.id, 6*time.Minute)
+		task, ok := tm.waitTask(j.id, time.Until(deadline))
 		if !ok {
 			cur, _ := tm.task(j.id)
-			t.Errorf("%s, %q: not closed within 6 min (status %q); screen:\n%s", j.role, j.title, cur.Status, screen(t, tm.env, tm.ws, j.role))
+			t.Errorf("%s, %q: not closed within 7 min (status %q); screen:\n%s", j.role, j.title, cur.Status, screen(t, tm.env, tm.ws, j.role))
 			continue
 		}
 		if task.Status != store.StatusDone || task.Summary != j.summary {
