@@ -15,7 +15,8 @@ import (
 // Every relative link of the documentation leads somewhere: README.md,
 // docs/*.md and the tools' READMEs link a file that exists, and a link's
 // #anchor names a heading of its page as GitHub spells anchors. A section
-// moved to another page without its links changed fails here.
+// moved to another page without its links changed fails here, and so does
+// a page under docs/ the README's map does not name.
 func TestDocLinksResolve(t *testing.T) {
 	root := shoguntest.ModuleRoot(t)
 	anchors := map[string]map[string]bool{} // by slash path from the root
@@ -32,6 +33,7 @@ func TestDocLinksResolve(t *testing.T) {
 		return a
 	}
 	checked := 0
+	fromReadme := map[string]bool{}
 	for _, file := range shoguntest.DocFiles(t) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 		if err != nil {
@@ -53,6 +55,9 @@ func TestDocLinksResolve(t *testing.T) {
 				}
 			}
 			checked++
+			if file == "README.md" {
+				fromReadme[target] = true
+			}
 			if anchor == "" {
 				continue
 			}
@@ -63,6 +68,12 @@ func TestDocLinksResolve(t *testing.T) {
 			if !anchorsOf(target)[anchor] {
 				t.Errorf("%s: %s has no heading whose anchor is #%s", where, target, anchor)
 			}
+		}
+	}
+	// The README's map of the docs names every page.
+	for _, file := range shoguntest.DocFiles(t) {
+		if strings.HasPrefix(file, "docs/") && !fromReadme[file] {
+			t.Errorf("README.md never links %s: add it to the map of the docs", file)
 		}
 	}
 	if checked < 40 {
