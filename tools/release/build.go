@@ -87,9 +87,7 @@ func (b builder) buildAll(targets []target) (map[string]string, error) {
 		}
 		name := archiveName(t)
 		files := []archiveFile{{name: binaryName(t), path: bin, mode: 0o755}}
-		if _, err := os.Stat("README.md"); err == nil {
-			files = append(files, archiveFile{name: "README.md", path: "README.md", mode: 0o644})
-		}
+		files = append(files, docFiles()...)
 		dst := filepath.Join(b.out, name)
 		if t.goos == "windows" {
 			err = writeZip(dst, files, b.date)
@@ -248,4 +246,18 @@ func parseSums(text string) (map[string]string, error) {
 		sums[m[2]] = strings.ToLower(m[1])
 	}
 	return sums, sc.Err()
+}
+
+// docFiles are the README and the docs pages it links, packed beside the
+// binary so that the README's links work in an unpacked archive.
+func docFiles() []archiveFile {
+	var out []archiveFile
+	if _, err := os.Stat("README.md"); err == nil {
+		out = append(out, archiveFile{name: "README.md", path: "README.md", mode: 0o644})
+	}
+	pages, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	for _, p := range pages {
+		out = append(out, archiveFile{name: "docs/" + filepath.Base(p), path: p, mode: 0o644})
+	}
+	return out
 }
