@@ -332,3 +332,19 @@ func TestKillLeftoversWindows(t *testing.T) {
 		t.Errorf("a leftover already gone: killed %v, %v; want nothing to do", killed, err)
 	}
 }
+
+// A role's process tree is its job: a grandchild that left the console
+// and outlived its parent is still in it, and the test itself is not.
+func TestHoldsADetachedGrandchildWindows(t *testing.T) {
+	s, grandchild := startDetachedTree(t)
+	pid, err := windows.GetProcessId(grandchild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, err := s.Holds(int(pid)); err != nil || !in {
+		t.Errorf("Holds(the detached grandchild %d) = %v, %v; want true", pid, in, err)
+	}
+	if in, err := s.Holds(os.Getpid()); err != nil || in {
+		t.Errorf("Holds(the test itself) = %v, %v; want false", in, err)
+	}
+}

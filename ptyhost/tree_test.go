@@ -1,0 +1,45 @@
+package ptyhost
+
+import (
+	"errors"
+	"net"
+	"os"
+	"slices"
+	"testing"
+)
+
+// The console asks which process holds the client's end of a loopback
+// connection: here the test itself, over IPv4 and IPv6.
+func TestLoopbackOwnersFindsTheClient(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Logf("%s: %v (no such loopback here)", addr, err)
+			continue
+		}
+		defer ln.Close()
+		client, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer client.Close()
+		server, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer server.Close()
+		pids, err := LoopbackOwners(server.RemoteAddr().(*net.TCPAddr).AddrPort(), server.LocalAddr().(*net.TCPAddr).AddrPort())
+		if errors.Is(err, ErrNoProcessTree) {
+			t.Skip(err)
+		}
+		if err != nil || !slices.Contains(pids, os.Getpid()) {
+			t.Errorf("%s: the client's owners = %v, %v; want this process, %d", addr, pids, err, os.Getpid())
+		}
+		// No connection runs from the listening port to itself.
+		lp := ln.Addr().(*net.TCPAddr).AddrPort()
+		pids, err = LoopbackOwners(lp, lp)
+		if err != nil || len(pids) != 0 {
+			t.Errorf("%s: owners of a connection that does not exist = %v, %v; want none", addr, pids, err)
+		}
+	}
+}
