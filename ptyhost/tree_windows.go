@@ -17,7 +17,9 @@ var (
 // Holds asks whether pid is in the child's job: every descendant is put in
 // it when created, and the job does not allow breaking away.
 func (p *conPTY) Holds(pid int) (bool, error) {
-	h, err := openProcess(pid, windows.PROCESS_QUERY_LIMITED_INFORMATION)
+	// PROCESS_QUERY_INFORMATION: Wine 8 refuses IsProcessInJob with the
+	// limited right alone, which Windows takes.
+	h, err := openProcess(pid, windows.PROCESS_QUERY_INFORMATION)
 	if err != nil {
 		return false, err
 	}
@@ -92,7 +94,8 @@ func loopbackOwners(client netip.Addr, cport uint16, server netip.Addr, sport ui
 			rp = portOf(row[44:48])
 			pid = le.Uint32(row[52:56])
 		}
-		if la == client && lp == cport && ra == server && rp == sport {
+		// Wine 8 reports IPv6 connections with no owning process (0).
+		if la == client && lp == cport && ra == server && rp == sport && pid != 0 {
 			pids = append(pids, int(pid))
 		}
 	}
