@@ -27,10 +27,12 @@ func TestAnAgentCannotUseTheConsole(t *testing.T) {
 `
 	ws := consoletest.Start(t, bin, role)
 	cookie, csrf := login(t, ws)
+	link := ws.LoginLink(t)
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := "curl -sS -H 'Authorization: Bearer " + ws.Token + "' " + ws.Base + "/v1/status >'" + out + "' 2>&1\n" +
 		"curl -sS -X POST -H 'Cookie: " + cookie.Name + "=" + cookie.Value + "' -H 'X-Shogun-CSRF: " + csrf + "' -H 'Origin: " + ws.Base + "' " +
 		ws.Base + "/v1/roles/dev/restart >>'" + out + "' 2>&1\n" +
+		"curl -sS '" + link + "' >>'" + out + "' 2>&1\n" +
 		"echo rc=$? >>'" + out + "'\n"
 	if err := os.WriteFile(filepath.Join(ws.Dir, "go.tmp"), []byte(cmd), 0o600); err != nil {
 		t.Fatal(err)
@@ -45,14 +47,16 @@ func TestAnAgentCannotUseTheConsole(t *testing.T) {
 		return strings.Contains(got, "rc=")
 	})
 	for _, want := range []string{"inside role dev's process tree may not use the web console: it is a person's, whatever token or cookie an agent holds"} {
-		if strings.Count(got, want) != 2 {
-			t.Errorf("the agent's requests with the token and with a session got %q; want both refused with %q", got, want)
+		if strings.Count(got, want) != 3 {
+			t.Errorf("the agent's requests with the token, with a session and with a login link got %q; want each refused with %q", got, want)
 		}
 	}
 	if strings.Contains(got, `"roles"`) || strings.Contains(got, "restarting") {
 		t.Errorf("the agent was answered: %q", got)
 	}
-	// The person, from outside the team, with the same token and cookie.
+	// The person, from outside the team, with the same token, cookie and
+	// login link, which the agent could not spend.
+	loginWith(t, ws, link)
 	if b, code := ws.Get(t, "/v1/status"); code != http.StatusOK {
 		t.Errorf("the person's GET /v1/status: %d %s", code, b)
 	}

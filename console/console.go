@@ -169,9 +169,10 @@ func (c *Console) routes() http.Handler {
 	mux.HandleFunc("POST /v1/console/rotate-token", c.rotateToken)
 	mux.HandleFunc("GET /v1/roles/{id}/terminal", c.terminal)
 	mux.Handle("/", assetHandler())
-	// A connection from inside a role's process tree is refused before
-	// any token or cookie is looked at: the console is a person's.
-	return control.RefuseAgents(c.opts.Team, c.opts.Log, c.guard.wrap(mux))
+	// A connection from inside a role's process tree is refused whatever
+	// token or cookie it carries: the console is a person's.
+	c.guard.agents = func(h http.Handler) http.Handler { return control.RefuseAgents(c.opts.Team, c.opts.Log, h) }
+	return c.guard.wrap(mux)
 }
 
 // SessionReply is GET /v1/console/session: what the page needs to know

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -119,8 +121,28 @@ type askerInfo struct {
 // connection of the control endpoint or the console (the console's handler
 // in tests), which is a person's.
 func askerOf(r *http.Request) (askerInfo, bool) {
-	a, ok := r.Context().Value(askerKey{}).(askerInfo)
-	return a, ok
+	cell, ok := r.Context().Value(askerKey{}).(*askerCell)
+	if !ok {
+		return askerInfo{}, false
+	}
+	cell.once.Do(func() { cell.info = cell.tell() })
+	return cell.info, true
+}
+
+// askerCell tells who is at the other end of a connection when its first
+// request asks, on the connection's own goroutine: the look-up reads the
+// process table (and for the console every process's descriptors), which
+// must not hold up the accept loop, nor be spent on a connection that
+// never sends a request.
+type askerCell struct {
+	once sync.Once
+	tell func() askerInfo
+	info askerInfo
+}
+
+// withAsker returns ctx with a cell that tells the asker with tell.
+func withAsker(ctx context.Context, tell func() askerInfo) context.Context {
+	return context.WithValue(ctx, askerKey{}, &askerCell{tell: tell})
 }
 
 // agentOf is the agent that sent r, if an agent did.
@@ -132,16 +154,18 @@ func agentOf(r *http.Request) (supervisor.Asker, bool) {
 // connContext tells whose process is at the other end of a control
 // endpoint connection, once, when it is accepted.
 func (s *Server) connContext(ctx context.Context, c net.Conn) context.Context {
-	var info askerInfo
-	pid, err := peerPid(c)
-	if err == nil {
-		info.Asker, err = s.team.Supervisor().ProcessOwner(pid)
-	}
-	info.Pid = pid
-	if err != nil && !errors.Is(err, supervisor.ErrNoProcessTree) {
-		info.err = err
-	}
-	return context.WithValue(ctx, askerKey{}, info)
+	return withAsker(ctx, func() askerInfo {
+		var info askerInfo
+		pid, err := peerPid(c)
+		if err == nil {
+			info.Asker, err = s.team.Supervisor().ProcessOwner(pid)
+		}
+		info.Pid = pid
+		if err != nil && !errors.Is(err, supervisor.ErrNoProcessTree) {
+			info.err = err
+		}
+		return info
+	})
 }
 
 // guard puts pattern's rule in front of h.
@@ -201,11 +225,17 @@ func ConsoleConnContext(t Team, ctx context.Context, c net.Conn) context.Context
 	if !rok || !lok || !remote.IP.IsLoopback() {
 		return ctx // another machine's: the token is the only door (ui.allow_remote)
 	}
+	return withAsker(ctx, func() askerInfo { return loopbackAsker(t, remote.AddrPort(), local.AddrPort()) })
+}
+
+// loopbackAsker is who holds the client end of a loopback connection: an
+// agent when any of its holders is.
+func loopbackAsker(t Team, client, server netip.AddrPort) askerInfo {
 	var info askerInfo
-	pids, err := ptyhost.LoopbackOwners(remote.AddrPort(), local.AddrPort())
+	pids, err := ptyhost.LoopbackOwners(client, server)
 	switch {
 	case errors.Is(err, ptyhost.ErrNoProcessTree):
-		return ctx
+		return info
 	case err != nil:
 		info.err = err
 	}
@@ -218,14 +248,14 @@ func ConsoleConnContext(t Team, ctx context.Context, c net.Conn) context.Context
 			continue
 		}
 		if a.Agent {
-			return context.WithValue(ctx, askerKey{}, askerInfo{Asker: a})
+			return askerInfo{Asker: a}
 		}
 		info.Asker = a
 	}
 	if lookupErr != nil {
 		info.err = lookupErr
 	}
-	return context.WithValue(ctx, askerKey{}, info)
+	return info
 }
 
 // RefuseAgents answers 403 to every request that comes from inside a

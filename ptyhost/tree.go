@@ -40,7 +40,8 @@ func LeftBehind(pid int) (bool, error) { return leftBehind(pid) }
 // connection's remote address as the server sees it, server its local
 // address. Linux finds the socket's inode in /proc/net/tcp or tcp6 and the
 // processes whose descriptors hold it (only the running user's processes
-// can be read); Windows asks GetExtendedTcpTable. It returns
+// can be read, and the calling process's own descriptors are not); Windows
+// asks GetExtendedTcpTable. It returns
 // ErrNoProcessTree elsewhere, and no pids when no process of the user holds
 // the socket.
 func LoopbackOwners(client, server netip.AddrPort) ([]int, error) {
