@@ -17,11 +17,15 @@ var (
 // Holds asks whether pid is in the child's job: every descendant is put in
 // it when created, and the job does not allow breaking away.
 func (p *conPTY) Holds(pid int) (bool, error) {
-	// PROCESS_QUERY_INFORMATION: Wine 8 refuses IsProcessInJob with the
-	// limited right alone, which Windows takes.
+	// Wine 8 refuses IsProcessInJob with the limited right alone, which
+	// Windows takes; the full right is refused on an elevated process
+	// (a person's shogun from an administrator's terminal), so the
+	// limited one is what is left then.
 	h, err := openProcess(pid, windows.PROCESS_QUERY_INFORMATION)
 	if err != nil {
-		return false, err
+		if h, err = openProcess(pid, windows.PROCESS_QUERY_LIMITED_INFORMATION); err != nil {
+			return false, err
+		}
 	}
 	defer windows.CloseHandle(h)
 	p.mu.RLock()
