@@ -46,7 +46,7 @@ func TestAnAgentCannotUseTheConsole(t *testing.T) {
 		got = string(b)
 		return strings.Contains(got, "rc=")
 	})
-	for _, want := range []string{"inside role dev's process tree may not use the web console: it is a person's, whatever token or cookie an agent holds"} {
+	for _, want := range []string{"in role dev's process tree may not use the web console: it is a person's, whatever token or cookie an agent holds"} {
 		if strings.Count(got, want) != 3 {
 			t.Errorf("the agent's requests with the token, with a session and with a login link got %q; want each refused with %q", got, want)
 		}

@@ -66,12 +66,12 @@ func TestAnAgentCannotAnswerItsOwnQuestion(t *testing.T) {
 	}
 	answer := `"$SHOGUN_EXE" answer -w '` + r.ws + `' dev yes --note mine`
 	for _, tc := range []struct{ name, line, who string }{
-		{"in the foreground", answer + ` >OUT 2>&1; echo rc=$? >>OUT`, "inside role dev's process tree"},
-		{"double-forked", `( (` + answer + ` >OUT 2>&1; echo rc=$? >>OUT) & )`, "inside role dev's process tree"},
+		{"in the foreground", answer + ` >OUT 2>&1; echo rc=$? >>OUT`, "in role dev's process tree"},
+		{"double-forked", `( (` + answer + ` >OUT 2>&1; echo rc=$? >>OUT) & )`, "in role dev's process tree"},
 		{"double-forked into its own session", `(setsid sh -c '` + strings.ReplaceAll(answer, "'", `'"'"'`) + ` >OUT 2>&1; echo rc=$? >>OUT' &)`,
-			"which a role's agent left running under the supervisor"},
+			"(left running under the supervisor by a role's agent)"},
 		{"a raw request", `curl -sS --unix-socket '` + control.Endpoint(r.ws) + `' -X POST -d '{"decision":"allow","via":"cli"}' http://shogun/v1/roles/dev/answer >OUT 2>&1; echo rc=$? >>OUT`,
-			"inside role dev's process tree"},
+			"in role dev's process tree"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := r.inRole(t, "dev", tc.line)

@@ -32,9 +32,9 @@ func (a Asker) String() string {
 	case !a.Agent:
 		return fmt.Sprintf("process %d", a.Pid)
 	case a.Role == "":
-		return fmt.Sprintf("process %d, which a role's agent left running under the supervisor", a.Pid)
+		return fmt.Sprintf("process %d (left running under the supervisor by a role's agent)", a.Pid)
 	}
-	return fmt.Sprintf("process %d, inside role %s's process tree", a.Pid, a.Role)
+	return fmt.Sprintf("process %d in role %s's process tree", a.Pid, a.Role)
 }
 
 // ProcessOwner tells whose the process pid is: a role's, when a running
