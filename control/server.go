@@ -4,7 +4,9 @@
 // when the workspace's path is too long for a socket address; on Windows a
 // named pipe with an owner-only security descriptor. The CLI's status,
 // screen, type, restart, stop and attach commands are its clients; the
-// endpoints are documented in docs/api.md for other tools.
+// endpoints are documented in docs/api.md for other tools. The OS tells it
+// which process each client is, and a process inside a role's process tree
+// gets only an agent's routes (asker.go, routeRules).
 //
 // types.go holds the API's JSON shapes, which `shogun status --json` and
 // `shogun screen --json` print too, and Task, what `shogun tasks --json`
