@@ -47,3 +47,9 @@ func LeftBehind(pid int) (bool, error) { return leftBehind(pid) }
 func LoopbackOwners(client, server netip.AddrPort) ([]int, error) {
 	return loopbackOwners(client.Addr().Unmap(), client.Port(), server.Addr().Unmap(), server.Port())
 }
+
+// Environ is the environment the process pid was started with (Linux:
+// /proc/PID/environ), for naming what a role left behind; the process
+// wrote it, so it names, never proves. It returns ErrNoProcessTree
+// elsewhere.
+func Environ(pid int) ([]string, error) { return environ(pid) }

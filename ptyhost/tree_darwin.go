@@ -42,3 +42,5 @@ func leftBehind(int) (bool, error) { return false, nil }
 func loopbackOwners(netip.Addr, uint16, netip.Addr, uint16) ([]int, error) {
 	return nil, ErrNoProcessTree
 }
+
+func environ(int) ([]string, error) { return nil, ErrNoProcessTree }

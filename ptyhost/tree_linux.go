@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"strconv"
@@ -137,4 +138,20 @@ func procNetAddr(a netip.Addr, port uint16) string {
 // prints each 32-bit word of an address.
 func nativeLittleEndian() bool {
 	return binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+}
+
+// maxEnviron bounds what is read of a process's environment.
+const maxEnviron = 1 << 20
+
+func environ(pid int) ([]string, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return nil, fmt.Errorf("read the environment of process %d: %w", pid, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxEnviron))
+	if err != nil {
+		return nil, fmt.Errorf("read the environment of process %d: %w", pid, err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"), nil
 }

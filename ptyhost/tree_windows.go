@@ -109,3 +109,6 @@ func loopbackOwners(client netip.Addr, cport uint16, server netip.Addr, sport ui
 // portOf reads a port as the TCP table holds it: in network byte order in
 // the low 16 bits of a DWORD.
 func portOf(b []byte) uint16 { return binary.BigEndian.Uint16(b[0:2]) }
+
+// environ is not read on Windows: nothing is left behind there.
+func environ(int) ([]string, error) { return nil, ErrNoProcessTree }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/shogun-dev/shogun/ptyhost"
 )
@@ -21,9 +22,12 @@ type Asker struct {
 	// Agent is true when the process is inside a role's process tree, or
 	// was left behind by one (ptyhost.LeftBehind).
 	Agent bool
-	// Role is the role whose tree holds the process; "" for a person, and
-	// for a process left behind whose role can no longer be told.
+	// Role is the role whose tree holds the process; "" for a person. For
+	// a process left behind it is the role its environment names
+	// (SHOGUN_ROLE, which the agent could have changed), or "".
 	Role string
+	// LeftBehind is true for a process that left its role's tree.
+	LeftBehind bool
 }
 
 // String names the asker for a refusal or a log line.
@@ -31,8 +35,10 @@ func (a Asker) String() string {
 	switch {
 	case !a.Agent:
 		return fmt.Sprintf("process %d", a.Pid)
-	case a.Role == "":
+	case a.LeftBehind && a.Role == "":
 		return fmt.Sprintf("process %d (left running under the supervisor by a role's agent)", a.Pid)
+	case a.LeftBehind:
+		return fmt.Sprintf("process %d (left running under the supervisor by a role's agent; its environment names role %s)", a.Pid, a.Role)
 	}
 	return fmt.Sprintf("process %d in role %s's process tree", a.Pid, a.Role)
 }
@@ -79,11 +85,34 @@ func (s *Supervisor) ProcessOwner(pid int) (Asker, error) {
 		errs = append(errs, err)
 	}
 	if left {
-		a.Agent = true
+		a.Agent, a.LeftBehind = true, true
+		a.Role = namedRole(pid, roles)
 		return a, nil
 	}
 	if len(errs) > 0 {
 		return a, fmt.Errorf("supervisor: whose is process %d: %w", pid, errors.Join(errs...))
 	}
 	return a, nil
+}
+
+// namedRole is the role that a process's environment names (SHOGUN_ROLE,
+// which the supervisor gives every role's program), when one of roles has
+// that id: a name for what a role left behind, for the record.
+func namedRole(pid int, roles []*Role) string {
+	env, err := ptyhost.Environ(pid)
+	if err != nil {
+		return ""
+	}
+	for _, kv := range env {
+		id, ok := strings.CutPrefix(kv, "SHOGUN_ROLE=")
+		if !ok {
+			continue
+		}
+		for _, r := range roles {
+			if r.ID() == id {
+				return id
+			}
+		}
+	}
+	return ""
 }
