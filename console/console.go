@@ -121,8 +121,11 @@ func Listen(opts Options) (*Console, error) {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ConnState:         c.conns.track,
-		ConnContext:       connContext,
-		ErrorLog:          stdlog.New(debugWriter{opts.Log}, "", 0),
+		// Who is at the other end, as the OS tells (RefuseAgents).
+		ConnContext: func(ctx context.Context, conn net.Conn) context.Context {
+			return control.ConsoleConnContext(opts.Team, connContext(ctx, conn), conn)
+		},
+		ErrorLog: stdlog.New(debugWriter{opts.Log}, "", 0),
 	}
 	return c, nil
 }
@@ -187,6 +190,9 @@ func (c *Console) routes() http.Handler {
 	mux.HandleFunc("POST /v1/console/rotate-token", c.rotateToken)
 	mux.HandleFunc("GET /v1/roles/{id}/terminal", c.terminal)
 	mux.Handle("/", assetHandler())
+	// A connection from inside a role's process tree is refused whatever
+	// token or cookie it carries: the console is a person's.
+	c.guard.agents = func(h http.Handler) http.Handler { return control.RefuseAgents(c.opts.Team, c.opts.Log, h) }
 	return c.guard.wrap(mux)
 }
 

@@ -39,7 +39,7 @@ const maxNote = 1000
 var answerVias = []string{"cli", "console", "api"}
 
 // registerApprovals adds the approvals' endpoints to mux.
-func (s *Server) registerApprovals(mux *http.ServeMux) {
+func (s *Server) registerApprovals(mux *router) {
 	mux.HandleFunc("POST /v1/approvals", s.askApproval)
 	mux.HandleFunc("GET /v1/approvals", s.listApprovals)
 	mux.HandleFunc("GET /v1/approvals/{id}", s.getApproval)
@@ -113,6 +113,9 @@ func (s *Server) askApproval(w http.ResponseWriter, r *http.Request) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		fail(w, http.StatusBadRequest, fmt.Errorf("approval: %w", err))
+		return
+	}
+	if s.refuseOthers(w, r, "ask for an approval as role "+req.Role, req.Role) {
 		return
 	}
 	action := policy.Action{Kind: policy.Kind(req.Kind), Command: req.Command, Path: req.Path, URL: req.URL, Tool: req.Tool, Cwd: req.Cwd}
@@ -195,6 +198,9 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 	a, err := s.team.Approvals().Wait(ctx, id)
 	if err != nil {
 		fail(w, approvalErrorCode(err), err)
+		return
+	}
+	if s.refuseOthers(w, r, fmt.Sprintf("read approval %d, of role %s", a.ID, a.Role), a.Role) {
 		return
 	}
 	reply(w, ApprovalFrom(a))
