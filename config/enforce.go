@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,13 +51,15 @@ func (e Enforcement) Write() error {
 // not the CLI itself (a wrapper script, `sh -c …`), whose arguments shogun
 // cannot know the meaning of. How each pinned CLI takes it:
 //
-//   - Claude Code 2.1.197: the PreToolUse hook in --managed-settings (inline
-//     JSON, the policy tier: a disableAllHooks of any other settings file
-//     turns off every hook but these), --setting-sources user so that the
-//     project's and local settings files, which the agent can write, are not
-//     read (nor the workspace's own copy of the hook, which would run it
-//     twice), and shogun's MCP server alone from --mcp-config (a file under
-//     runtime/state) with --strict-mcp-config, so .mcp.json is not read.
+//   - Claude Code 2.1.197: the PreToolUse hook from --settings (a file under
+//     runtime/state), --setting-sources user so that the project's and local
+//     settings files, which the agent can write, are not read (neither a
+//     disableAllHooks there nor the workspace's own copy of the hook, which
+//     would run it twice), and shogun's MCP server alone from --mcp-config
+//     with --strict-mcp-config, so .mcp.json is not read. A disableAllHooks
+//     in the user's ~/.claude/settings.json still turns the hook off.
+//     (--managed-settings, the policy tier, would not be: but Claude Code
+//     takes only a few restrictive keys from it, not hooks.)
 //   - Codex 0.169.0: -c overrides, which come before every config file: the
 //     PreToolUse hook and the MCP server; --dangerously-bypass-hook-trust
 //     runs the hook without the review Codex asks for a new hook on its
@@ -83,22 +84,22 @@ func CLIEnforcement(l workspace.Layout, cli, exec, exe string) (e Enforcement, o
 	}
 	switch cli {
 	case roles.CLIClaude:
-		managed, err := json.Marshal(map[string]any{
+		settings, err := jsonFile(map[string]any{
 			"hooks":       hooksFor(exe, "claude", "PreToolUse", ClaudeHookTimeout),
 			"permissions": map[string]any{"allow": []string{"mcp__" + MCPServerName}},
 		})
 		if err != nil {
-			return Enforcement{}, false, fmt.Errorf("enforcement: %w", err)
+			return Enforcement{}, false, err
 		}
 		mcp, err := jsonFile(map[string]any{"mcpServers": map[string]any{
 			MCPServerName: map[string]any{"type": "stdio", "command": exe, "args": []string{"mcp"}}}})
 		if err != nil {
 			return Enforcement{}, false, err
 		}
-		mcpFile := l.CLIState("claude-mcp.json")
+		settingsFile, mcpFile := l.CLIState("claude-settings.json"), l.CLIState("claude-mcp.json")
 		return Enforcement{
-			Args:  []string{"--mcp-config", mcpFile, "--strict-mcp-config", "--setting-sources", "user", "--managed-settings", string(managed)},
-			Files: map[string][]byte{mcpFile: mcp},
+			Args:  []string{"--mcp-config", mcpFile, "--strict-mcp-config", "--setting-sources", "user", "--settings", settingsFile},
+			Files: map[string][]byte{settingsFile: settings, mcpFile: mcp},
 		}, true, nil
 	case roles.CLICodex:
 		hook := fmt.Sprintf(`[{hooks=[{type="command", command=%s, timeout=%d}]}]`,

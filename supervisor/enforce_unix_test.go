@@ -56,22 +56,23 @@ roles:
 
 	claude := args("claude")
 	mcpFile := filepath.Join(ws, "runtime", "state", "cli", "claude-mcp.json")
-	i := slices.Index(claude, "--managed-settings")
+	i := slices.Index(claude, "--settings")
 	if i < 0 || i+1 >= len(claude) || !slices.Equal(claude[len(claude)-2:], []string{"--model", "x"}) ||
 		!slices.Contains(claude, "--strict-mcp-config") || slices.Index(claude, "--setting-sources") < 0 ||
 		claude[slices.Index(claude, "--setting-sources")+1] != "user" || claude[slices.Index(claude, "--mcp-config")+1] != mcpFile {
 		t.Fatalf("claude started with %q", claude)
 	}
-	var managed struct {
+	var settings struct {
 		Hooks map[string][]struct {
 			Hooks []struct{ Type, Command string }
 		}
 	}
-	if err := json.Unmarshal([]byte(claude[i+1]), &managed); err != nil || len(managed.Hooks["PreToolUse"]) != 1 ||
-		managed.Hooks["PreToolUse"][0].Hooks[0].Command != hook+"claude" {
-		t.Errorf("--managed-settings %s (%v)", claude[i+1], err)
+	b, err := os.ReadFile(claude[i+1])
+	if err := json.Unmarshal(b, &settings); err != nil || claude[i+1] != filepath.Join(ws, "runtime", "state", "cli", "claude-settings.json") ||
+		len(settings.Hooks["PreToolUse"]) != 1 || settings.Hooks["PreToolUse"][0].Hooks[0].Command != hook+"claude" {
+		t.Errorf("--settings %s: %s (%v)", claude[i+1], b, err)
 	}
-	b, err := os.ReadFile(mcpFile)
+	b, err = os.ReadFile(mcpFile)
 	fi, _ := os.Stat(mcpFile)
 	if err != nil || !strings.Contains(string(b), `"command": "`+shogunBin+`"`) || fi.Mode().Perm() != 0o600 {
 		t.Errorf("%s: %v\n%s", mcpFile, err, b)
