@@ -70,9 +70,10 @@ func TestGeminiRefusesThePolicysDenyRules(t *testing.T) {
 		refusal: "Tool execution denied by policy. no new repositories here"})
 }
 
-// Codex: .codex/rules/shogun.rules, refused by its execpolicy
-// ("exec_command failed: … `/bin/bash -lc 'git init denied-repo'` rejected: …").
+// Codex: .codex/rules/shogun.rules is written, but shogun's PreToolUse
+// hook (given on the command line) refuses first; the execpolicy is the
+// second line ("… rejected: …" where the hook is not run).
 func TestCodexRefusesThePolicysDenyRules(t *testing.T) {
 	testNativeDeny(t, nativeDeny{cli: "codex", file: config.CodexRulesFile, rule: `pattern = ["git", "init"]`,
-		refusal: "git init denied-repo'` rejected: no new repositories here"})
+		refusal: "Command blocked by PreToolUse hook: shogun policy: no new repositories here"})
 }
