@@ -64,10 +64,12 @@ func testNativeDeny(t *testing.T, c nativeDeny) {
 }
 
 // Gemini CLI: .gemini/shogun-policy.toml, which .gemini/settings.json
-// (shogun init) names in adminPolicyPaths, refused by its policy engine.
+// (shogun init) names in adminPolicyPaths, is written, but shogun's
+// BeforeTool hook refuses first; its policy engine is the second line
+// ("Tool execution denied by policy. …" where the hook is not run).
 func TestGeminiRefusesThePolicysDenyRules(t *testing.T) {
 	testNativeDeny(t, nativeDeny{cli: "gemini", file: config.GeminiPolicyFile, rule: `commandPrefix = "git init"`,
-		refusal: "Tool execution denied by policy. no new repositories here"})
+		refusal: "Tool execution blocked: shogun policy: no new repositories here"})
 }
 
 // Codex: .codex/rules/shogun.rules is written, but shogun's PreToolUse
