@@ -61,10 +61,11 @@ func (e Enforcement) Write() error {
 //     (--managed-settings, the policy tier, would not be: but Claude Code
 //     takes only a few restrictive keys from it, not hooks.)
 //   - Codex 0.169.0: -c overrides, which come before every config file: the
-//     PreToolUse hook and the MCP server; --dangerously-bypass-hook-trust
-//     runs the hook without the review Codex asks for a new hook on its
-//     screen (shogun wrote it; Codex keeps trust in the user's config.toml,
-//     by a hash of the hook).
+//     PreToolUse hook, the MCP server, and the hooks feature on (a project's
+//     config.toml could switch it off); --dangerously-bypass-hook-trust runs
+//     the hook without the review Codex asks for a new hook on its screen
+//     (shogun wrote it; Codex keeps trust in the user's config.toml, by a
+//     hash of the hook).
 //   - Gemini CLI 0.61.0: the system settings file
 //     (GEMINI_CLI_SYSTEM_SETTINGS_PATH), whose values a project's
 //     settings cannot override, with the BeforeTool hook, the MCP server and
@@ -107,6 +108,9 @@ func CLIEnforcement(l workspace.Layout, cli, exec, exe string) (e Enforcement, o
 		server := fmt.Sprintf(`{command=%s, args=["mcp"], env_vars=[%s], default_tools_approval_mode="approve"}`,
 			tomlString(exe), tomlString(MCPEnv[0])+", "+tomlString(MCPEnv[1]))
 		return Enforcement{Args: []string{
+			// A project's or the user's config.toml can switch hooks off
+			// ([features] hooks = false, or its old name codex_hooks): -c wins.
+			"-c", "features.hooks=true",
 			"-c", "hooks.PreToolUse=" + hook,
 			"-c", "mcp_servers." + MCPServerName + "=" + server,
 			"--dangerously-bypass-hook-trust",

@@ -79,7 +79,7 @@ roles:
 	}
 
 	codex := args("codex")
-	if len(codex) < 2 || codex[len(codex)-1] != "--no-daemon" || !slices.Contains(codex, "--dangerously-bypass-hook-trust") ||
+	if len(codex) < 2 || codex[len(codex)-1] != "--no-daemon" || !slices.Contains(codex, "--dangerously-bypass-hook-trust") || !slices.Contains(codex, "features.hooks=true") ||
 		!slices.ContainsFunc(codex, func(a string) bool {
 			return strings.HasPrefix(a, "hooks.PreToolUse=") && strings.Contains(a, `command="`+hook+`codex"`)
 		}) || !slices.ContainsFunc(codex, func(a string) bool { return strings.HasPrefix(a, "mcp_servers.shogun=") }) {
