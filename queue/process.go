@@ -394,19 +394,19 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	task, again, err := q.st.AcceptReport(rec)
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
+		return q.staleReport(c, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
 	case errors.Is(err, store.ErrTaskClosed) && q.sameAsRecorded(rep):
 		// The agent wrote the same report again (it could not see the
 		// first one), or a crash left its file behind: nothing is wrong.
 		q.log.Info().Str("task_id", rep.TaskID).Str("path", textsafe.Escape(c.name)).Msg("report already recorded; archived as a duplicate")
 		q.event(rec.Role, "report-duplicate", rep.TaskID, "the same report again: archived, not applied")
 	case errors.Is(err, store.ErrTaskClosed):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
+		return q.staleReport(c, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
 	case errors.Is(err, store.ErrNotDelivered):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf(
+		return q.staleReport(c, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf(
 			"report for task %q, which is still queued for %s: no role has been given it, so no report can close it", rep.TaskID, q.taskRole(rep.TaskID))})
 	case errors.Is(err, store.ErrWrongRole):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf(
+		return q.staleReport(c, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf(
 			"%s is role %s's report file, but task %q is %s's; a role reports only on its own task", c.name, rec.Role, rep.TaskID, q.taskRole(rep.TaskID))})
 	case err != nil:
 		return q.later(c, "record report", err), false
@@ -419,6 +419,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 		q.event(task.Role, "report-after-cancel", task.ID, rep.Status+": "+rep.Summary)
 	default:
 		q.reported(task, rep, archived)
+		q.settleStale(c.name, task.Role)
 	}
 	if _, err := q.archive(c, "reports", archiveName); err != nil {
 		return q.later(c, "archive report file", err), false
@@ -644,6 +645,9 @@ type attention struct {
 	at   time.Time
 	text string
 	file string // its name in failed/, or "" when it is not about a file
+	// settledBy is a role's own report file (<role>.yaml) whose acceptance
+	// for the role's task ends a rejected report's line (staleReport).
+	settledBy string
 }
 
 // rejectedAlerts are the texts of the attention lines of this run, less
