@@ -68,6 +68,9 @@ type worker struct {
 type note struct {
 	taskID string
 	text   string
+	// whileOpen: typed only while task taskID is still open (it speaks of
+	// that task to the role working on it).
+	whileOpen bool
 }
 
 func newWorker(q *Queue, a Agent) *worker {
@@ -302,6 +305,11 @@ func (w *worker) handedOut(taskID string) {
 }
 
 func (w *worker) typeNote(ctx context.Context, n note) {
+	if n.whileOpen {
+		if t, err := w.q.st.Task(n.taskID); err == nil && store.Closed(t.Status) {
+			return // its task is done: nothing left to say
+		}
+	}
 	d, err := w.a.Type(ctx, n.text, supervisor.TypeOptions{})
 	switch {
 	case ctx.Err() != nil:

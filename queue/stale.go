@@ -64,7 +64,8 @@ func (q *Queue) staleReport(c claim, role, taskID string, cause error) (claim, b
 }
 
 // tellStale types into role, when it has a task under way, that its report
-// named taskID and was not accepted. The text names no file to read, so an
+// named taskID and was not accepted (unless the task is closed by the time
+// the role can be typed into). The text names no file to read, so an
 // agent does not take it for a new task.
 func (q *Queue) tellStale(role, taskID string) {
 	cur, err := q.st.InFlight(role)
@@ -80,7 +81,7 @@ func (q *Queue) tellStale(role, taskID string) {
 	text := fmt.Sprintf("shogun: your report in %s was not accepted: its task_id is %s, which is not your task. "+
 		"Your task is %s (%s): write its report with task_id: %s.",
 		report, textsafe.Escape(taskID), cur.ID, typedTitle(cur.Title), cur.ID)
-	w.addNote(note{taskID: cur.ID, text: text})
+	w.addNote(note{taskID: cur.ID, text: text, whileOpen: true})
 	q.event(role, "report-stale", cur.ID, fmt.Sprintf("a report naming %s was rejected; the agent was told its task is %s", textsafe.Escape(taskID), cur.ID))
 }
 

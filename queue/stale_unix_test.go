@@ -21,7 +21,9 @@ import (
 // that task; a rewrite of a finished task's report gets no line at all.
 func TestAStaleReportLeavesNothingToClear(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
-	ws := testWorkspace(t, sim("ashigaru1", rec, "--work-time", "4s"))
+	// The agent ends its turn without a report of its own: the note is
+	// typed once it is ready again (a note for a task closed by then is not).
+	ws := testWorkspace(t, sim("ashigaru1", rec, "--skip-reports", "1", "--work-time", "300ms"))
 	r := startTeam(t, ws)
 	r.drop(t, "a.yaml", "to: ashigaru1\ntitle: Real work\nbody: do it\n")
 	tasks := r.waitTasks(t, "the task delivered", 30*time.Second, func(ts []store.Task) bool {
@@ -59,6 +61,7 @@ func TestAStaleReportLeavesNothingToClear(t *testing.T) {
 		}
 		return false
 	})
+	report(id, "the real one") // as the agent told would
 	r.waitTasks(t, "the task done by the agent's own report", 30*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 1 && ts[0].Status == store.StatusDone
 	})
