@@ -376,7 +376,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	case !badFile(err):
 		return q.later(c, "read report file", err), false
 	default:
-		return q.reject(c, err)
+		return q.brokenReport(c, err)
 	}
 	archiveName := reportArchiveName(c, rep.TaskID)
 	archived, err := freeName(q.archiveDir(c, "reports"), archiveName)

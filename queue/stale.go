@@ -33,34 +33,57 @@ func (q *Queue) staleReport(c claim, role, taskID string, cause error) (claim, b
 	if !ok || role == "" {
 		return again, ok
 	}
-	// The line just added is the newest for this file.
-	line := "rejected " + textsafe.Escape(c.name) + ":"
 	rewrite := false
 	if t, err := q.st.Task(taskID); err == nil && t.Role == role && store.Closed(t.Status) {
 		recorded, err := q.st.ReportsForTask(taskID)
 		rewrite = err == nil && len(recorded) > 0
 	}
-	q.mu.Lock()
-	newest := -1
-	for i := len(q.recent) - 1; i >= 0 && newest < 0; i-- {
-		if q.recent[i].file != "" && strings.HasPrefix(q.recent[i].text, line) {
-			newest = i
-		}
-	}
-	switch {
-	case newest < 0:
-	case rewrite:
-		q.recent = slices.Delete(q.recent, newest, newest+1)
-	default:
-		q.recent[newest].settledBy = c.name
-	}
-	q.mu.Unlock()
 	if rewrite {
-		q.touched()
+		q.dropAttention(q.newestRejection(c.name))
 		return again, ok
 	}
+	q.settleWhenAccepted(c.name)
 	q.tellStale(role, taskID)
 	return again, ok
+}
+
+// brokenReport rejects a report file that cannot be read as a report (empty,
+// not YAML, a key missing). From a role's own report file, its attention
+// line lasts only until that file is accepted for a task of the role's
+// (settleStale): the agent wrote it again, right.
+func (q *Queue) brokenReport(c claim, cause error) (claim, bool) {
+	again, ok := q.reject(c, cause)
+	if ok && q.reportRole(c.name) != "" {
+		q.settleWhenAccepted(c.name)
+	}
+	return again, ok
+}
+
+// newestRejection chooses the newest attention line about a file named
+// name rejected: the one reject just added.
+func (q *Queue) newestRejection(name string) func(attention) bool {
+	line := "rejected " + textsafe.Escape(name) + ":"
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := len(q.recent) - 1; i >= 0; i-- {
+		if a := q.recent[i]; a.file != "" && strings.HasPrefix(a.text, line) {
+			return func(b attention) bool { return b == a }
+		}
+	}
+	return func(attention) bool { return false }
+}
+
+// settleWhenAccepted makes the newest rejection line of the file name
+// last until a report from name is accepted (settleStale).
+func (q *Queue) settleWhenAccepted(name string) {
+	newest := q.newestRejection(name)
+	q.mu.Lock()
+	for i := range q.recent {
+		if newest(q.recent[i]) {
+			q.recent[i].settledBy = name
+		}
+	}
+	q.mu.Unlock()
 }
 
 // tellStale types into role, when it has a task under way, that its report

@@ -14,11 +14,12 @@ import (
 )
 
 // An agent's report that names a task that is not its own (a stale id
-// from an earlier conversation), or that rewrites the report of a task
-// already done, is kept in failed/ for the record but leaves nothing for a
-// person to clear: the agent is told which task is its own, and the
-// rejection's attention line ends once its report file is accepted for
-// that task; a rewrite of a finished task's report gets no line at all.
+// from an earlier conversation), that is no report at all, or that
+// rewrites the report of a task already done, is kept in failed/ for the
+// record but leaves nothing for a person to clear: the agent is told which
+// task is its own, and the rejections' attention lines end once its report
+// file is accepted for that task; a rewrite of a finished task's report
+// gets no line at all.
 func TestAStaleReportLeavesNothingToClear(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	// The agent ends its turn without a report of its own: the note is
@@ -61,6 +62,15 @@ func TestAStaleReportLeavesNothingToClear(t *testing.T) {
 		}
 		return false
 	})
+	// Then a report that is no report at all, before the right one.
+	tmp := filepath.Join(reports, ".ashigaru1.tmp")
+	write(t, tmp, "task_id: [this is not\n")
+	if err := os.Rename(tmp, filepath.Join(reports, "ashigaru1.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the broken report rejected", 20*time.Second, func() bool {
+		return strings.Count(attention(), "rejected ashigaru1.yaml") == 2
+	})
 	report(id, "the real one") // as the agent told would
 	r.waitTasks(t, "the task done by the agent's own report", 30*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 1 && ts[0].Status == store.StatusDone
@@ -71,7 +81,7 @@ func TestAStaleReportLeavesNothingToClear(t *testing.T) {
 	report(id, "said again, differently")
 	waitFor(t, "the rewrite rejected into failed/", 20*time.Second, func() bool {
 		n, _ := os.ReadDir(failed)
-		return len(n) >= 4 // two files, each with its .error.yaml
+		return len(n) >= 6 // three files, each with its .error.yaml
 	})
 	if a := attention(); a != "" {
 		t.Errorf("a person is asked to look at:\n%s", a)
