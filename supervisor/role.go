@@ -315,6 +315,14 @@ func (r *Role) run(ctx context.Context) {
 			r.log.Info().Msg("restarting on request")
 			continue
 		}
+		if errors.Is(err, errNoSandbox) {
+			// Not restarted: the system will not grow a sandbox.
+			r.setState(Fatal, err.Error())
+			if !r.waitRestart(ctx) {
+				return
+			}
+			continue
+		}
 		if errors.Is(err, errCannotStart) && ptyhost.ProgramNotFound(err) {
 			// Not restarted: see MissingPrograms.
 			r.mu.Lock()
@@ -436,7 +444,11 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,
 	}
-	sess, err := r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
+	cmd, err := r.sup.sandboxed(*cfg, cmd)
+	var sess *ptyhost.Session
+	if err == nil {
+		sess, err = r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
+	}
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()

@@ -100,6 +100,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			dbCommand(),
 			demoCommand(),
 			agentSimCommand(),
+			sandboxExecCommand(),
 		},
 		// Errors are printed once, by run.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -125,7 +126,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 		return args
 	}
 	cmd := app.Command(args[i])
-	if cmd == nil {
+	if cmd == nil || cmd.SkipFlagParsing {
 		return args
 	}
 	// A command with subcommands (shogun skills scan …): the same one level down.

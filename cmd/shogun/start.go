@@ -55,6 +55,9 @@ func startCommand() *cli.Command {
 				return printPlan(c.App.Writer, ws, cfg, ids)
 			}
 			warnMissingPrograms(c.App.ErrWriter, cfg, ids)
+			if line := supervisor.SandboxNotice(cfg, ids); line != "" {
+				fmt.Fprintln(c.App.ErrWriter, "shogun: "+line)
+			}
 			ctx, stop := signalContext(context.Background())
 			defer stop()
 			_, err = runSupervisor(ctx, c, ws, cfg, ids, nil)
