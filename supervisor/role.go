@@ -57,6 +57,7 @@ type Role struct {
 	learnedDelay time.Duration // a longer submit delay the program turned out to need
 	lastLine     string        // the most telling line the previous program left (tellingLine)
 	limitedUntil time.Time     // while limited: when the usage limit lifts
+	held         string        // why no task may be typed until a person looks (Hold); "" when none
 	busyAt       time.Time     // when the busy pattern last showed
 
 	humanInput time.Time   // last time a person typed into the role
@@ -91,6 +92,9 @@ type Status struct {
 	// BusyAt is when the busy pattern last showed on the screen: a sign of
 	// work, unlike a moment of output, which may be an echo.
 	BusyAt time.Time
+	// Held says why no new task is typed into the role until a person
+	// looks (see Hold); "" when it is not held.
+	Held string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -161,6 +165,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
+		Held: r.held,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -195,7 +200,7 @@ func (r *Role) Session() *ptyhost.Session {
 func (r *Role) Workable() (generation int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.generation, r.state == Ready && r.session != nil && r.settled
+	return r.generation, r.state == Ready && r.session != nil && r.settled && r.held == ""
 }
 
 // Changed returns a channel that is closed at the role's next change of

@@ -375,6 +375,11 @@ func (t *Team) Run(ctx context.Context) error {
 		defer wg.Done()
 		t.watchConfig(qctx, t.configSettle, t.configPoll)
 	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.watchEnforcement(qctx, t.configSettle, t.configPoll)
+	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	// Nobody is left to ask: the open questions are denied, on record.
 	t.desk.Close()
