@@ -104,3 +104,37 @@ func doneReport(t *testing.T, ws, role string) string {
 	}
 	return string(b)
 }
+
+// A sandboxed role in a worktree of its own commits its work there (git
+// writes the repository's objects and refs), but cannot read the other
+// role's worktree, nor change the repository's hooks, which a person's git
+// would run.
+func TestSandboxedWorktreeRoleCommitsButStaysInItsCheckout(t *testing.T) {
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	boxed := simEntry("a1", "--work-time", "100ms", "--commit-work", "notes.md",
+		"--trespass", "read:../a2/notes.md",
+		"--trespass", "write:../../../.git/hooks/post-commit") + "    worktree: true\n    sandbox: true\n"
+	ws := repoWorkspace(t, boxed, worktreeEntry("a2"))
+	startBackground(t, ws)
+	waitStatus(t, ws, "both ready", func(s control.StatusReply) bool {
+		return stateOf(s, "a1") == "ready" && stateOf(s, "a2") == "ready"
+	})
+	if _, errOut, code := shogun(t, "send", "-w", ws, "--to", "a1", "--title", "Notes", "--body", "write notes.md"); code != 0 {
+		t.Fatalf("send: %s", errOut)
+	}
+	details := doneReport(t, ws, "a1")
+	for _, want := range []string{
+		"read ../a2/notes.md: open ../a2/notes.md: permission denied",
+		"write ../../../.git/hooks/post-commit: open ../../../.git/hooks/post-commit: permission denied",
+		"Wrote notes.md and committed it as ",
+	} {
+		if !strings.Contains(details, want) {
+			t.Errorf("the sandboxed worktree role's report does not say %q:\n%s", want, details)
+		}
+	}
+	if log := shoguntest.Git(t, ws, "log", "--format=%s", "shogun/a1"); !strings.Contains(log, "Notes") {
+		t.Errorf("no commit of the task on shogun/a1:\n%s", log)
+	}
+}
