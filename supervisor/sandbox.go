@@ -47,7 +47,7 @@ func (s *Supervisor) sandboxed(rc config.Role, cmd ptyhost.Command) (ptyhost.Com
 	if rc.Sandbox == sandbox.Off {
 		return cmd, nil
 	}
-	if _, err := sandbox.Available(); err != nil {
+	if _, err := s.sandboxAvailable(); err != nil {
 		if rc.Sandbox == sandbox.Preferred {
 			return cmd, nil
 		}
