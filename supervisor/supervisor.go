@@ -21,8 +21,8 @@ import (
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
-	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/rolelog"
+	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
