@@ -56,10 +56,10 @@ test-real:
 ## model of tools/fakemodel on 127.0.0.1 (every report route, a task handed on through
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
-## Gemini CLI refusing the policy's deny rules themselves, a usage limit that lifts by
-## itself, README's tour). Installs the CLIs like test-real; skips when Node.js or npm is missing.
+## Gemini CLI refusing the policy's deny rules themselves, a sandboxed Claude Code refused
+## by the kernel, a usage limit that lifts by itself, README's tour). Installs the CLIs like test-real; skips when Node.js or npm is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/shogun-dev/shogun/config"
@@ -63,7 +64,13 @@ func (s *Supervisor) sandboxed(rc config.Role, cmd ptyhost.Command) (ptyhost.Com
 	if !filepath.IsAbs(program) {
 		program = filepath.Join(cmd.Dir, program)
 	}
-	cmd.Args = s.sandboxSpec(rc, cmd.Env).Args(program, cmd.Args)
+	spec := s.sandboxSpec(rc, cmd.Env)
+	if rc.CLI == roles.CLIClaude && envValue(cmd.Env, "CLAUDE_CODE_TMPDIR") == "" {
+		// Claude Code keeps its shell's state in /tmp whatever TMPDIR
+		// says, unless told otherwise; /tmp may not be writable whole.
+		cmd.Env = append(slices.Clone(cmd.Env), "CLAUDE_CODE_TMPDIR="+roleTemp(cmd.Env))
+	}
+	cmd.Args = spec.Args(program, cmd.Args)
 	cmd.Path = s.exe
 	return cmd, nil
 }
@@ -79,10 +86,7 @@ func (s *Supervisor) sandboxSpec(rc config.Role, env []string) sandbox.Spec {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	temp := envValue(env, "TMPDIR")
-	if temp == "" {
-		temp = os.TempDir()
-	}
+	temp := roleTemp(env)
 	spec := sandbox.Spec{
 		Write: []string{rc.Command.Cwd, s.layout.Reports(), s.layout.Commands(), temp},
 		Hide:  []string{s.layout.State(), s.layout.Path(workspace.DataDir), s.cfg.Settings.Data.SQLitePath},
@@ -149,6 +153,14 @@ func worktreeGit(cwd string) []string {
 		}
 		dir = parent
 	}
+}
+
+// roleTemp is the temp folder of a role with environment env.
+func roleTemp(env []string) string {
+	if temp := envValue(env, "TMPDIR"); temp != "" {
+		return temp
+	}
+	return os.TempDir()
 }
 
 // envValue is the value of name in env ("" when unset).
