@@ -143,7 +143,7 @@ func (t *Team) checkEnforcement(l workspace.Layout, known tamperSnapshot) {
 	for _, rel := range changed {
 		old, had := known[rel]
 		_, has := now[rel]
-		if !had && strings.HasPrefix(rel, ownedFolder+"/") {
+		if owned := strings.HasPrefix(rel, ownedFolder+"/"); owned && (!had || t.startedWithin(ownedGrace)) {
 			continue // a role's start writing its CLI's configuration
 		}
 		what := "changed"
@@ -172,6 +172,17 @@ func (t *Team) checkEnforcement(l workspace.Layout, known tamperSnapshot) {
 	if len(changed) > 0 {
 		t.holdHookless(before, now)
 	}
+}
+
+// ownedGrace is how long after a role's program started a change under
+// runtime/state/cli is taken as the supervisor's own: it writes the CLI's
+// configuration there at each start, anew when the configuration changed.
+const ownedGrace = 5 * time.Second
+
+// startedWithin reports whether a role's program started within d.
+func (t *Team) startedWithin(d time.Duration) bool {
+	last := t.lastStart.Load()
+	return last != 0 && time.Since(time.Unix(0, last)) < d
 }
 
 // tampered tells a person about one changed enforcement file.

@@ -77,6 +77,10 @@ func TestTamperingIsToldPutBackAndTheRoleHeld(t *testing.T) {
 		return a && b
 	})
 
+	// Past the time when a change of runtime/state/cli is the supervisor's
+	// own, writing it as the roles started.
+	shoguntest.WaitFor(t, "the roles' start settled", 20*time.Second, func() bool { return !tm.startedWithin(ownedGrace) })
+
 	// The agent's two moves.
 	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.local.json"), []byte(`{"disableAllHooks": true}`), 0o644); err != nil {
 		t.Fatal(err)

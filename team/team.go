@@ -88,6 +88,10 @@ type Team struct {
 	notifier     *notify.Notifier
 	desk         *approvals.Desk // the approvals asked of the policy
 	stateChanged chan struct{}   // a role changed state (keep_awake)
+	// lastStart is when a role's program last started (Unix ns): the
+	// supervisor writes its CLI's configuration under runtime/state/cli
+	// then, which the tamper watch takes as shogun's own change.
+	lastStart atomic.Int64
 	keepAwakeOn  bool
 	awakeLinger  time.Duration
 
@@ -306,6 +310,9 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 	msg := e.Message
 	if e.Kind == supervisor.EventState {
 		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
+		if e.State == supervisor.Starting {
+			t.lastStart.Store(time.Now().UnixNano())
+		}
 		select {
 		case t.stateChanged <- struct{}{}:
 		default:
