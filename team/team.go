@@ -91,9 +91,9 @@ type Team struct {
 	// lastStart is when a role's program last started (Unix ns): the
 	// supervisor writes its CLI's configuration under runtime/state/cli
 	// then, which the tamper watch takes as shogun's own change.
-	lastStart atomic.Int64
-	keepAwakeOn  bool
-	awakeLinger  time.Duration
+	lastStart   atomic.Int64
+	keepAwakeOn bool
+	awakeLinger time.Duration
 
 	historyCheck time.Duration
 	retain       time.Duration // data.retain; 0 keeps everything
