@@ -97,7 +97,13 @@ func (s *Supervisor) sandboxSpec(rc config.Role, env []string) sandbox.Spec {
 	}
 	if home != "" {
 		for _, p := range append([]string{".cache", ".npm"}, cliHomes[rc.CLI]...) {
-			spec.Write = append(spec.Write, filepath.Join(home, p))
+			dir := filepath.Join(home, p)
+			if filepath.Ext(p) == "" {
+				// Made now: a folder that does not exist at start is
+				// outside every grant, and the CLI could not make it.
+				_ = os.MkdirAll(dir, 0o700)
+			}
+			spec.Write = append(spec.Write, dir)
 		}
 		if rc.CLI == roles.CLICodex && envValue(env, "CODEX_HOME") != "" {
 			spec.Write = append(spec.Write, envValue(env, "CODEX_HOME"))
