@@ -16,6 +16,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/shogun-dev/shogun/atomicfile"
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/textsafe"
@@ -60,9 +61,44 @@ var hookFiles = map[string]struct{ needed, disabling []string }{
 // relative to the workspace (slash separated).
 type tamperSnapshot map[string][]byte
 
-// takeSnapshot reads every enforcement file of the workspace.
-func takeSnapshot(l workspace.Layout) tamperSnapshot {
+// userSettings are the Claude Code settings files of the homes of the
+// team's Claude roles: with the hook given from runtime/state/cli and only
+// the user's settings read besides, "disableAllHooks" there is how an
+// agent (which may write its CLI's home, even in the sandbox) would turn
+// the hook off. They are named by absolute path.
+func (t *Team) userSettings() []string {
+	var out []string
+	for _, r := range t.Config().Roles {
+		if r.CLI != roles.CLIClaude || !r.Enabled {
+			continue
+		}
+		if f := userSettingsOf(r); f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// userSettingsOf is Claude Code's user settings file for role r: in the
+// HOME of its environment, else the supervisor's ("" when unknown).
+func userSettingsOf(r config.Role) string {
+	home := r.Command.Env["HOME"]
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".claude", "settings.json")
+}
+
+// takeSnapshot reads every enforcement file of the workspace, and the
+// extra files named by absolute path.
+func takeSnapshot(l workspace.Layout, extra []string) tamperSnapshot {
 	snap := tamperSnapshot{}
+	for _, f := range extra {
+		snap.read(l, f)
+	}
 	for _, pattern := range enforcementFiles {
 		matches, _ := filepath.Glob(l.Path(pattern))
 		for _, m := range matches {
@@ -92,12 +128,16 @@ func (s tamperSnapshot) read(l workspace.Layout, path string) {
 // comment at the top of this file).
 func (t *Team) watchEnforcement(ctx context.Context, settle, poll time.Duration) {
 	l := workspace.New(t.Config().Workspace)
-	known := takeSnapshot(l)
+	extra := t.userSettings()
+	known := takeSnapshot(l, extra)
 	var events <-chan fsnotify.Event
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		defer w.Close()
 		for _, dir := range []string{"", ".claude", ".codex", ".codex/rules", ".gemini", ownedFolder} {
 			_ = w.Add(l.Path(dir)) // a folder made later is seen by the poll
+		}
+		for _, f := range extra {
+			_ = w.Add(filepath.Dir(f))
 		}
 		events = w.Events
 	}
@@ -116,9 +156,9 @@ func (t *Team) watchEnforcement(ctx context.Context, settle, poll time.Duration)
 			}
 			due.Reset(settle)
 		case <-tick.C:
-			t.checkEnforcement(l, known)
+			t.checkEnforcement(l, extra, known)
 		case <-due.C:
-			t.checkEnforcement(l, known)
+			t.checkEnforcement(l, extra, known)
 		}
 	}
 }
@@ -126,8 +166,8 @@ func (t *Team) watchEnforcement(ctx context.Context, settle, poll time.Duration)
 // checkEnforcement compares the files with known, tells every change,
 // puts shogun's own files back, holds the roles whose hook is gone, and
 // updates known to what is now there.
-func (t *Team) checkEnforcement(l workspace.Layout, known tamperSnapshot) {
-	now := takeSnapshot(l)
+func (t *Team) checkEnforcement(l workspace.Layout, extra []string, known tamperSnapshot) {
+	now := takeSnapshot(l, extra)
 	var changed []string
 	for rel := range known {
 		if _, ok := now[rel]; !ok {
@@ -170,7 +210,7 @@ func (t *Team) checkEnforcement(l workspace.Layout, known tamperSnapshot) {
 	clear(known)
 	maps.Copy(known, now)
 	if len(changed) > 0 {
-		t.holdHookless(before, now)
+		t.holdHookless(l, before, now)
 	}
 }
 
@@ -196,7 +236,7 @@ func (t *Team) tampered(rel, msg string) {
 // holdHookless holds every running role whose CLI's hook the change from
 // before to now took away: a file it needs removed, or disableAllHooks
 // set.
-func (t *Team) holdHookless(before, now tamperSnapshot) {
+func (t *Team) holdHookless(l workspace.Layout, before, now tamperSnapshot) {
 	for _, r := range t.sup.Roles() {
 		rc := r.Config()
 		hf, ok := hookFiles[rc.CLI]
@@ -211,7 +251,13 @@ func (t *Team) holdHookless(before, now tamperSnapshot) {
 				}
 			}
 		}
-		for _, f := range hf.disabling {
+		disabling := hf.disabling
+		if rc.CLI == roles.CLIClaude {
+			if f := userSettingsOf(rc); f != "" {
+				disabling = append(slices.Clone(disabling), workspace.RelTo(l.Root, f))
+			}
+		}
+		for _, f := range disabling {
 			if disablesHooks(now[f]) && !disablesHooks(before[f]) {
 				why = f + " sets disableAllHooks"
 			}

@@ -163,3 +163,37 @@ func archivedDone(tm *Team, role string) bool {
 	tasks, err := tm.Store().Tasks(store.TaskFilter{Role: role, Status: store.StatusDone})
 	return err == nil && len(tasks) > 0
 }
+
+// Claude Code reads its user's settings besides the hook shogun gives it,
+// and an agent may write its CLI's home even in the sandbox: a
+// disableAllHooks there holds the role as well, named in the attention.
+func TestUserSettingsDisablingHooksHoldsTheRole(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	roles := `roles:
+  - id: claude1
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim"], env: {HOME: "` + home + `"}}
+    cli: claude
+    startup_prompt: ""
+    ready_pattern: "› "
+    submit_delay: 50ms
+`
+	tm := runTeam(t, roles, "keep_awake: false\n", nil)
+	claude, _ := tm.Supervisor().Role("claude1")
+	shoguntest.WaitFor(t, "the role ready", 20*time.Second, func() bool { _, ok := claude.Workable(); return ok })
+	settings := filepath.Join(home, ".claude", "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"disableAllHooks": true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the role held", 20*time.Second, func() bool { return claude.Status().Held != "" })
+	st, err := tm.Queue().Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := strings.Join(st.Attention, "\n"); !strings.Contains(a, "role claude1 is held") || !strings.Contains(a, settings+" sets disableAllHooks") {
+		t.Errorf("attention does not name the role and %s:\n%s", settings, a)
+	}
+}
