@@ -138,3 +138,33 @@ func TestSandboxedWorktreeRoleCommitsButStaysInItsCheckout(t *testing.T) {
 		t.Errorf("no commit of the task on shogun/a1:\n%s", log)
 	}
 }
+
+// An agent turns its Claude Code hook off in .claude/settings.local.json:
+// `shogun status` names the file and the held role, a task sent to it
+// waits, and once a person has looked (`shogun status --dismiss`) the
+// role takes it.
+func TestHeldRoleWaitsUntilDismissed(t *testing.T) {
+	entry := strings.Replace(simEntry("claude1", "--work-time", "100ms"), "cli: generic", "cli: claude\n    startup_prompt: \"\"", 1)
+	ws := teamWorkspace(t, entry)
+	startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "claude1") == "ready" })
+	if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.local.json"), []byte(`{"disableAllHooks": true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, ws, "the role held", func(s control.StatusReply) bool {
+		a := strings.Join(s.Attention, "\n")
+		return strings.Contains(a, ".claude/settings.local.json was created, not by shogun") && strings.Contains(a, "role claude1 is held")
+	})
+	if _, errOut, code := shogun(t, "send", "-w", ws, "--to", "claude1", "--title", "Work", "--body", "work"); code != 0 {
+		t.Fatalf("send: %s", errOut)
+	}
+	out, _, _ := shogun(t, "tasks", "-w", ws, "--json")
+	var tasks []control.Task
+	if err := json.Unmarshal([]byte(out), &tasks); err != nil || len(tasks) != 1 || tasks[0].Status == "done" {
+		t.Fatalf("tasks = %+v, %v; want one not done", tasks, err)
+	}
+	if out, errOut, code := shogun(t, "status", "-w", ws, "--dismiss"); code != 0 {
+		t.Fatalf("status --dismiss: exit %d\n%s%s", code, out, errOut)
+	}
+	doneReport(t, ws, "claude1")
+}
