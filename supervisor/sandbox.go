@@ -180,28 +180,35 @@ func envValue(env []string, name string) string {
 }
 
 // SandboxNotice is the one line start prints about the sandbox, or "" when
-// no role of cfg asks for it or the system has one.
-func SandboxNotice(cfg *config.Config, ids []string) string {
-	var want []string
+// no role of cfg (of ids, when given) asks for it or the system has one;
+// available is sandbox.Available but in tests.
+func SandboxNotice(cfg *config.Config, ids []string, available func() (string, error)) string {
+	var fatal, unsandboxed []string
 	for _, r := range cfg.Roles {
-		if r.Enabled && r.Sandbox != sandbox.Off && (len(ids) == 0 || contains(ids, r.ID)) {
-			want = append(want, r.ID+" ("+string(r.Sandbox)+")")
+		if !r.Enabled || (len(ids) > 0 && !slices.Contains(ids, r.ID)) {
+			continue
+		}
+		switch r.Sandbox {
+		case sandbox.Required:
+			fatal = append(fatal, r.ID)
+		case sandbox.Preferred:
+			unsandboxed = append(unsandboxed, r.ID)
 		}
 	}
-	if len(want) == 0 {
+	if len(fatal)+len(unsandboxed) == 0 {
 		return ""
 	}
-	if _, err := sandbox.Available(); err != nil {
-		return fmt.Sprintf("sandbox: %v: roles %s run unsandboxed if preferred, are fatal if required", err, strings.Join(want, ", "))
+	_, err := available()
+	if err == nil {
+		return ""
 	}
-	return ""
+	var what []string
+	if len(unsandboxed) > 0 {
+		what = append(what, strings.Join(unsandboxed, ", ")+" (sandbox: preferred) run unsandboxed")
+	}
+	if len(fatal) > 0 {
+		what = append(what, strings.Join(fatal, ", ")+" (sandbox: true) are fatal")
+	}
+	return fmt.Sprintf("sandbox: %v: %s", err, strings.Join(what, "; "))
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -22,6 +22,7 @@ import (
 	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/policy"
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/workspace"
@@ -55,7 +56,7 @@ func startCommand() *cli.Command {
 				return printPlan(c.App.Writer, ws, cfg, ids)
 			}
 			warnMissingPrograms(c.App.ErrWriter, cfg, ids)
-			if line := supervisor.SandboxNotice(cfg, ids); line != "" {
+			if line := supervisor.SandboxNotice(cfg, ids, sandbox.Available); line != "" {
 				fmt.Fprintln(c.App.ErrWriter, "shogun: "+line)
 			}
 			ctx, stop := signalContext(context.Background())
