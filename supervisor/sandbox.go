@@ -211,4 +211,3 @@ func SandboxNotice(cfg *config.Config, ids []string, available func() (string, e
 	}
 	return fmt.Sprintf("sandbox: %v: %s", err, strings.Join(what, "; "))
 }
-

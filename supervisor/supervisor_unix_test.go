@@ -355,7 +355,9 @@ roles:
 	if err != nil {
 		t.Fatal(err)
 	}
-	none := func() (string, error) { return "", fmt.Errorf("%w: this Linux kernel offers no Landlock", sandbox.ErrUnavailable) }
+	none := func() (string, error) {
+		return "", fmt.Errorf("%w: this Linux kernel offers no Landlock", sandbox.ErrUnavailable)
+	}
 	got := SandboxNotice(cfg, nil, none)
 	if want := "sandbox: no sandbox: this Linux kernel offers no Landlock: easy (sandbox: preferred) run unsandboxed; strict (sandbox: true) are fatal"; got != want {
 		t.Errorf("notice = %q, want %q", got, want)
