@@ -449,11 +449,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,
 	}
-	cmd, err := r.sup.sandboxed(*cfg, cmd)
-	var sess *ptyhost.Session
-	if err == nil {
-		sess, err = r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
-	}
+	sess, err := r.sup.spawnRole(*cfg, ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()

@@ -40,6 +40,17 @@ var cliHomes = map[string][]string{
 	roles.CLICopilot: {".copilot"},
 }
 
+// spawnRole starts the program of role rc as opts says, inside the
+// sandbox when the role asks for it (sandboxed).
+func (s *Supervisor) spawnRole(rc config.Role, opts ptyhost.Options) (*ptyhost.Session, error) {
+	cmd, err := s.sandboxed(rc, opts.Command)
+	if err != nil {
+		return nil, err
+	}
+	opts.Command = cmd
+	return s.spawn(opts)
+}
+
 // sandboxed returns cmd wrapped in `shogun sandbox-exec` when the role asks
 // for the sandbox and the system has one. A role that requires it where
 // there is none gets errNoSandbox; one that prefers it runs as it is (start
