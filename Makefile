@@ -7,10 +7,16 @@
 GO       ?= go
 BIN      := bin/shogun
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+# The build date is the commit's: the same commit builds the same archives.
+BUILD_DATE ?= $(shell git log -1 --format=%cI 2>/dev/null)
+# shogun version prints all three (cmd/shogun/usage.go; what is empty comes
+# from the vcs information go build records).
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+DIST     ?= dist
 PKGS     := ./...
 
-.PHONY: all build install test test-only lint demo bench cross clean fixtures test-real test-e2e screenshots console-vendor
+.PHONY: all build install test test-only lint demo bench cross release clean fixtures test-real test-e2e screenshots console-vendor
 
 all: build
 
@@ -39,11 +45,15 @@ lint:
 	GOOS=windows GOARCH=arm64 $(GO) build $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 
-## test: lint, the script checks, then the whole suite with the race detector
+## test: lint, the script checks, then the whole suite with the race detector.
+## Downloads the modules of go.mod (module proxy, once) and tools/psparse's npm
+## packages (once). tools/testreport prints a line per package as it finishes,
+## which packages are still running every minute, failed tests' output, and at
+## the end every skipped test's reason (e.g. the browser tests without Chromium).
 test: lint check-scripts test-only
 
 test-only:
-	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	GO='$(GO)' $(GO) run ./tools/testreport -race -count=1 -timeout 15m $(PKGS)
 
 ## test-real: the supervisor with the real CLIs (Claude Code, Codex, Gemini CLI,
 ## Copilot CLI at pinned versions) as roles, offline. Installs them with npm into
@@ -57,9 +67,11 @@ test-real:
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
 ## Gemini CLI refusing the policy's deny rules themselves, a sandboxed Claude Code refused
-## by the kernel, a usage limit that lifts by itself, README's tour). Installs the CLIs like test-real; skips when Node.js or npm is missing.
+## by the kernel, a usage limit that lifts by itself, README's tour, and the team as users have it: three CLIs and a worktree role
+## at once in a git repository with shogun init's policy, on a sloppy model). Installs the
+## CLIs like test-real; skips when Node.js or npm is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 15m -v -run 'TestWholeTasks|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)
@@ -91,11 +103,18 @@ cross:
 	GOOS=darwin GOARCH=arm64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/shogun-darwin-arm64 ./cmd/shogun
 	GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/shogun-linux-amd64 ./cmd/shogun
 
+## release: archives for Windows (zip), Linux and macOS (tar.gz) on amd64 and arm64
+## in $$(DIST) (default dist/), the version, commit and date stamped in, with
+## SHA256SUMS and the Scoop and winget manifests (tools/release). TARGETS=linux/amd64
+## builds only those.
+release:
+	$(GO) run ./tools/release -go '$(GO)' -version '$(VERSION)' -commit '$(COMMIT)' -date '$(BUILD_DATE)' -out '$(DIST)' $(if $(TARGETS),-targets '$(TARGETS)')
+
 clean:
 	rm -rf bin dist
 
-## check-scripts: scripts/start.ps1, terminal.ps1 and the workflow's .github/scripts/*.ps1 parse (tree-sitter PowerShell grammar
-## from npm, run by Node.js), scripts/start.sh passes sh -n (and shellcheck if installed)
+## check-scripts: scripts/*.ps1 and the workflow's .github/scripts/*.ps1 parse (tree-sitter PowerShell grammar
+## from npm, run by Node.js), scripts/*.sh pass sh -n (and shellcheck if installed)
 .PHONY: check-scripts
 check-scripts:
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
@@ -105,8 +124,8 @@ check-scripts:
 		echo "cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts"; \
 		cd tools/psparse && npm ci --no-audit --no-fund --ignore-scripts; fi
 	node tools/psparse/check.js scripts/*.ps1 .github/scripts/*.ps1
-	sh -n scripts/start.sh
-	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/start.sh"; shellcheck scripts/start.sh; \
+	for f in scripts/*.sh; do sh -n $$f || exit 1; done
+	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck scripts/*.sh"; shellcheck scripts/*.sh; \
 	else echo "shellcheck not installed: skipped (sh -n passed)"; fi
 
 ## test-windows: the Windows build's tests under Wine 8 (Debian's wine64; installed

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/policy"
@@ -40,6 +41,24 @@ var (
 	ErrNoQuestion = errors.New("no question is waiting")
 	// ErrClosed means the desk has stopped taking questions.
 	ErrClosed = errors.New("approvals desk closed")
+)
+
+// The bounds of the desk: an agent that asks and asks must not take the
+// supervisor's memory, the history or the API's answers with it.
+const (
+	// MaxOpenPerRole is how many questions of one role may wait for a
+	// person at once; one more is denied at once, without asking.
+	MaxOpenPerRole = 10
+	// MaxOpen is how many questions of all roles may wait at once.
+	MaxOpen = 100
+	// MaxStoredSubject bounds the subject of an approval in the history;
+	// a longer one is cut, marked with how much was left out. An open
+	// question keeps its whole subject in memory, for the person who
+	// answers it.
+	MaxStoredSubject = 4 << 10
+	// maxRefusedSubject bounds the recorded subject of an ask refused for
+	// being over MaxOpenPerRole or MaxOpen: a flood's rows stay small.
+	maxRefusedSubject = 256
 )
 
 // Request is an action a role's CLI asks to take.
@@ -66,6 +85,10 @@ type Options struct {
 	// Asked is told of each question that waits for a person (the
 	// "question" notification); may be nil.
 	Asked func(store.Approval)
+	// Waiting is told, each time a role's open questions change (one is
+	// asked, or decided), which of that role's wait now, oldest first;
+	// may be nil. Called without the desk's lock held.
+	Waiting func(role string, open []store.Approval)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -73,6 +96,8 @@ type Options struct {
 // Desk holds the open questions of one running supervisor.
 type Desk struct {
 	opts Options
+
+	waitingMu sync.Mutex // orders the calls of Options.Waiting
 
 	mu     sync.Mutex
 	open   map[int64]*question
@@ -129,39 +154,81 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 	v := cfg.Policy.Decide(role.ID, placeOf(cfg, role), req.Action)
 	a.Rule, a.Reason = v.Rule, v.Reason
 
+	key := alwaysKey(a, folderOf(placeOf(cfg, role), req.Action))
+	a, opened, err := d.record(a, v, key, cfg.Settings.Approvals.Timeout)
+	if err != nil || !opened {
+		return a, err
+	}
+	if d.opts.Asked != nil {
+		d.opts.Asked(a)
+	}
+	d.tellWaiting(a.Role)
+	return a, nil
+}
+
+// record decides a by the policy's verdict v, the answers "always" given
+// (key: what one covers) and the bounds, records it, and opens a question
+// when a person is to answer (opened), denied after timeout. The bound is
+// checked and the question opened under one lock, so that asks at once
+// cannot pass it.
+func (d *Desk) record(a store.Approval, v policy.Verdict, key string, timeout time.Duration) (_ store.Approval, opened bool, _ error) {
+	now := a.AskedAt
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return store.Approval{}, ErrClosed
+		return store.Approval{}, false, ErrClosed
 	}
-	key := alwaysKey(a, folderOf(placeOf(cfg, role), req.Action))
+	stored := MaxStoredSubject
 	switch {
 	case v.Decision == policy.Ask && d.always[key] != 0:
 		a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalAllow, now, true, store.DecidedByPerson
 		a.Note = fmt.Sprintf("answered always with approval %d", d.always[key])
 	case v.Decision == policy.Ask:
+		if why := d.overBound(a.Role); why != "" {
+			a.Decision, a.DecidedAt, a.Asked, a.DecidedBy = store.ApprovalDeny, now, false, store.DecidedByPolicy
+			a.Rule, a.Reason = "", why
+			stored = maxRefusedSubject
+			break
+		}
 		a.Decision, a.Asked = store.ApprovalPending, true
 	default:
 		a.Decision, a.DecidedAt, a.DecidedBy = string(v.Decision), now, store.DecidedByPolicy
 	}
+	whole := a.Subject
+	a.Subject = CutSubject(whole, stored)
 	id, err := d.opts.Store.AddApproval(a)
 	if err != nil {
-		return store.Approval{}, err
+		return store.Approval{}, false, err
 	}
 	a.ID = id
 	if a.Decision != store.ApprovalPending {
-		return a, nil
+		return a, false, nil
 	}
+	a.Subject = whole // the person answering reads it whole
 	q := &question{approval: a, done: make(chan struct{}), always: key}
-	timeout := cfg.Settings.Approvals.Timeout
 	q.timer = time.AfterFunc(timeout, func() {
 		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByTimeout, "", fmt.Sprintf("nobody answered within %s", timeout))
 	})
 	d.open[id] = q
-	if d.opts.Asked != nil {
-		d.opts.Asked(a)
+	return a, true, nil
+}
+
+// tellWaiting tells Options.Waiting what role waits on now.
+func (d *Desk) tellWaiting(role string) {
+	if d.opts.Waiting == nil {
+		return
 	}
-	return a, nil
+	// Read and told under one lock: a list read earlier is never told
+	// after one read later.
+	d.waitingMu.Lock()
+	defer d.waitingMu.Unlock()
+	var mine []store.Approval
+	for _, a := range d.Open() {
+		if a.Role == role {
+			mine = append(mine, a)
+		}
+	}
+	d.opts.Waiting(role, mine)
 }
 
 // placeOf is where role works: its command's cwd, which the live
@@ -170,6 +237,39 @@ func (d *Desk) Ask(req Request) (store.Approval, error) {
 func placeOf(cfg *config.Config, role config.Role) policy.Place {
 	home, _ := os.UserHomeDir()
 	return policy.Place{Dir: role.Command.Cwd, Workspace: cfg.Workspace, OnBaseBranch: role.Worktree == nil, Home: home}
+}
+
+// overBound says why a new question of role cannot wait for a person
+// (too many wait already), "" when it can. Called with d.mu held.
+func (d *Desk) overBound(role string) string {
+	mine := 0
+	for _, q := range d.open {
+		if q.approval.Role == role {
+			mine++
+		}
+	}
+	switch {
+	case mine >= MaxOpenPerRole:
+		return fmt.Sprintf("denied without asking: %d questions of %s already wait for a person (at most %d per role); answer them first (shogun questions)",
+			mine, role, MaxOpenPerRole)
+	case len(d.open) >= MaxOpen:
+		return fmt.Sprintf("denied without asking: %d questions already wait for a person (at most %d in all); answer them first (shogun questions)",
+			len(d.open), MaxOpen)
+	}
+	return ""
+}
+
+// CutSubject is subject cut to at most n bytes (on a rune boundary) with a
+// marker that says how much was left out; subject itself when it fits.
+func CutSubject(subject string, n int) string {
+	if len(subject) <= n {
+		return subject
+	}
+	end := n
+	for end > 0 && !utf8.RuneStart(subject[end]) {
+		end--
+	}
+	return fmt.Sprintf("%s… [%d more bytes not kept]", subject[:end], len(subject)-end)
 }
 
 // alwaysKey is what an "always" answer covers: the same action of the
@@ -215,6 +315,8 @@ func (d *Desk) Answer(id int64, allow, always bool, via, note string) (store.App
 	if allow {
 		decision = store.ApprovalAllow
 	}
+	// The key was made when it was asked, from the whole action, not
+	// the history's cut subject.
 	d.mu.Lock()
 	var key string
 	if q, ok := d.open[id]; ok {
@@ -259,6 +361,7 @@ func (d *Desk) decide(id int64, decision, by, via, note string) (store.Approval,
 	delete(d.open, id)
 	d.mu.Unlock()
 	close(q.done)
+	d.tellWaiting(q.approval.Role)
 	if err != nil {
 		return store.Approval{}, err
 	}
@@ -276,7 +379,7 @@ func (d *Desk) Screen(role, cli string, q questions.Question, option int, via, n
 		subject = q.Prompt
 	}
 	a := store.Approval{AskedAt: now, DecidedAt: now, RunID: d.opts.RunID, Role: role, CLI: cli, Kind: string(q.Kind),
-		Subject: subject, Decision: store.ApprovalAllow, Asked: true, DecidedBy: store.DecidedByPerson, Via: via, Note: note,
+		Subject: CutSubject(subject, MaxStoredSubject), Decision: store.ApprovalAllow, Asked: true, DecidedBy: store.DecidedByPerson, Via: via, Note: note,
 		Reason: "on screen: " + q.Options[option].Label}
 	if q.Options[option].Answer == questions.No {
 		a.Decision = store.ApprovalDeny
@@ -319,4 +422,25 @@ func (d *Desk) Close() {
 	for _, id := range ids {
 		_, _ = d.decide(id, store.ApprovalDeny, store.DecidedByShutdown, "", "the supervisor stopped")
 	}
+}
+
+// Withdraw denies the open questions of role: its program ended, and with
+// it the hook that waited for the answer, so nobody is left to tell (and
+// the role must not stay waiting on them). It returns how many.
+func (d *Desk) Withdraw(role, why string) int {
+	d.mu.Lock()
+	var ids []int64
+	for id, q := range d.open {
+		if q.approval.Role == role {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		if _, err := d.decide(id, store.ApprovalDeny, store.DecidedByShutdown, "", why); err == nil {
+			n++
+		}
+	}
+	return n
 }

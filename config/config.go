@@ -144,8 +144,8 @@ type Role struct {
 	LimitWait    time.Duration
 	// InterruptKeys, BetweenTasks and Remind: see roles.Preset.
 	InterruptKeys, BetweenTasks, Remind string
-	// AckTimeout and StallAfter: see roles.Preset.
-	AckTimeout, StallAfter time.Duration
+	// AckTimeout, StallAfter and StartTimeout: see roles.Preset.
+	AckTimeout, StallAfter, StartTimeout time.Duration
 	// Restart says when an exited program is started again.
 	Restart roles.RestartPolicy
 	// Stop says how the program is asked to quit.

@@ -112,6 +112,7 @@ var roleKeys = []struct {
 	{"remind", false, func(r Role) any { return r.Remind }},
 	{"ack_timeout", false, func(r Role) any { return r.AckTimeout }},
 	{"stall_after", false, func(r Role) any { return r.StallAfter }},
+	{"start_timeout", false, func(r Role) any { return r.StartTimeout }},
 	{"restart", false, func(r Role) any { return r.Restart }},
 	{"stop", false, func(r Role) any { return r.Stop }},
 }

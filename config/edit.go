@@ -343,7 +343,7 @@ var keyOrder = []string{
 	"worktree", "base", "branch", "sandbox", "terminal", "cols", "rows", "startup_prompt", "nudge", "notify", "remind",
 	"submit", "submit_delay", "clear_input", "input_marker",
 	"ready_pattern", "busy_pattern", "attention_pattern", "limit_pattern",
-	"ready_quiet", "limit_wait", "ack_timeout", "stall_after", "interrupt_keys", "between_tasks",
+	"ready_quiet", "limit_wait", "ack_timeout", "stall_after", "start_timeout", "interrupt_keys", "between_tasks",
 	"restart", "policy", "max_restarts", "window", "stop", "keys", "timeout",
 }
 

@@ -255,7 +255,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	r.InputMarker = p.InputMarker
 	r.ReadyQuiet, r.Restart, r.Stop = p.ReadyQuiet, p.Restart, p.Stop
 	r.LimitPattern = regexp.MustCompile(p.LimitPattern)
-	r.LimitWait, r.AckTimeout, r.StallAfter = p.LimitWait, p.AckTimeout, p.StallAfter
+	r.LimitWait, r.AckTimeout, r.StallAfter, r.StartTimeout = p.LimitWait, p.AckTimeout, p.StallAfter, p.StartTimeout
 	r.InterruptKeys, r.BetweenTasks, r.Remind = p.InterruptKeys, p.BetweenTasks, p.Remind
 	r.ReadyPattern = regexp.MustCompile(p.ReadyPattern)
 	r.BusyPattern = regexp.MustCompile(p.BusyPattern)
@@ -317,6 +317,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 		{"limit_wait", &r.LimitWait},
 		{"ack_timeout", &r.AckTimeout},
 		{"stall_after", &r.StallAfter},
+		{"start_timeout", &r.StartTimeout},
 	} {
 		if v := m.take(f.key); v != nil {
 			if d, ok := rd.duration(v, f.key, false); ok {

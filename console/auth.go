@@ -79,6 +79,12 @@ type guard struct {
 	conns  *connLimit      // told which connections carry authenticated requests; nil in tests
 	now    func() time.Time
 	store  string // the file that keeps the sessions across restarts; "" in tests
+	// agents refuses a request from inside a role's process tree
+	// (control.RefuseAgents); nil lets every request through. It runs
+	// after the token is checked, so a flood without one costs no
+	// look-up of the connection's process, and before a login link is
+	// taken, so an agent cannot spend the person's.
+	agents func(http.Handler) http.Handler
 
 	mu       sync.Mutex
 	token    string
@@ -297,6 +303,14 @@ func (g *guard) sessionsEnd() context.Context {
 
 type csrfKey struct{}
 
+// agentsRefused is h behind g.agents.
+func (g *guard) agentsRefused(h http.Handler) http.Handler {
+	if g.agents == nil {
+		return h
+	}
+	return g.agents(h)
+}
+
 // wrap puts the checks in front of next.
 func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -315,7 +329,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			return
 		}
 		if r.URL.Path == "/login" {
-			g.login(w, r)
+			g.agentsRefused(http.HandlerFunc(g.login)).ServeHTTP(w, r)
 			return
 		}
 		switch r.Header.Get("Sec-Fetch-Site") {
@@ -363,7 +377,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		defer cancel(nil)
 		stop := context.AfterFunc(g.sessionsEnd(), func() { cancel(errLoggedOut) })
 		defer stop()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		g.agentsRefused(next).ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

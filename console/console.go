@@ -57,14 +57,16 @@ type Console struct {
 	srv   *http.Server
 
 	streams streamSlots // open terminal streams
+	taken   int         // the configured ui.port, when another program had it
 }
 
-// ErrPortInUse is returned by Listen when ui.port is taken.
+// ErrPortInUse is returned by Listen when ui.port is taken and no other
+// port is free.
 var ErrPortInUse = errors.New("port in use")
 
 // Listen checks the ui: settings, loads or creates the login token (a new
-// one with opts.RotateToken) and binds ui.host:ui.port. A port that is taken is a one-line error naming
-// the setting (wrapping ErrPortInUse); a host that is not loopback is
+// one with opts.RotateToken) and binds ui.host:ui.port, or a free port on
+// ui.host when that one is taken (TakenPort, UI); a host that is not loopback is
 // refused unless ui.allow_remote is true, and logged as a warning when it
 // is.
 func Listen(opts Options) (*Console, error) {
@@ -78,10 +80,20 @@ func Listen(opts Options) (*Console, error) {
 	}
 	addr := net.JoinHostPort(ui.Host, strconv.Itoa(ui.Port))
 	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) || isAddrInUse(err) {
-			return nil, fmt.Errorf("console: ui.port %d on %s is already in use (set another ui.port in config/settings.yaml, or ui.enabled: false): %w", ui.Port, ui.Host, ErrPortInUse)
+	taken := 0
+	if err != nil && (errors.Is(err, syscall.EADDRINUSE) || isAddrInUse(err)) {
+		// Another team's console, or another program (5173 is also
+		// Vite's): take a free port rather than run without a console.
+		// start prints it and records it (State) for shogun ui.
+		taken = ui.Port
+		ln, err = net.Listen("tcp", net.JoinHostPort(ui.Host, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("console: ui.port %d on %s is already in use, and no free port was found (%v): %w", taken, ui.Host, err, ErrPortInUse)
 		}
+		ui.Port = ln.Addr().(*net.TCPAddr).Port
+		opts.UI = ui
+	}
+	if err != nil {
 		return nil, fmt.Errorf("console: listen on %s (ui.host, ui.port): %w", addr, err)
 	}
 	load := loadToken
@@ -96,7 +108,7 @@ func Listen(opts Options) (*Console, error) {
 	if !loop {
 		opts.Log.Warn().Str("address", addr).Msg("the web console listens beyond this machine (ui.allow_remote: true): anyone who can reach it and holds the token can type into the agents")
 	}
-	c := &Console{opts: opts, ln: ln, guard: newGuard(token, ui, loop), conns: newConnLimit(maxConns)}
+	c := &Console{opts: opts, ln: ln, guard: newGuard(token, ui, loop), conns: newConnLimit(maxConns), taken: taken}
 	c.guard.conns = c.conns
 	c.guard.store = workspace.New(opts.Workspace).UISessions()
 	c.guard.loadSessions()
@@ -109,8 +121,11 @@ func Listen(opts Options) (*Console, error) {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ConnState:         c.conns.track,
-		ConnContext:       connContext,
-		ErrorLog:          stdlog.New(debugWriter{opts.Log}, "", 0),
+		// Who is at the other end, as the OS tells (RefuseAgents).
+		ConnContext: func(ctx context.Context, conn net.Conn) context.Context {
+			return control.ConsoleConnContext(opts.Team, connContext(ctx, conn), conn)
+		},
+		ErrorLog: stdlog.New(debugWriter{opts.Log}, "", 0),
 	}
 	return c, nil
 }
@@ -125,6 +140,15 @@ func isAddrInUse(err error) bool {
 // Address is the console's address, without any login: what `shogun
 // start` prints.
 func (c *Console) Address() string { return Address(c.opts.UI) }
+
+// UI is the ui settings the console serves on: the configured ones, with
+// the port it took when the configured one was in use.
+func (c *Console) UI() config.UISettings { return c.opts.UI }
+
+// TakenPort is the configured ui.port when another program had it and the
+// console took a free one instead (UI().Port); 0 when it listens where
+// configured.
+func (c *Console) TakenPort() int { return c.taken }
 
 // Addr is the address the console listens on.
 func (c *Console) Addr() net.Addr { return c.ln.Addr() }
@@ -166,6 +190,9 @@ func (c *Console) routes() http.Handler {
 	mux.HandleFunc("POST /v1/console/rotate-token", c.rotateToken)
 	mux.HandleFunc("GET /v1/roles/{id}/terminal", c.terminal)
 	mux.Handle("/", assetHandler())
+	// A connection from inside a role's process tree is refused whatever
+	// token or cookie it carries: the console is a person's.
+	c.guard.agents = func(h http.Handler) http.Handler { return control.RefuseAgents(c.opts.Team, c.opts.Log, h) }
 	return c.guard.wrap(mux)
 }
 

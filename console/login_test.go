@@ -46,9 +46,10 @@ while [ ! -e "$d/release" ]; do sleep 0.05; done
 	return b
 }
 
-// env is the environment of a `shogun ui` that finds the stand-in first.
+// env is the environment of a `shogun ui` that finds the stand-in first,
+// with a display to show a browser on (without one shogun ui starts none).
 func (b *browserStandIn) env() []string {
-	return append(os.Environ(), "PATH="+b.dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return append(os.Environ(), "PATH="+b.dir+string(os.PathListSeparator)+os.Getenv("PATH"), "DISPLAY=:99")
 }
 
 func (b *browserStandIn) release() { _ = os.WriteFile(filepath.Join(b.dir, "release"), nil, 0o644) }

@@ -40,7 +40,8 @@ func (c *Client) Approvals(since time.Time, n int, pending bool) (ApprovalsReply
 	return r, c.do(http.MethodGet, "/v1/approvals?"+q.Encode(), nil, &r)
 }
 
-// AnswerRole answers the oldest question waiting for role.
+// AnswerRole answers a question waiting for role: the one req.ID names,
+// else its only one.
 func (c *Client) AnswerRole(role string, req AnswerRequest) (Approval, error) {
 	var a Approval
 	return a, c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/answer", req, &a)

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/approvals"
 	"github.com/shogun-dev/shogun/policy"
@@ -26,6 +28,10 @@ import (
 // write timeout, so a hook waits in several requests, each answered.
 const maxApprovalWait = 30 * time.Second
 
+// MaxApprovalsListed bounds GET /v1/approvals: the last so many, with the
+// total count, whatever limit asks for.
+const MaxApprovalsListed = 1000
+
 // maxNote bounds a person's note.
 const maxNote = 1000
 
@@ -33,7 +39,7 @@ const maxNote = 1000
 var answerVias = []string{"cli", "console", "api"}
 
 // registerApprovals adds the approvals' endpoints to mux.
-func (s *Server) registerApprovals(mux *http.ServeMux) {
+func (s *Server) registerApprovals(mux *router) {
 	mux.HandleFunc("POST /v1/approvals", s.askApproval)
 	mux.HandleFunc("GET /v1/approvals", s.listApprovals)
 	mux.HandleFunc("GET /v1/approvals/{id}", s.getApproval)
@@ -57,9 +63,7 @@ func (s *Server) listQuestions(w http.ResponseWriter, r *http.Request) {
 func (s *Server) questionsReply() QuestionsReply {
 	out := QuestionsReply{Questions: []Question{}}
 	for _, a := range s.team.Approvals().Open() {
-		out.Questions = append(out.Questions, Question{Role: a.Role, CLI: a.CLI, Source: "hook", Kind: string(questions.Permission),
-			Prompt: fmt.Sprintf("May %s %s this?", a.Role, verbOf(a.Kind)), Subject: a.Subject, Options: hookOptions,
-			ApprovalID: a.ID, AskedAt: a.AskedAt.UTC()})
+		out.Questions = append(out.Questions, hookQuestion(a))
 	}
 	for _, role := range s.team.Supervisor().Roles() {
 		q, ok := role.Question()
@@ -71,9 +75,16 @@ func (s *Server) questionsReply() QuestionsReply {
 	return out
 }
 
+// hookQuestion is a hook's pending approval as the API shows it.
+func hookQuestion(a store.Approval) Question {
+	return Question{ID: strconv.FormatInt(a.ID, 10), Role: a.Role, CLI: a.CLI, Source: "hook", Kind: string(questions.Permission),
+		Prompt: fmt.Sprintf("May %s %s this?", a.Role, verbOf(a.Kind)), Subject: a.Subject, Options: hookOptions,
+		ApprovalID: a.ID, AskedAt: a.AskedAt.UTC()}
+}
+
 // questionFrom is a question on a role's screen as the API shows it.
 func questionFrom(role, cli string, q questions.Question) Question {
-	out := Question{Role: role, CLI: cli, Source: "screen", Kind: string(q.Kind), Prompt: q.Prompt, Subject: q.Subject,
+	out := Question{ID: q.ID, Role: role, CLI: cli, Source: "screen", Kind: string(q.Kind), Prompt: q.Prompt, Subject: q.Subject,
 		Options: []QuestionOption{}}
 	for _, o := range q.Options {
 		out.Options = append(out.Options, QuestionOption{Key: o.Key, Label: o.Label, Answer: o.Answer})
@@ -104,6 +115,9 @@ func (s *Server) askApproval(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Errorf("approval: %w", err))
 		return
 	}
+	if s.refuseOthers(w, r, "ask for an approval as role "+req.Role, req.Role) {
+		return
+	}
 	action := policy.Action{Kind: policy.Kind(req.Kind), Command: req.Command, Path: req.Path, URL: req.URL, Tool: req.Tool, Cwd: req.Cwd}
 	if err := action.Validate(); err != nil {
 		fail(w, http.StatusBadRequest, err)
@@ -124,6 +138,7 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		for _, a := range s.team.Approvals().Open() {
 			out.Approvals = append(out.Approvals, ApprovalFrom(a))
 		}
+		out.Total = len(out.Approvals) // at most approvals.MaxOpen
 		reply(w, out)
 		return
 	}
@@ -144,8 +159,15 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if n == 0 || n > MaxApprovalsListed {
+		n = MaxApprovalsListed
+	}
 	list, err := s.team.Store().Approvals(since, n)
 	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	if out.Total, err = s.team.Store().CountApprovals(since); err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
 	}
@@ -178,6 +200,9 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 		fail(w, approvalErrorCode(err), err)
 		return
 	}
+	if s.refuseOthers(w, r, fmt.Sprintf("read approval %d, of role %s", a.ID, a.Role), a.Role) {
+		return
+	}
 	reply(w, ApprovalFrom(a))
 }
 
@@ -193,35 +218,98 @@ func (s *Server) answerApproval(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, req, id)
 }
 
-// answerRole answers the oldest question of the role in the path: a
-// hook's, else the one on its screen.
+// answerRole answers a question of the role in the path: the one the
+// request names by id, which must still be open ("the question changed"
+// if not: an answer is never passed on to another question), or, named
+// by none, the role's only open question.
 func (s *Server) answerRole(w http.ResponseWriter, r *http.Request) {
 	role := r.PathValue("id")
 	req, ok := decodeAnswer(w, r)
 	if !ok {
 		return
 	}
-	open := s.team.Approvals().Open()
-	if i := slices.IndexFunc(open, func(a store.Approval) bool { return a.Role == role }); i >= 0 {
-		s.answer(w, req, open[i].ID)
+	var hook []store.Approval
+	for _, a := range s.team.Approvals().Open() {
+		if a.Role == role {
+			hook = append(hook, a)
+		}
+	}
+	var screen *questions.Question
+	sup, known := s.team.Supervisor().Role(role)
+	if known {
+		if q, ok := sup.Question(); ok {
+			screen = &q
+		}
+	}
+	if req.ID != "" {
+		if i := slices.IndexFunc(hook, func(a store.Approval) bool { return strconv.FormatInt(a.ID, 10) == req.ID }); i >= 0 {
+			s.answer(w, req, hook[i].ID)
+			return
+		}
+		if screen != nil && screen.ID == req.ID {
+			s.answerScreen(w, r, sup, *screen, req)
+			return
+		}
+		fail(w, http.StatusConflict, fmt.Errorf("%w: question %s of %s is no longer open; nothing was answered (shogun questions shows what waits now)",
+			supervisor.ErrQuestionChanged, textsafe.Escape(req.ID), textsafe.Escape(role)))
 		return
 	}
-	s.answerScreen(w, r, role, req)
+	n := len(hook)
+	if screen != nil {
+		n++
+	}
+	switch {
+	case n == 0:
+		fail(w, http.StatusNotFound, fmt.Errorf("%w for role %s", approvals.ErrNoQuestion, textsafe.Escape(role)))
+	case n > 1:
+		fail(w, http.StatusConflict, fmt.Errorf("%w: %s has %d open questions; answer one by its id (shogun answer %s yes|always|no --id ID): %s",
+			ErrWhichQuestion, textsafe.Escape(role), n, textsafe.Escape(role), questionList(hook, screen)))
+	case len(hook) == 1:
+		s.answer(w, req, hook[0].ID)
+	default:
+		s.answerScreen(w, r, sup, *screen, req)
+	}
 }
 
-// answerScreen types the answer to the question on a role's screen and
+// ErrWhichQuestion refuses an answer that names no question for a role
+// with more than one open: which one the person saw cannot be known.
+var ErrWhichQuestion = errors.New("which question? none was named")
+
+// maxListed bounds the questions an ErrWhichQuestion names, and each
+// one's subject there.
+const maxListed, maxListedSubject = 10, 120
+
+// questionList names a role's open questions in one line, escaped: each
+// id with what it asks about.
+func questionList(hook []store.Approval, screen *questions.Question) string {
+	var parts []string
+	for _, a := range hook {
+		parts = append(parts, fmt.Sprintf("%d (%s %s)", a.ID, verbOf(a.Kind), textsafe.Escape(cut(a.Subject, maxListedSubject))))
+	}
+	if screen != nil {
+		parts = append(parts, fmt.Sprintf("%s (on screen: %s)", screen.ID, textsafe.Escape(cut(cmp.Or(screen.Subject, screen.Prompt), maxListedSubject))))
+	}
+	if len(parts) > maxListed {
+		parts = append(parts[:maxListed], fmt.Sprintf("and %d more", len(parts)-maxListed))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cut shortens s to at most n bytes, on a rune boundary, marked with "…".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// answerScreen types the answer to q, the question on role's screen, and
 // records it.
-func (s *Server) answerScreen(w http.ResponseWriter, r *http.Request, id string, req AnswerRequest) {
-	role, ok := s.team.Supervisor().Role(id)
-	if !ok {
-		fail(w, http.StatusNotFound, fmt.Errorf("%w for role %s", approvals.ErrNoQuestion, textsafe.Escape(id)))
-		return
-	}
-	q, ok := role.Question()
-	if !ok {
-		fail(w, http.StatusNotFound, fmt.Errorf("%w for role %s", approvals.ErrNoQuestion, textsafe.Escape(id)))
-		return
-	}
+func (s *Server) answerScreen(w http.ResponseWriter, r *http.Request, role *supervisor.Role, q questions.Question, req AnswerRequest) {
+	id := role.ID()
 	if q.Kind != questions.Permission && req.Kind != string(q.Kind) {
 		fail(w, http.StatusConflict, fmt.Errorf("the question on %s's screen is a %s dialog (%q): nothing typed; to answer it, say so with kind %s",
 			id, q.Kind, textsafe.Escape(q.Prompt), q.Kind))

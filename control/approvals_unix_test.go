@@ -3,12 +3,16 @@
 package control_test
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/approvals"
 	"github.com/shogun-dev/shogun/control"
 )
 
@@ -78,5 +82,55 @@ func TestApprovalsThroughTheAPI(t *testing.T) {
 		if a := list.Approvals[i]; a.Decision != want.decision || a.DecidedBy != want.by || a.DecidedAt.IsZero() {
 			t.Errorf("decision %d = %+v, want %s by %s", i+1, a, want.decision, want.by)
 		}
+	}
+}
+
+// The API's lists of approvals and questions are bounded however much an
+// agent asks: the questions waiting are at most approvals.MaxOpenPerRole
+// of the role, each whole; the history's list is the last
+// MaxApprovalsListed with the total count.
+func TestApprovalListsAreBounded(t *testing.T) {
+	r := runTeam(t, simRole("dev"))
+	c := control.NewClient(r.ws)
+	pad := strings.Repeat("y", 60<<10)
+	const asks = control.MaxApprovalsListed + 50
+	for i := range asks {
+		cmd := "python3 job" + strconv.Itoa(i) + ".py"
+		if i < 2*approvals.MaxOpenPerRole {
+			cmd += " " + pad
+		}
+		a, err := c.Ask(control.ApprovalRequest{Role: "dev", CLI: "claude", Kind: "shell", Command: cmd})
+		if err != nil {
+			t.Fatalf("ask %d: %v", i, err)
+		}
+		if (a.Decision == "pending") != (i < approvals.MaxOpenPerRole) {
+			t.Fatalf("ask %d = %s (%s)", i, a.Decision, a.Reason)
+		}
+	}
+	code, body := r.do(t, http.MethodGet, "/v1/questions", nil)
+	var qs control.QuestionsReply
+	if code != http.StatusOK || json.Unmarshal(body, &qs) != nil {
+		t.Fatalf("GET /v1/questions: %d", code)
+	}
+	if len(qs.Questions) != approvals.MaxOpenPerRole || len(body) > approvals.MaxOpenPerRole*(61<<10+2<<10) {
+		t.Errorf("GET /v1/questions: %d questions in %d bytes", len(qs.Questions), len(body))
+	}
+	for _, q := range qs.Questions {
+		if !strings.HasSuffix(q.Subject, pad) {
+			t.Fatalf("question %s is not shown whole: %d bytes", q.ID, len(q.Subject))
+		}
+	}
+	var list control.ApprovalsReply
+	r.get(t, "/v1/approvals", &list)
+	if len(list.Approvals) != control.MaxApprovalsListed || list.Total != asks || list.Approvals[len(list.Approvals)-1].Subject != "python3 job"+strconv.Itoa(asks-1)+".py" {
+		t.Errorf("GET /v1/approvals: %d listed, total %d", len(list.Approvals), list.Total)
+	}
+	r.get(t, "/v1/approvals?limit=5000", &list)
+	if len(list.Approvals) != control.MaxApprovalsListed {
+		t.Errorf("GET /v1/approvals?limit=5000: %d listed", len(list.Approvals))
+	}
+	r.get(t, "/v1/approvals?pending=true", &list)
+	if len(list.Approvals) != approvals.MaxOpenPerRole || list.Total != approvals.MaxOpenPerRole {
+		t.Errorf("GET /v1/approvals?pending=true: %d listed, total %d", len(list.Approvals), list.Total)
 	}
 }

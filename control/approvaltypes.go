@@ -74,13 +74,23 @@ func ApprovalFrom(a store.Approval) Approval {
 // ApprovalsReply is GET /v1/approvals, and what `shogun approvals --json`
 // prints.
 type ApprovalsReply struct {
-	// Approvals are in the order they were asked.
+	// Approvals are in the order they were asked: the last limit of them,
+	// at most MaxApprovalsListed.
 	Approvals []Approval `json:"approvals"`
+	// Total is how many approvals match (since, pending): more than
+	// Approvals holds when the list was cut.
+	Total int `json:"total"`
 }
 
 // AnswerRequest is the body of POST /v1/approvals/{id}/answer and POST
 // /v1/roles/{id}/answer.
 type AnswerRequest struct {
+	// ID is the id of the question answered (Question.ID, as GET
+	// /v1/questions gave it). With it, the answer reaches that question
+	// or none: 409 "the question changed" when it is no longer open.
+	// Without it, POST /v1/roles/{id}/answer answers the role's only open
+	// question and refuses (409) a role with more than one.
+	ID string `json:"id,omitempty"`
 	// Decision is allow or deny.
 	Decision string `json:"decision"`
 	// Always, with allow, also allows the same action of the same role
@@ -112,6 +122,11 @@ type QuestionsReply struct {
 // asked about (source hook, its approval pending), or a dialog on a
 // waiting role's screen (source screen).
 type Question struct {
+	// ID names the question while it is open: a hook's is its approval's
+	// id (a number), a screen's starts with "s-" (a hash of the role,
+	// when the dialog appeared and the whole dialog). An answer that
+	// names it reaches this question or none.
+	ID   string `json:"id"`
 	Role string `json:"role"`
 	CLI  string `json:"cli"`
 	// Source is hook or screen.
@@ -121,7 +136,8 @@ type Question struct {
 	// Prompt is what is asked, as the screen says it (or, for a hook,
 	// in shogun's words).
 	Prompt string `json:"prompt"`
-	// Subject is the command, file, URL or tool asked about.
+	// Subject is the command, file, URL or tool asked about, whole (a
+	// command of several lines is their lines joined with "\n").
 	Subject string `json:"subject,omitempty"`
 	// Options are the answers, with the keys that pick them.
 	Options []QuestionOption `json:"options"`

@@ -18,7 +18,7 @@ import (
 // starting or stopping one role.
 
 // registerConfig adds the live configuration's endpoints to mux.
-func (s *Server) registerConfig(mux *http.ServeMux) {
+func (s *Server) registerConfig(mux *router) {
 	mux.HandleFunc("GET /v1/roles", s.roles)
 	mux.HandleFunc("GET /v1/config", s.configFiles)
 	mux.HandleFunc("POST /v1/reload", s.reload)

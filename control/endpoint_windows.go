@@ -82,3 +82,17 @@ func trustedEndpoint(string, string) error { return nil }
 
 // removeEndpoint has nothing to remove: a pipe ends with its last handle.
 func removeEndpoint(string) error { return nil }
+
+// peerPid is the process at the other end of a named pipe connection
+// (GetNamedPipeClientProcessId).
+func peerPid(c net.Conn) (int, error) {
+	f, ok := c.(interface{ Fd() uintptr })
+	if !ok {
+		return 0, fmt.Errorf("peer of a %T: not a named pipe", c)
+	}
+	var pid uint32
+	if err := windows.GetNamedPipeClientProcessId(windows.Handle(f.Fd()), &pid); err != nil {
+		return 0, fmt.Errorf("named pipe client process: %w", err)
+	}
+	return int(pid), nil
+}

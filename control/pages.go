@@ -32,7 +32,7 @@ import (
 // (events.go).
 
 // registerPages adds the pages' endpoints to mux.
-func (s *Server) registerPages(mux *http.ServeMux) {
+func (s *Server) registerPages(mux *router) {
 	mux.HandleFunc("GET /v1/events/stream", s.eventStream)
 	mux.HandleFunc("GET /v1/tasks", s.tasks)
 	mux.HandleFunc("GET /v1/tasks/{id}", s.taskDetail)
@@ -143,6 +143,9 @@ func (s *Server) task(w http.ResponseWriter, r *http.Request) (store.Task, bool)
 		fail(w, code, err)
 		return store.Task{}, false
 	}
+	if s.refuseOthers(w, r, fmt.Sprintf("read task %s, of role %s", t.ID, t.Role), t.Role) {
+		return store.Task{}, false
+	}
 	return t, true
 }
 
@@ -189,7 +192,8 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 	for _, st := range subs {
 		out.Subtasks = append(out.Subtasks, Subtask{ID: st.ID, Role: st.Role, Title: st.Title, Status: st.Status})
 	}
-	apps, err := s.team.Store().TaskApprovals(t.ID)
+	apps, total, err := s.team.Store().TaskApprovals(t.ID, MaxApprovalsListed)
+	out.ApprovalsTotal = total
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
@@ -294,6 +298,12 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		badRequest(w, "send: %v", err)
+		return
+	}
+	if a, ok := agentOf(r); ok && req.From == "" {
+		req.From = a.Role // an agent sends as its role, never as a person
+	}
+	if s.refuseOthers(w, r, "send a task as "+orPerson(req.From), req.From) {
 		return
 	}
 	// A textarea's line ends, as `shogun send --body-file` takes a file's.

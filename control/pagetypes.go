@@ -36,8 +36,11 @@ type TaskDetailReply struct {
 	// sent while it worked on it, oldest first.
 	Subtasks []Subtask `json:"subtasks"`
 	// Approvals are the decisions on its role's actions while it worked
-	// on it (config/policy.yaml), oldest first.
+	// on it (config/policy.yaml), oldest first: the last
+	// MaxApprovalsListed of them.
 	Approvals []Approval `json:"approvals"`
+	// ApprovalsTotal counts them all.
+	ApprovalsTotal int `json:"approvals_total"`
 }
 
 // Subtask is a task another one caused, as the cause's detail lists it.

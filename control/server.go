@@ -4,7 +4,9 @@
 // when the workspace's path is too long for a socket address; on Windows a
 // named pipe with an owner-only security descriptor. The CLI's status,
 // screen, type, restart, stop and attach commands are its clients; the
-// endpoints are documented in docs/api.md for other tools.
+// endpoints are documented in docs/api.md for other tools. The OS tells it
+// which process each client is, and a process inside a role's process tree
+// gets only an agent's routes (asker.go, routeRules).
 //
 // types.go holds the API's JSON shapes, which `shogun status --json` and
 // `shogun screen --json` print too, and Task, what `shogun tasks --json`
@@ -104,6 +106,7 @@ func Listen(workspace string, t Team, stop func(), log zerolog.Logger) (*Server,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ConnState:         limit.track,
+		ConnContext:       s.connContext,                       // who is asking (asker.go)
 		ErrorLog:          stdlog.New(debugWriter{log}, "", 0), // dropped connections are routine
 	}
 	return s, nil
@@ -127,7 +130,12 @@ func newServer(t Team, stop func(), log zerolog.Logger) *Server {
 // routes is the API: every endpoint on one mux. Each part of the API
 // registers its endpoints from its own file with one call here.
 func (s *Server) routes() *http.ServeMux {
-	mux := http.NewServeMux()
+	return s.router().mux
+}
+
+// router registers every route, each behind its rule (routeRules).
+func (s *Server) router() *router {
+	mux := &router{mux: http.NewServeMux(), s: s}
 	mux.HandleFunc("GET /v1/ping", answerPing)
 	mux.HandleFunc("GET /v1/status", s.status)
 	mux.HandleFunc("POST /v1/attention/dismiss", s.dismiss)

@@ -112,6 +112,10 @@ type Process interface {
 	// process group on Unix, the job object on Windows), after the child
 	// itself may have exited.
 	TreeAlive() bool
+	// Holds reports whether the process pid is in the tree: a descendant
+	// or session member of the child on Unix, a member of its job on
+	// Windows (Session.Holds).
+	Holds(pid int) (bool, error)
 	// Close releases the pseudo-terminal and unblocks a pending Read. Call
 	// it once the tree is gone: on Unix it leaves processes running, on
 	// Windows closing the kill-on-close job ends whatever is left.

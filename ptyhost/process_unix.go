@@ -174,3 +174,17 @@ func killTree(pid int) error {
 	}
 	return nil
 }
+
+// unread is how many bytes of output wait in the terminal, written by the
+// program and not read yet (FIONREAD on the master).
+func (p *unixProcess) unread() (int, error) {
+	raw, err := p.master.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	n, ierr := 0, error(nil)
+	if err := raw.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), ioctlUnread) }); err != nil {
+		return 0, err
+	}
+	return n, ierr
+}

@@ -207,7 +207,7 @@ func start(c Command) (_ Process, err error) {
 	//     A program that opens CONIN$ and CONOUT$ when it has no standard
 	//     handles, as agent-sim does, works there; one that writes to its
 	//     standard output only (cmd's echo) shows nothing under Wine. See
-	//     ConPTYOutputWorks and the README's Windows section.
+	//     ConPTYOutputWorks and docs/windows.md.
 	si.Flags = windows.STARTF_USESTDHANDLES
 
 	var pi windows.ProcessInformation

@@ -46,8 +46,12 @@ type Session struct {
 
 	lastOutput atomic.Int64 // unix nanoseconds of the latest output
 	outBytes   atomic.Int64
-	screenGen  atomic.Uint64 // bumped each time the screen model changes
-	screenSig  chan struct{} // holds a token after a screen change
+	// screenBytes counts the output the screen model has taken in (or
+	// dropped past ScreenLag): the screen shows all output read so far when
+	// it equals outBytes.
+	screenBytes atomic.Int64
+	screenGen   atomic.Uint64 // bumped each time the screen model changes
+	screenSig   chan struct{} // holds a token after a screen change
 
 	screenHook func()
 	closeOnce  sync.Once
@@ -110,10 +114,13 @@ func (s *Session) read() {
 	for {
 		n, err := s.proc.Read(buf)
 		if n > 0 {
+			// Counted first: a key writer holding its key while output
+			// arrives (OutputPending, then OutputBytes against ScreenBytes)
+			// must not miss bytes just taken from the terminal.
+			end := s.outBytes.Add(int64(n))
+			s.lastOutput.Store(time.Now().UnixNano())
 			chunk := buf[:n]
 			_, _ = s.scroll.Write(chunk)
-			s.lastOutput.Store(time.Now().UnixNano())
-			end := s.outBytes.Add(int64(n))
 			s.logQ.push(chunk)
 			s.screenQ.push(chunk)
 			s.publish(chunk, end)
@@ -168,6 +175,7 @@ func (s *Session) drainScreen() {
 		}
 		began := time.Now()
 		s.screen.writeAfter(dropped, pending)
+		s.screenBytes.Add(int64(len(pending)) + dropped)
 		s.screenGen.Add(1)
 		select {
 		case s.screenSig <- struct{}{}:
@@ -265,6 +273,27 @@ func (s *Session) LastOutput() time.Time { return time.Unix(0, s.lastOutput.Load
 
 // OutputBytes is how many bytes the program has written so far.
 func (s *Session) OutputBytes() int64 { return s.outBytes.Load() }
+
+// unreadCounter is a Process that can tell how much output waits unread
+// in the terminal (Unix: FIONREAD on the master).
+type unreadCounter interface{ unread() (int, error) }
+
+// OutputPending reports whether output the program wrote waits in the
+// terminal, not read yet: the screen does not show it. False where the
+// platform cannot tell (Windows' pseudo console) and once output ended.
+func (s *Session) OutputPending() bool {
+	u, ok := s.proc.(unreadCounter)
+	if !ok {
+		return false
+	}
+	n, err := u.unread()
+	return err == nil && n > 0
+}
+
+// ScreenBytes is how much of the output (OutputBytes) the screen model has
+// taken in: Screen shows everything the program wrote up to then. The screen
+// model follows the output a few milliseconds behind (more under a flood).
+func (s *Session) ScreenBytes() int64 { return s.screenBytes.Load() }
 
 // Started is when the session was opened.
 func (s *Session) Started() time.Time { return s.started }

@@ -213,8 +213,8 @@ func TestSessionReportsExitCodeWindows(t *testing.T) {
 }
 
 // startDetachedTree starts a child that leaves a detached grandchild behind
-// and exits; it returns the session and a handle on the grandchild.
-func startDetachedTree(t *testing.T) (*Session, windows.Handle) {
+// and exits; it returns the session, a handle on the grandchild and its pid.
+func startDetachedTree(t *testing.T) (*Session, windows.Handle, int) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 	s := openSession(t, Options{Command: helperCommand(t, "spawn-detached", pidFileEnv+"="+pidFile)})
@@ -243,7 +243,7 @@ func startDetachedTree(t *testing.T) (*Session, windows.Handle) {
 	if !s.TreeAlive() {
 		t.Fatal("TreeAlive is false while the detached grandchild runs: it left the job")
 	}
-	return s, h
+	return s, h, pid
 }
 
 // gone waits up to d for the process behind h to end.
@@ -253,7 +253,7 @@ func gone(h windows.Handle, d time.Duration) bool {
 }
 
 func TestKillEndsADetachedGrandchild(t *testing.T) {
-	s, grandchild := startDetachedTree(t)
+	s, grandchild, _ := startDetachedTree(t)
 	if err := s.Kill(); err != nil {
 		t.Fatalf("kill: %v", err)
 	}
@@ -264,7 +264,7 @@ func TestKillEndsADetachedGrandchild(t *testing.T) {
 }
 
 func TestCloseEndsADetachedGrandchild(t *testing.T) {
-	s, grandchild := startDetachedTree(t)
+	s, grandchild, _ := startDetachedTree(t)
 	if err := s.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		t.Logf("close: %v", err)
 	}
@@ -330,5 +330,17 @@ func TestKillLeftoversWindows(t *testing.T) {
 	}
 	if killed, err := KillLeftovers(info); killed || err != nil {
 		t.Errorf("a leftover already gone: killed %v, %v; want nothing to do", killed, err)
+	}
+}
+
+// A role's process tree is its job: a grandchild that left the console
+// and outlived its parent is still in it, and the test itself is not.
+func TestHoldsADetachedGrandchildWindows(t *testing.T) {
+	s, _, pid := startDetachedTree(t)
+	if in, err := s.Holds(pid); err != nil || !in {
+		t.Errorf("Holds(the detached grandchild %d) = %v, %v; want true", pid, in, err)
+	}
+	if in, err := s.Holds(os.Getpid()); err != nil || in {
+		t.Errorf("Holds(the test itself) = %v, %v; want false", in, err)
 	}
 }

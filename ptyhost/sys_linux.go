@@ -221,3 +221,6 @@ func SignalAdopted(pids []int, kill bool) {
 		}
 	}
 }
+
+// ioctlUnread asks a terminal how many bytes wait to be read (FIONREAD).
+const ioctlUnread = unix.TIOCINQ

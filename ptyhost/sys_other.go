@@ -50,3 +50,8 @@ func ReapAdopted([]int) {}
 
 // SignalAdopted does nothing outside Linux.
 func SignalAdopted([]int, bool) {}
+
+// ioctlUnread asks a terminal how many bytes wait to be read: FIONREAD,
+// _IOR('f', 127, int) on macOS and the BSDs (golang.org/x/sys names it
+// nowhere).
+const ioctlUnread = 0x4004667f

@@ -11,6 +11,7 @@ package questions
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -60,20 +61,23 @@ type Question struct {
 	Options []Option `json:"options"`
 	// Selected is the index in Options of the one under the cursor.
 	Selected int `json:"selected"`
+	// Dialog is the whole dialog, row by row, its frames taken off and
+	// the cursor taken out of the options: what Same compares.
+	Dialog []string `json:"dialog"`
+	// ID names this question while it is on screen; Parse leaves it
+	// empty, the supervisor sets it (the role, the dialog and when it
+	// appeared), and Same compares it.
+	ID string `json:"id,omitempty"`
 }
 
 // Same reports whether q and o are the same question, whichever option is
 // under the cursor: what must still be on screen when an answer is typed.
+// The whole dialog is compared, not only its prompt and subject: a dialog
+// that asks about another command with the same first line is another
+// question.
 func (q Question) Same(o Question) bool {
-	if q.Kind != o.Kind || q.Prompt != o.Prompt || q.Subject != o.Subject || len(q.Options) != len(o.Options) {
-		return false
-	}
-	for i := range q.Options {
-		if q.Options[i] != o.Options[i] {
-			return false
-		}
-	}
-	return true
+	return q.ID == o.ID && q.Kind == o.Kind && q.Prompt == o.Prompt && q.Subject == o.Subject &&
+		slices.Equal(q.Options, o.Options) && slices.Equal(q.Dialog, o.Dialog)
 }
 
 // Pick returns the index of the option that gives answer, or -1.
@@ -117,23 +121,16 @@ func Parse(lines []string) (q Question, ok bool) {
 			break
 		}
 	}
-	dialog := rows[top : last+1]
+	// A permission question's heading may be far above its options, over
+	// a long command (Codex: "Would you like to run the following
+	// command?", then Environment, Reason and the command's rows).
+	if h := headingAbove(lines, rows, first); h >= 0 && h < top {
+		top = h
+	}
+	q.Dialog = dialogRows(rows[top:last+1], first-top)
 	above := rows[top:first]
-	for i := len(above) - 1; i >= 0; i-- {
-		if strings.Contains(above[i], "?") {
-			q.Prompt = strings.TrimSpace(above[i])
-			break
-		}
-	}
-	if q.Prompt == "" {
-		for _, l := range above {
-			if t := strings.TrimSpace(l); t != "" {
-				q.Prompt = t
-				break
-			}
-		}
-	}
-	q.Kind = kindOf(strings.Join(dialog, "\n"))
+	q.Prompt = promptOf(above)
+	q.Kind = kindOf(strings.Join(q.Dialog, "\n"))
 	if q.Kind == Permission {
 		q.Subject = subjectOf(lines[top:first])
 		for i := range q.Options {
@@ -142,6 +139,66 @@ func Parse(lines []string) (q Question, ok bool) {
 	}
 	return q, true
 }
+
+// headingAbove finds the row of a permission question's heading (a row
+// ending in "?" in the words of one) above the options that start at
+// first, up to the nearest rule, box top or transcript entry ("• " Codex,
+// "⏺ " Claude Code) above them; -1 when there is none.
+func headingAbove(lines, rows []string, first int) int {
+	for i := first - 1; i >= 0; i-- {
+		t := rows[i]
+		if isRule(lines[i]) || strings.HasPrefix(t, "• ") || strings.HasPrefix(t, "⏺ ") {
+			return -1
+		}
+		if strings.HasSuffix(t, "?") && !strings.HasPrefix(t, "Reason:") && permissionWords.MatchString(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// dialogRows is a dialog's rows (unboxed) as Same compares them: an
+// option's row without the cursor before it, which moves.
+func dialogRows(rows []string, firstOption int) []string {
+	out := make([]string, len(rows))
+	for i, l := range rows {
+		if m := optionLine.FindStringSubmatch(l); m != nil && i >= firstOption {
+			l = m[2] + ". " + m[3]
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// promptOf is the line that asks, in the rows of a dialog above its
+// options: the lowest with a question mark, else the first that is not
+// empty. Codex's "Reason:" paragraph is the model's own words, never the
+// prompt.
+func promptOf(above []string) string {
+	reason := make([]bool, len(above))
+	for i := range above {
+		if isReason(above[i]) {
+			for j := i; j < len(above) && strings.TrimSpace(above[j]) != ""; j++ {
+				reason[j] = true
+			}
+		}
+	}
+	for i := len(above) - 1; i >= 0; i-- {
+		if strings.Contains(above[i], "?") && !reason[i] {
+			return strings.TrimSpace(above[i])
+		}
+	}
+	for _, l := range above {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// isReason reports whether a row is Codex's "Reason:" line, the model's
+// justification for what it asks.
+func isReason(row string) bool { return strings.HasPrefix(unbox(row), "Reason:") }
 
 // lastOptionGroup finds the lowest group of options numbered 1, 2, 3 … (a
 // line between two options, such as a description, is allowed) and the
@@ -217,33 +274,157 @@ func kindOf(text string) Kind {
 }
 
 // subjectOf finds what a permission question is about, in the rows of its
-// dialog above the options: a "$ command" line (Codex), a line framed
-// twice (Gemini CLI, Copilot CLI: the command in a box of its own), or the
-// line under a "… command" or "… file" heading (Claude Code).
+// dialog above the options, whole: the command block nearest the options.
+// The rows hold the model's own words too (its transcript above a dialog
+// without a rule, Codex's "Reason:", the description Gemini CLI and
+// Copilot CLI show above the command), so each layout's command is taken
+// from where that CLI puts it, never from the first line that looks like
+// one:
+//   - Codex: the rows from the first "$ command" line after its prompt and
+//     its Reason paragraph down to the options;
+//   - Gemini CLI, Copilot CLI: the rows framed twice (the command in a
+//     box of its own) nearest the options;
+//   - Claude Code: the block under the "… command" or "… file" heading
+//     that opens its dialog, up to the first empty row (a screen does not
+//     say where the command ends and its description starts, so a
+//     description line is part of it).
+//
+// A command of several rows is their lines joined with "\n".
 func subjectOf(rows []string) string {
-	for _, l := range rows {
-		if t := unbox(l); strings.HasPrefix(t, "$ ") {
-			return strings.TrimSpace(t[2:])
-		}
+	if s := dollarCommand(rows); s != "" {
+		return s
 	}
-	for _, l := range rows {
-		t := strings.TrimSpace(l)
-		if strings.Count(t, "│") >= 4 {
-			return unbox(t)
-		}
+	if s := boxedCommand(rows); s != "" {
+		return s
 	}
+	return headedCommand(rows)
+}
+
+// dollarCommand is Codex's command: after the last row that asks or gives
+// the model's reason (and the rest of that paragraph), from the first row
+// that starts with "$ " to the options; with neither, from the "$ " row
+// nearest the options.
+func dollarCommand(rows []string) string {
+	from := 0
 	for i, l := range rows {
-		t := strings.ToLower(unbox(l))
-		if !strings.HasSuffix(t, " command") && !strings.HasSuffix(t, " file") {
-			continue
-		}
-		for _, next := range rows[i+1:] {
-			if s := unbox(next); s != "" {
-				return s
+		if isReason(l) || (strings.Contains(l, "?") && permissionWords.MatchString(l)) {
+			from = i + 1
+			for from < len(rows) && unbox(rows[from]) != "" {
+				from++ // the rest of a Reason paragraph
 			}
 		}
 	}
+	start := from
+	if from == 0 {
+		// No prompt read: the "$ " row nearest the options, since the
+		// rows above may be the model's.
+		for i := len(rows) - 1; i > 0; i-- {
+			if strings.HasPrefix(unbox(rows[i]), "$ ") {
+				start = i
+				break
+			}
+		}
+	}
+	for i := start; i < len(rows); i++ {
+		if t := unbox(rows[i]); strings.HasPrefix(t, "$ ") {
+			// The "$ " is a prompt's, not the command's: blanked, so that
+			// the rows under it keep their indentation relative to it.
+			first := rows[i]
+			if at := strings.Index(first, "$ "); !strings.HasPrefix(strings.TrimSpace(first), "│") {
+				first = strings.Repeat(" ", at+2) + first[at+2:]
+			} else {
+				first = t[2:]
+			}
+			rest := rows[i+1:]
+			cut := ""
+			// Codex ends a command too long to show with "[… N lines]".
+			if k := slices.IndexFunc(rest, func(l string) bool { return strings.HasPrefix(unbox(l), "[…") }); k >= 0 {
+				rest, cut = rest[:k], "\n…"
+			}
+			return strings.TrimLeft(block(append([]string{first}, rest...)), " ") + cut
+		}
+	}
 	return ""
+}
+
+// boxedCommand is the group of rows framed twice nearest the options.
+func boxedCommand(rows []string) string {
+	end := len(rows)
+	for end > 0 && strings.Count(rows[end-1], "│") < 4 {
+		end--
+	}
+	start := end
+	for start > 0 && strings.Count(rows[start-1], "│") >= 4 {
+		start--
+	}
+	return block(rows[start:end])
+}
+
+// headedCommand is the block under the heading that opens a Claude Code
+// dialog ("Bash command", "Edit file"): the first row that is not empty.
+func headedCommand(rows []string) string {
+	for i, l := range rows {
+		t := strings.ToLower(unbox(l))
+		if t == "" || isRule(l) {
+			continue
+		}
+		if !strings.HasSuffix(t, " command") && !strings.HasSuffix(t, " file") {
+			return ""
+		}
+		rest := rows[i+1:]
+		for len(rest) > 0 && unbox(rest[0]) == "" {
+			rest = rest[1:]
+		}
+		end := slices.IndexFunc(rest, func(l string) bool { return unbox(l) == "" })
+		if end < 0 {
+			end = len(rest)
+		}
+		return block(rest[:end])
+	}
+	return ""
+}
+
+// block is rows as one text: each unboxed, the indentation they share
+// taken off, and the empty rows at either end left out.
+func block(rows []string) string {
+	lines := make([]string, 0, len(rows))
+	indent := -1
+	for _, l := range rows {
+		if strings.HasPrefix(strings.TrimSpace(l), "│") {
+			l = unframe(l)
+		}
+		l = strings.TrimRight(l, " ")
+		if t := strings.TrimLeft(l, " "); t != "" && (indent < 0 || len(l)-len(t) < indent) {
+			indent = len(l) - len(t)
+		}
+		lines = append(lines, l)
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		lines[i] = l[min(len(l), max(indent, 0)):]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// unframe takes the frames of nested boxes off a row as unbox does, but
+// keeps the indentation inside the innermost one (one space of padding
+// taken off), so that an indented line of a command stays indented.
+func unframe(l string) string {
+	t := strings.TrimSpace(l)
+	for strings.HasPrefix(t, "│") && strings.HasSuffix(t, "│") && len(t) > len("│") {
+		t = strings.TrimSuffix(strings.TrimPrefix(t, "│"), "│")
+		t = strings.TrimSuffix(strings.TrimPrefix(t, " "), " ")
+		if inner := strings.TrimSpace(t); !strings.HasPrefix(inner, "│") {
+			return t
+		}
+		t = strings.TrimSpace(t)
+	}
+	return t
 }
 
 // answerOf says what an option of a permission question means.

@@ -1,6 +1,7 @@
 package questions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,8 +38,14 @@ func TestRecordedScreens(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect := map[string]*want{
-		"claude-permission.raw":         {Permission, `python3 -c "print(1)"`, "yes/always/no"},
-		"codex-permission.raw":          {Permission, "touch x", "yes/always/no"},
+		// Claude Code's description of the command ("fakemodel step")
+		// is drawn under it, in the same column, told apart only by its
+		// colour: it is shown as part of the subject, never cut off.
+		"claude-permission.raw": {Permission, "python3 -c \"print(1)\"\nfakemodel step", "yes/always/no"},
+		"codex-permission.raw":  {Permission, "touch x", "yes/always/no"},
+		// The prompt 34 rows above the options, the command wrapped over
+		// 28 of them and cut (its last option, No, is off the screen).
+		"codex-permission-long.raw":     {Permission, longCommand, "yes/always"},
 		"gemini-permission.raw":         {Permission, `python3 -c "print(1)"`, "yes/always/no"},
 		"copilot-permission.raw":        {Permission, `python3 -c "print(1)"`, "yes/always/no"},
 		"claude-trust.raw":              {Trust, "", "/"},
@@ -50,12 +57,13 @@ func TestRecordedScreens(t *testing.T) {
 		"gemini-auth.raw":               {SignIn, "", "//"},
 		"claude-bypass-permissions.raw": {Other, "", "/"},
 		"gemini-limit.raw":              {Other, "", "/"},
+		"codex-new-worktree.raw":        {Other, "", "/"},
 		// A composer under a notice: nothing to choose, so nothing to
 		// answer here (shogun attach, /login).
 		"claude-not-logged-in.raw": nil,
 		"copilot-sign-in.raw":      nil,
 	}
-	permissions := 0
+	permissions := map[string]bool{}
 	for _, f := range index.Screens {
 		t.Run(strings.TrimSuffix(f.File, ".raw"), func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, f.File))
@@ -85,17 +93,35 @@ func TestRecordedScreens(t *testing.T) {
 					q.Kind, q.Subject, strings.Join(answers, "/"), q.Prompt, w.kind, w.subject, w.answers)
 			}
 			if q.Kind == Permission {
-				permissions++
-				if q.Selected != 0 || q.Options[0].Key != "1" || q.Pick(No) != 2 {
+				permissions[f.CLI] = true
+				if q.Selected != 0 || q.Options[0].Key != "1" || strings.HasSuffix(w.answers, "/no") && q.Pick(No) != 2 {
 					t.Errorf("%s: selected %d, options %+v", f.File, q.Selected, q.Options)
+				}
+				if strings.HasPrefix(q.Prompt, "Reason:") || !permissionWords.MatchString(q.Prompt) {
+					t.Errorf("%s: prompt %q, want the question's heading", f.File, q.Prompt)
 				}
 			}
 		})
 	}
-	if permissions != 4 {
-		t.Errorf("%d permission screens read, want one of each CLI", permissions)
+	if len(permissions) != 4 {
+		t.Errorf("permission screens read of %v, want one of each CLI", permissions)
 	}
 }
+
+// longCommand is what codex-permission-long shows of its command: the
+// rows on screen, as wrapped there, and the mark of the rows left out.
+var longCommand = func() string {
+	var b strings.Builder
+	b.WriteString("touch")
+	for i := range 112 {
+		sep := " "
+		if i > 0 && i%4 == 0 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&b, "%sbuild/output-file-%03d.txt", sep, i)
+	}
+	return b.String() + "\n…"
+}()
 
 func TestSameIgnoresTheCursor(t *testing.T) {
 	lines := []string{"Bash command", "  rm -rf build", "Do you want to proceed?", "❯ 1. Yes", "  2. No"}

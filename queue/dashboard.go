@@ -119,7 +119,21 @@ func (q *Queue) Snapshot() (Status, error) {
 				st.Attention = append(st.Attention, fmt.Sprintf("role %s is fatal (%s):%s fix it and run shogun restart %s", rc.ID, s.LastError, blocked, rc.ID))
 			}
 			if s.State == supervisor.Attention {
-				st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: attach to it and answer its screen", rc.ID))
+				blocked := ""
+				if n := depths[rc.ID]; n > 0 {
+					blocked = fmt.Sprintf(" its %d queued task(s) are blocked;", n)
+				}
+				if strings.HasPrefix(s.Reason, "not ready within") {
+					st.Attention = append(st.Attention, fmt.Sprintf("role %s is %s:%s attach to it, or fix it and run shogun restart %s", rc.ID, s.Reason, blocked, rc.ID))
+				} else {
+					st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person:%s attach to it and answer its screen", rc.ID, blocked))
+				}
+			}
+			if s.State == supervisor.Waiting {
+				for _, q := range s.Questions {
+					st.Attention = append(st.Attention, fmt.Sprintf("role %s waits for a person: %s (shogun questions; shogun answer %s yes|no --id ID)",
+						rc.ID, textsafe.Escape(q), rc.ID))
+				}
 			}
 			if s.State == supervisor.Limited && !s.LimitedUntil.IsZero() {
 				rs.LimitedUntil = s.LimitedUntil.UTC()

@@ -177,6 +177,7 @@ func hasControl(b []byte) bool {
 // each file goes to failed/ under a safe name, with its original name
 // escaped in the error record, once, and the queue moves on.
 func TestUnsafeFileNamesGoToFailedUnderASafeName(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "queue:\n  rescan: 100ms\n")
 	b := startQueue(t, ws)
@@ -327,6 +328,7 @@ func TestReportNamedToInjectKeysNeverReachesTheSender(t *testing.T) {
 // secret is in neither the log nor failed/, error records are private, and
 // the FIFO does not hold up the files after it.
 func TestQueueEntriesThatAreNotRegularFilesAreNeverOpened(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	secret := filepath.Join(t.TempDir(), "id_token")
 	const token = "hunter2-5f3a9c-secret"
@@ -531,6 +533,7 @@ func TestTaskFileWriteFailureIsRetriedAndShown(t *testing.T) {
 // is blocked, the log says so once, and once failed/ is back the file goes
 // there with its reason.
 func TestBrokenFailedFolderKeepsTheFileClaimed(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	b := startQueue(t, ws)
 	failed := queueDir(ws, "failed")
@@ -647,6 +650,7 @@ func TestArchivedTaskFileNeverReplacesAnother(t *testing.T) {
 // terminal escapes (an OSC that retitles the window, a screen clear): the
 // dashboard shows them escaped, never raw.
 func TestDashboardEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	st, err := store.Open(filepath.Join(ws, "data", "shogun.db"))
 	if err != nil {
@@ -694,6 +698,7 @@ func TestDashboardEscapesControlCharacters(t *testing.T) {
 // Item 1. A file an older shogun claimed under an unsafe name, left by a
 // crash, is rejected at the next start under a safe name, not used.
 func TestUnsafeNameLeftClaimedIsRejectedAtStart(t *testing.T) {
+	t.Parallel()
 	ws := testWorkspace(t, sim("ashigaru1", filepath.Join(t.TempDir(), "a.jsonl")))
 	claimed := queueDir(ws, "reports", ".claimed")
 	if err := os.MkdirAll(claimed, 0o755); err != nil {

@@ -233,8 +233,10 @@ func TestBetweenTasksBeforeTheNextTask(t *testing.T) {
 			seen = append(seen, "nudge")
 		}
 	}
-	if strings.Join(seen, ",") != "nudge,fresh,nudge" {
-		t.Errorf("agent got %v, want nudge,fresh,nudge", seen)
+	// The second task's own "/fresh" may come before this reads the record
+	// or after: when it does not matter here.
+	if got := strings.TrimSuffix(strings.Join(seen, ","), ",fresh"); got != "nudge,fresh,nudge" {
+		t.Errorf("agent got %v, want nudge,fresh,nudge (and maybe fresh)", seen)
 	}
 }
 

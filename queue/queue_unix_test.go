@@ -4,7 +4,6 @@ package queue_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,68 +108,6 @@ notified:
 	st, err := os.ReadFile(filepath.Join(ws, "runtime", "state", "status.yaml"))
 	if err != nil || !strings.Contains(string(st), "id: ashigaru1") || !strings.Contains(string(st), "done: 2") {
 		t.Errorf("status.yaml = %s (%v)", st, err)
-	}
-}
-
-// 1,000 commands dropped at once across four roles: each gives exactly one
-// task and one report; none is lost, none doubled.
-func TestThousandCommandsExactlyOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long")
-	}
-	dir := t.TempDir()
-	var entries []string
-	for i := 1; i <= 4; i++ {
-		entries = append(entries, fastSim(fmt.Sprintf("worker%d", i), filepath.Join(dir, fmt.Sprintf("w%d.jsonl", i))))
-	}
-	ws := testWorkspace(t, entries...)
-	// The files are there before the supervisor starts, as after a burst.
-	cmds := filepath.Join(ws, "runtime", "queue", "commands")
-	if err := os.MkdirAll(cmds, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const n = 1000
-	for i := 0; i < n; i++ {
-		write(t, filepath.Join(cmds, fmt.Sprintf("c%04d.yaml", i)),
-			fmt.Sprintf("id: c%04d\nto: worker%d\ntitle: job %d\nbody: do job %d\n", i, i%4+1, i, i))
-	}
-	r := startTeam(t, ws)
-	tasks := r.waitTasks(t, "1000 tasks done", 7*time.Minute, func(ts []store.Task) bool {
-		return len(ts) == n && countStatus(ts, store.StatusDone) == n
-	})
-	seen := map[string]bool{}
-	for _, tk := range tasks {
-		if seen[tk.CommandID] {
-			t.Fatalf("command %s has two tasks", tk.CommandID)
-		}
-		seen[tk.CommandID] = true
-		reps, err := r.team.Store().ReportsForTask(tk.ID)
-		if err != nil || len(reps) != 1 {
-			t.Fatalf("task %s has %d reports (%v)", tk.ID, len(reps), err)
-		}
-	}
-	worked := map[string]int{}
-	for i := 1; i <= 4; i++ {
-		for _, rec := range records(t, filepath.Join(dir, fmt.Sprintf("w%d.jsonl", i))) {
-			if rec.Kind == "report" {
-				worked[rec.TaskID]++
-			}
-		}
-	}
-	for _, tk := range tasks {
-		if worked[tk.ID] != 1 {
-			t.Fatalf("agents reported task %s %d times", tk.ID, worked[tk.ID])
-		}
-	}
-	left, _ := os.ReadDir(cmds)
-	for _, e := range left {
-		if !e.IsDir() {
-			t.Errorf("file left in commands/: %s", e.Name())
-		}
-	}
-	archived := archivedNames(ws, "commands")
-	if len(archived) != n {
-		t.Errorf("%d command files archived, want %d", len(archived), n)
 	}
 }
 

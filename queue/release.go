@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/shogun-dev/shogun/notify"
 	"github.com/shogun-dev/shogun/textsafe"
@@ -56,7 +55,7 @@ func (q *Queue) archiveTaskFile(role string) {
 	if prev, err := q.st.LastAssigned(role); err == nil && prev != nil && checkID("task_id", prev.ID) == nil {
 		name = prev.ID
 	}
-	if _, err := moveInto(path, filepath.Join(q.dirs.archive, "tasks"), role+"-"+name+".yaml"); err != nil {
+	if _, err := moveInto(path, q.layout.ArchiveFor("tasks", q.now()), role+"-"+name+".yaml"); err != nil {
 		q.log.Warn().Err(err).Str("role", role).Msg("archive the task file of a role that stopped")
 	}
 }

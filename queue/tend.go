@@ -71,7 +71,7 @@ func (w *worker) observe() {
 	// output alone and the moment of busy it causes are the echo (the
 	// composer redrawn), not work.
 	settled := f.at.Add(echoSettle)
-	if st.State == supervisor.Limited || st.BusyAt.After(f.at) || st.LastOutput.After(settled) ||
+	if st.State == supervisor.Limited || st.State == supervisor.Waiting || st.BusyAt.After(f.at) || st.LastOutput.After(settled) ||
 		(st.State == supervisor.Busy && w.q.now().After(settled)) {
 		f.acked = true
 	}
@@ -101,10 +101,12 @@ func (w *worker) nextCheck() time.Time {
 	return w.quietSince(f).Add(w.conf().StallAfter)
 }
 
-// quietSince is when the role last showed anything, or was last typed to
-// about its task.
+// quietSince is when the role last showed anything, was last typed to
+// about its task, or last stopped waiting for a person: time spent waiting
+// on a person's answer is not the agent's silence.
 func (w *worker) quietSince(f *followed) time.Time {
-	return latest(f.at, f.stepAt, w.a.Status().LastOutput)
+	st := w.a.Status()
+	return latest(f.at, f.stepAt, st.LastOutput, st.WaitedUntil)
 }
 
 func latest(ts ...time.Time) time.Time {

@@ -136,6 +136,11 @@ type Preset struct {
 	// delivered task before it is reminded, and again before it is
 	// interrupted, and again before the task is stalled.
 	StallAfter time.Duration
+	// StartTimeout is how long a started program may take to show it is
+	// ready before the role waits for a person (attention, with the
+	// screen's last lines): a program that never gets ready is flagged,
+	// not waited for.
+	StartTimeout time.Duration
 	// ReadyQuiet is how long without output counts as ready when
 	// ReadyPattern does not match.
 	ReadyQuiet time.Duration
@@ -172,6 +177,7 @@ var base = Preset{
 	LimitWait:     15 * time.Minute,
 	AckTimeout:    time.Minute,
 	StallAfter:    10 * time.Minute,
+	StartTimeout:  2 * time.Minute,
 	Restart:       RestartPolicy{Policy: RestartOnFailure, MaxRestarts: 5, Window: 10 * time.Minute},
 	Stop:          StopSequence{Timeout: 10 * time.Second},
 }
@@ -224,7 +230,15 @@ var presets = func() map[string]Preset {
 	codex.LimitPattern = `(?i)you['’]ve hit your usage limit(?:[^■›]*?try\s+again\s+at\s+(?P<reset>\d{1,2}:\d{2}\s*[ap]m))?` +
 		`|rate limit (?:reached|exceeded)|\b429\b.*too many requests`
 	codex.InterruptKeys = "\x1b"
-	codex.BetweenTasks = "/new"
+	// /clear, not /new: in a git repository Codex 0.169's /new asks "Where
+	// should the new conversation run? 1. Use current Git worktree 2.
+	// Create new Git worktree" (a managed-worktree choice with no config
+	// key that skips it; features.worktrees=false does not), and a role
+	// waits in that dialog after its first task. /clear ("clear the
+	// terminal and start a new chat") starts a fresh conversation in the
+	// same folder without asking, in a repository or not (recorded with
+	// the real CLI; fixture codex-new-worktree is the dialog).
+	codex.BetweenTasks = "/clear"
 	codex.Stop.Keys = "/quit\r"
 
 	claude := base

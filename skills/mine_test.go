@@ -438,10 +438,7 @@ func TestDistilledBodyReadsWell(t *testing.T) {
 // the test, since comparing such results would prove little.
 func generatedCandidates(t *testing.T, workers int, prepare func(*historyDB)) []store.SkillCandidate {
 	t.Helper()
-	h := newHistoryDB(t)
-	if err := GenerateHistory(h.st, 1500, 7); err != nil {
-		t.Fatal(err)
-	}
+	h := copyOfGeneratedHistory(t)
 	if prepare != nil {
 		prepare(h)
 	}

@@ -154,17 +154,32 @@ WHERE julianday(asked_at) >= julianday(?) ORDER BY id DESC LIMIT ?) ORDER BY id`
 	return list, nil
 }
 
+// CountApprovals returns how many approvals were asked at or after since
+// (zero: all): what a list cut to its last n leaves out.
+func (s *Store) CountApprovals(since time.Time) (int, error) {
+	var n int
+	if err := s.r.QueryRow(`SELECT count(*) FROM approvals WHERE julianday(asked_at) >= julianday(?)`, formatTime(since)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count approvals: %w", err)
+	}
+	return n, nil
+}
+
 // TaskApprovals returns the approvals asked while the role worked on the
-// task, in the order they were asked.
-func (s *Store) TaskApprovals(taskID string) ([]Approval, error) {
+// task, in the order they were asked: the last n of them (n > 0), and how
+// many there are in all.
+func (s *Store) TaskApprovals(taskID string, n int) (list []Approval, total int, err error) {
 	if taskID == "" {
-		return nil, nil
+		return nil, 0, nil
 	}
-	list, err := s.queryApprovals(`SELECT `+approvalColumns+` FROM approvals WHERE task_id = ? AND task_id != '' ORDER BY id`, taskID)
+	list, err = s.queryApprovals(`SELECT * FROM (SELECT `+approvalColumns+` FROM approvals WHERE task_id = ? AND task_id != ''
+ORDER BY id DESC LIMIT ?) ORDER BY id`, taskID, limit(n))
+	if err == nil {
+		err = s.r.QueryRow(`SELECT count(*) FROM approvals WHERE task_id = ? AND task_id != ''`, taskID).Scan(&total)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("approvals of task %s: %w", taskID, err)
+		return nil, 0, fmt.Errorf("approvals of task %s: %w", taskID, err)
 	}
-	return list, nil
+	return list, total, nil
 }
 
 func (s *Store) queryApprovals(query string, args ...any) ([]Approval, error) {

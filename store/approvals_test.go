@@ -77,3 +77,31 @@ func TestApprovalsAreOnRecord(t *testing.T) {
 		t.Errorf("after reopening: %d approvals, want 3", len(again))
 	}
 }
+
+// A task's approvals and the history's list are cut to the last n, and
+// the count says how many there are in all.
+func TestApprovalListsAreCutWithACount(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "shogun.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
+	for i := range 30 {
+		task := "t-1"
+		if i%3 == 0 {
+			task = "t-2"
+		}
+		if _, err := s.AddApproval(Approval{AskedAt: t0.Add(time.Duration(i) * time.Second), RunID: "run-1", Role: "dev", TaskID: task,
+			Kind: "shell", Subject: "cmd " + string(rune('a'+i)), Decision: ApprovalDeny, DecidedBy: DecidedByPolicy}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, total, err := s.TaskApprovals("t-1", 5)
+	if err != nil || len(list) != 5 || total != 20 || list[4].Subject != "cmd "+string(rune('a'+29)) || list[0].ID >= list[4].ID {
+		t.Errorf("TaskApprovals(t-1, 5) = %d listed, total %d, %v", len(list), total, err)
+	}
+	if n, err := s.CountApprovals(t0.Add(10 * time.Second)); err != nil || n != 20 {
+		t.Errorf("CountApprovals since the 11th = %d, %v", n, err)
+	}
+}

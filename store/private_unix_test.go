@@ -36,7 +36,7 @@ func wantMode(t *testing.T, path string, perm fs.FileMode) {
 // while a task body is in them.
 func TestNewHistoryIsOwnerOnly(t *testing.T) {
 	withUmask022(t)
-	s, run := workspace(t)
+	s, run := workspaceWith(t, openFresh(t, filepath.Join(t.TempDir(), "data", "shogun.db")))
 	accept(t, s, command(run, "a.yaml", "c-1", "karo"))
 	db := s.Path()
 	for _, p := range []string{db, db + "-wal", db + "-shm"} {

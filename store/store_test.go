@@ -20,7 +20,12 @@ var day = time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)
 // synced and a run started.
 func workspace(t testing.TB) (*Store, Run) {
 	t.Helper()
-	s := openAt(t, filepath.Join(t.TempDir(), "data", "shogun.db"))
+	return workspaceWith(t, openAt(t, filepath.Join(t.TempDir(), "data", "shogun.db")))
+}
+
+// workspaceWith gives s the roles and run of workspace.
+func workspaceWith(t testing.TB, s *Store) (*Store, Run) {
+	t.Helper()
 	if err := s.SyncRoles([]RoleInfo{
 		{ID: "karo", Name: "Karo", PromptPath: "roles/karo.md", Enabled: true},
 		{ID: "ashigaru1", Name: "Ashigaru 1", PromptPath: "roles/ashigaru.md", Enabled: true},
@@ -35,7 +40,18 @@ func workspace(t testing.TB) (*Store, Run) {
 	return s, run
 }
 
+// openAt opens the store at path for a test; where there is no database
+// yet, it starts from a copy of an empty history (emptyHistoryAt) instead of
+// running every migration again. Tests of how Open creates a database use
+// openFresh.
 func openAt(t testing.TB, path string) *Store {
+	t.Helper()
+	emptyHistoryAt(t, path)
+	return openFresh(t, path)
+}
+
+// openFresh opens the store at path with Open alone.
+func openFresh(t testing.TB, path string) *Store {
 	t.Helper()
 	s, err := Open(path)
 	if err != nil {
@@ -81,7 +97,7 @@ func userVersion(t *testing.T, db *sql.DB) int {
 
 func TestOpenCreatesSchema(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data", "shogun.db")
-	s := openAt(t, path)
+	s := openFresh(t, path)
 	if v := userVersion(t, s.r); v != SchemaVersion || SchemaVersion != len(migrations) {
 		t.Fatalf("user_version = %d, SchemaVersion = %d, migrations = %d", v, SchemaVersion, len(migrations))
 	}
@@ -120,7 +136,7 @@ func TestOpenCreatesSchema(t *testing.T) {
 }
 
 func TestOpenConnectionSettings(t *testing.T) {
-	s := openAt(t, filepath.Join(t.TempDir(), "shogun.db"))
+	s := openFresh(t, filepath.Join(t.TempDir(), "shogun.db"))
 	for name, db := range map[string]*sql.DB{"writer": s.w, "reader": s.r} {
 		for pragma, want := range map[string]string{
 			"journal_mode": "wal", "busy_timeout": "5000", "synchronous": "1", "foreign_keys": "1",
@@ -147,7 +163,7 @@ func TestOpenPathNeedingEscapes(t *testing.T) {
 		name = "odd #%20 name"
 	}
 	path := filepath.Join(t.TempDir(), name, "shogun.db")
-	s := openAt(t, path)
+	s := openFresh(t, path)
 	if err := s.AddEvent(Event{Kind: "x"}); err != nil {
 		t.Fatal(err)
 	}

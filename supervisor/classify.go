@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +21,15 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	var sig signals
 	var limit limitWatch
 	everReady := false
+	// turn: the busy pattern showed since the role was last ready (see
+	// streamHold).
+	turn := false
+	// readySince: since when the ready pattern has shown without the busy
+	// or attention pattern (zero while it does not).
+	var readySince time.Time
+	// overdue: the program was not ready within its start timeout; the
+	// role waits for a person until it is.
+	overdue := false
 	wake := time.NewTimer(0)
 	defer wake.Stop()
 	for {
@@ -30,6 +41,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		case <-sess.ScreenChanged():
 		case <-wake.C:
 		case <-r.reconfigured:
+		case <-r.heldChanged:
 		}
 		// New patterns (a live reload) are matched at once, not at the
 		// next change of the screen.
@@ -37,14 +49,30 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		if g := sess.ScreenGeneration(); g != lastGen || cfg != lastCfg {
 			lastGen, lastCfg = g, cfg
 			sig = match(*cfg, sess.Screen().Text())
+			switch {
+			case !sig.ready || sig.busy || sig.attention:
+				readySince = time.Time{}
+			case readySince.IsZero():
+				readySince = time.Now()
+			}
 			if sig.busy {
+				turn = true
 				r.mu.Lock()
 				r.busyAt = time.Now()
 				r.mu.Unlock()
 			}
 		}
 		quiet := time.Since(sess.LastOutput())
-		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle))
+		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle, turn))
+		if !everReady && !overdue && cfg.StartTimeout > 0 {
+			left := cfg.StartTimeout - time.Since(sess.Started())
+			if left <= 0 && !sig.attention && !(sig.ready && !sig.busy && quiet >= r.sup.settle) {
+				overdue = true
+				r.setState(Attention, notReadyReason(cfg.StartTimeout, sess))
+				continue
+			}
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), max(left, 0)+time.Millisecond))
+		}
 		if until, limited := limit.check(sig, time.Now(), cfg.LimitWait); limited {
 			// Nothing is typed into a limited role; a dialog still wins.
 			r.setLimited(until)
@@ -53,21 +81,38 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			} else {
 				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle), time.Until(until)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), time.Until(until)+time.Millisecond))
 			continue
 		}
 		was := r.State()
 		if was == Limited {
 			r.setLimited(time.Time{})
 		}
-		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle)
-		if next == "" && (was == Attention || was == Limited) {
+		var readyFor time.Duration
+		if !readySince.IsZero() {
+			readyFor = time.Since(readySince)
+		}
+		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn, readyFor)
+		if overdue && next != Ready && next != Attention {
+			// Still not ready: the role keeps waiting for a person.
+			continue
+		}
+		overdue = overdue && next != Ready
+		switch {
+		case r.heldByPerson() && next != Attention:
+			// The agent waits on a hook's question: whatever its screen
+			// shows (a spinner, or nothing), it is held by a person.
+			next, why = Waiting, "a question waits for a person (shogun questions)"
+		case next == "" && (was == Attention || was == Limited || was == Waiting):
 			next, why = pick(everReady, Busy, Starting), string(was)+" over"
 		}
 		if next == "" {
 			continue
 		}
 		r.setState(next, why)
+		if next == Ready {
+			turn = false
+		}
 		if next == Ready && !everReady {
 			everReady = true
 			if cfg.StartupPrompt != "" {
@@ -120,7 +165,19 @@ func match(cfg config.Role, text string) signals {
 // silence after every echo would slow delivery down for no gain. A role
 // without one has only silence to go by: a second of it ends busy, and
 // ready_quiet of it, once the program has drawn something, means ready.
-func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration) (State, string) {
+//
+// turn says the busy pattern showed since the role was last ready: the
+// program is at work on a turn. Then output counts as work for streamHold,
+// not the settle time: Codex 0.169 hides its busy line while an answer
+// streams, its composer showing, and a role read as ready between two
+// chunks flapped ready⇄busy about once a second.
+//
+// readyFor is how long the ready pattern has shown without the busy
+// pattern. A program that keeps writing elsewhere on its screen (a log, a
+// clock) with its prompt there is ready once that has held for steadyReady
+// (maxTurnHold during a turn): readiness is what the screen shows, not
+// silence on the terminal.
+func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration, turn bool, readyFor time.Duration) (State, string) {
 	recent := recentOutput(cfg, settle)
 	working := pick(everReady, Busy, Starting)
 	switch {
@@ -128,8 +185,12 @@ func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasO
 		return Attention, "screen asks for a person"
 	case sig.busy:
 		return working, "busy pattern on screen"
+	case cfg.ReadyPattern != nil && sig.ready && readyFor >= pickDuration(turn, maxTurnHold, steadyReady):
+		return Ready, "ready pattern on screen for " + readyFor.Round(time.Second).String() + " while output goes on"
 	case quiet < recent:
 		return working, "output"
+	case turn && quiet < streamHold:
+		return working, "output during a turn (an answer streaming)"
 	case cfg.ReadyPattern != nil:
 		if sig.ready {
 			return Ready, "ready pattern on screen"
@@ -143,14 +204,58 @@ func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasO
 // nextCheck is how long until quiet output can change a role's state: when
 // "recent" output stops counting as busy, or when ready_quiet is reached.
 // Past both, only screen changes matter and the wait is long.
-func nextCheck(cfg config.Role, quiet, settle time.Duration) time.Duration {
+func nextCheck(cfg config.Role, quiet, settle time.Duration, turn bool) time.Duration {
+	next := time.Minute
 	for _, at := range []time.Duration{recentOutput(cfg, settle), cfg.ReadyQuiet} {
 		if quiet < at {
-			return at - quiet + time.Millisecond
+			next = at - quiet + time.Millisecond
+			break
 		}
 	}
-	return time.Minute
+	if turn && quiet < streamHold {
+		next = min(next, streamHold-quiet+time.Millisecond)
+	}
+	return next
 }
+
+// steadyReady is how long the ready pattern must show, with output going
+// on, for a role to be ready all the same; maxTurnHold is that time during
+// a turn, where a streaming answer looks the same (see classify).
+const (
+	steadyReady = 2 * time.Second
+	maxTurnHold = 2 * time.Minute
+)
+
+// pickDuration returns a if cond holds, else b.
+func pickDuration(cond bool, a, b time.Duration) time.Duration {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// notReadyReason says that a program was not ready within its start
+// timeout, with the last lines of its screen: what it shows instead.
+func notReadyReason(timeout time.Duration, sess *ptyhost.Session) string {
+	var last []string
+	lines := sess.Screen().Lines
+	for i := len(lines) - 1; i >= 0 && len(last) < 3; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			last = append([]string{short(l, 80)}, last...)
+		}
+	}
+	why := fmt.Sprintf("not ready within %s of its start (start_timeout)", timeout)
+	if len(last) == 0 {
+		return why + "; its screen is blank"
+	}
+	return why + "; its screen ends: " + strings.Join(last, " / ")
+}
+
+// streamHold is how long output keeps a role busy once the busy pattern
+// showed in its turn, busy pattern or not: longer than the pauses between
+// the chunks of a streamed answer. It is also how long after its last
+// output a turn's end is seen.
+const streamHold = 1500 * time.Millisecond
 
 // recentOutput is how long output counts as a sign of work: the settle
 // time for a role whose ready pattern says when it is idle, a second for a

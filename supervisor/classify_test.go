@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, !c.noOutput, settle)
+			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, !c.noOutput, settle, false, 0)
 			if got != c.want {
 				t.Errorf("classify = %q, want %q", got, c.want)
 			}

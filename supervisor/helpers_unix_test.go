@@ -22,7 +22,18 @@ import (
 // `shogun agent-sim`.
 var shogunBin string
 
-func TestMain(m *testing.M) { shoguntest.Main(m, &shogunBin) }
+func TestMain(m *testing.M) {
+	if rec := os.Getenv(popupsEnv); rec != "" {
+		os.Exit(runPopups(rec))
+	}
+	if done := os.Getenv(streamerEnv); done != "" {
+		os.Exit(runStreamer(done))
+	}
+	if os.Getenv(tickerEnv) != "" {
+		os.Exit(runTicker())
+	}
+	shoguntest.Main(m, &shogunBin)
+}
 
 // workspace writes a workspace with the given roles.yaml body and a role
 // file for every prompt_path it names.

@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -35,29 +37,51 @@ const (
 const cursorWait = 2 * time.Second
 
 // Question is the question on the role's screen, while the role waits for
-// a person (attention).
+// a person (attention). Its ID names it: a person's answer given with that
+// ID is typed only into this very dialog, never into one that took its
+// place, even one with the same words asked again later.
 func (r *Role) Question() (questions.Question, bool) {
-	if r.State() != Attention {
+	st := r.Status()
+	if st.State != Attention {
 		return questions.Question{}, false
 	}
 	sess := r.Session()
 	if sess == nil {
 		return questions.Question{}, false
 	}
-	return questions.Parse(sess.Screen().Lines)
+	q, ok := questions.Parse(sess.Screen().Lines)
+	if ok {
+		q.ID = screenQuestionID(r.id, st.Since, q)
+	}
+	return q, ok
+}
+
+// screenQuestionID names a question on a role's screen: a hash of the
+// role, when the role began to wait (the dialog appeared) and the whole
+// dialog. "s-" sets it apart from a hook question's id, a number.
+func screenQuestionID(role string, since time.Time, q questions.Question) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00", role, since.UnixNano(), q.Kind)
+	for _, l := range q.Dialog {
+		h.Write([]byte(l))
+		h.Write([]byte{0})
+	}
+	return "s-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Answer picks option (an index of q.Options) of q: it moves the highlight
 // there with the arrow keys and presses Enter, checking before every key
 // that q is still the question on screen (ErrQuestionChanged if not). It is
 // a person's input: the role's own typing waits as it does for a person
-// attached.
+// attached. It takes only the keys lock, which automatic typing lets go of
+// while it waits for the dialog to be answered, never the typing lock that
+// a delivery holds throughout.
 func (r *Role) Answer(ctx context.Context, q questions.Question, option int) error {
 	if option < 0 || option >= len(q.Options) {
 		return fmt.Errorf("answer %s: option %d of %d", r.id, option+1, len(q.Options))
 	}
-	r.typing.Lock()
-	defer r.typing.Unlock()
+	r.keys.Lock()
+	defer r.keys.Unlock()
 	sess := r.Session()
 	if sess == nil {
 		return fmt.Errorf("answer %s: %w", r.id, ErrNotRunning)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,7 @@ type Role struct {
 
 	mu         sync.Mutex
 	state      State
+	reason     string // why the role is in its state (setState)
 	session    *ptyhost.Session
 	generation int // counts program starts; typing checks it did not change
 	since      time.Time
@@ -60,9 +62,26 @@ type Role struct {
 	held         string        // why no task may be typed until a person looks (Hold); "" when none
 	busyAt       time.Time     // when the busy pattern last showed
 
+	// hookQuestions describe the questions its CLI's hook asked that wait
+	// for a person (SetHookQuestions); while there are any it is waiting.
+	hookQuestions []string
+	// waitedUntil is when it last stopped waiting for a person.
+	waitedUntil time.Time
+	// heldChanged wakes the screen watcher when hookQuestions change.
+	heldChanged chan struct{}
+
 	humanInput time.Time   // last time a person typed into the role
 	writer     *Attachment // the person typing into the role, if any
-	typing     sync.Mutex
+	// typing is held by one automatic delivery (Type, SendKeys) from start
+	// to end, so that two never mix their keys.
+	typing sync.Mutex
+	// keys is held while keys are written into the program, by automatic
+	// typing (under typing) and by a person's answer (Answer). Automatic
+	// typing lets go of it whenever it waits, for the role to be ready or
+	// for a person to answer a dialog, so a person's answer never waits for
+	// a delivery that waits for that answer; and since an automatic key
+	// goes out only under keys, none interleaves with an answer's keys.
+	keys       sync.Mutex
 	restartReq chan struct{}
 }
 
@@ -83,6 +102,9 @@ type Status struct {
 	// tellingLine): why a program that cannot start keeps exiting.
 	LastLine string
 	Prompted bool // the startup prompt of the current program was delivered
+	// Reason says why the role is in State, as its state event did ("not
+	// ready within 2m0s of its start …", "screen asks for a person").
+	Reason string
 	// SubmitDelay is the pause between text and submit in effect: the
 	// configured one, or longer once a submit became a newline.
 	SubmitDelay time.Duration
@@ -92,6 +114,13 @@ type Status struct {
 	// BusyAt is when the busy pattern last showed on the screen: a sign of
 	// work, unlike a moment of output, which may be an echo.
 	BusyAt time.Time
+	// Questions describe what a waiting role's agent asked through its
+	// CLI's hook, one line each (agent's text: escape before printing).
+	Questions []string
+	// WaitedUntil is when the role last stopped waiting for a person
+	// (left waiting or attention): time spent waiting does not count as
+	// the agent being quiet.
+	WaitedUntil time.Time
 	// Held says why no new task is typed into the role until a person
 	// looks (see Hold); "" when it is not held.
 	Held string
@@ -109,6 +138,7 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 		restartReq:   make(chan struct{}, 1),
 		stopReq:      make(chan struct{}, 1),
 		reconfigured: make(chan struct{}, 1),
+		heldChanged:  make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
 	r.cfg.Store(&cfg)
@@ -162,10 +192,11 @@ func (r *Role) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := Status{
-		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since,
+		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
-		Held: r.held,
+		Held:      r.held,
+		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -218,6 +249,27 @@ func (r *Role) setLimited(until time.Time) {
 	r.mu.Unlock()
 }
 
+// SetHookQuestions tells the role which questions its CLI's hook asked
+// wait for a person now (one line describing each; none: the answers
+// came). While there are any, a running role is waiting: its agent is not
+// idle or stalled, it is held by a person.
+func (r *Role) SetHookQuestions(questions []string) {
+	r.mu.Lock()
+	r.hookQuestions = slices.Clone(questions)
+	r.mu.Unlock()
+	select {
+	case r.heldChanged <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// heldByPerson reports whether a hook's question of the role waits.
+func (r *Role) heldByPerson() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.hookQuestions) > 0
+}
+
 // NoteHumanInput records that a person typed into the role; automatic typing
 // waits until the person has been quiet for a while.
 func (r *Role) NoteHumanInput(at time.Time) {
@@ -261,8 +313,11 @@ func (r *Role) setState(s State, reason string) {
 		r.mu.Unlock()
 		return
 	}
-	r.state = s
+	r.state, r.reason = s, reason
 	r.since = time.Now()
+	if old == Waiting || old == Attention {
+		r.waitedUntil = r.since
+	}
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
@@ -270,7 +325,7 @@ func (r *Role) setState(s State, reason string) {
 	// log (and, in team, out of the history) so they cost next to nothing.
 	ev := r.log.Info()
 	switch {
-	case s == Fatal || s == Attention:
+	case s == Fatal || s == Attention || s == Waiting:
 		ev = r.log.Warn()
 	case routineFlip(old, s):
 		ev = r.log.Debug()

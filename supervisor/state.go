@@ -4,7 +4,9 @@ package supervisor
 //
 //	starting → ready ⇄ busy → exited → backoff → starting …
 //
-// plus attention (a person must answer the program), limited (a usage
+// plus attention (a person must answer the program's dialog), waiting (its
+// agent waits on a person's answer to a question it asked through its CLI's
+// hook), limited (a usage
 // limit, until it lifts), fatal (too many restarts, or a program that cannot
 // be found) and stopped.
 type State string
@@ -20,6 +22,10 @@ const (
 	// Attention: the screen shows a dialog only a person should answer;
 	// nothing is typed until it goes away.
 	Attention State = "attention"
+	// Waiting: the agent waits on a person's answer to a question its
+	// CLI's hook asked (shogun questions): it is not stalled, and nothing
+	// is handed to it until the answer comes.
+	Waiting State = "waiting"
 	// Limited: the program hit a usage or rate limit; nothing is typed
 	// until it lifts (its reset time, or limit_wait), and then the role
 	// goes on by itself.
@@ -37,5 +43,5 @@ const (
 
 // Running reports whether a program process exists in this state.
 func (s State) Running() bool {
-	return s == Starting || s == Ready || s == Busy || s == Attention || s == Limited
+	return s == Starting || s == Ready || s == Busy || s == Attention || s == Waiting || s == Limited
 }

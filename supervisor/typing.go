@@ -140,15 +140,22 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 		if err != nil {
 			return d, err
 		}
+		// The keys lock only while writing and watching: a person's
+		// answer (Answer) takes it while this delivery waits for one.
+		r.keys.Lock()
 		err = r.typeOnce(ctx, sess, gen, text, opts, &d)
 		if !errors.Is(err, ErrAttention) {
+			r.keys.Unlock()
 			d.SubmitDelay = r.submitDelay()
 			return d, err
 		}
 		if opts.RefuseAttention && !d.typed {
+			r.keys.Unlock()
 			return d, fmt.Errorf("type into %s: %w", r.id, err)
 		}
-		if err := r.awaitPerson(ctx, sess, gen); err != nil {
+		err = r.awaitPerson(ctx, sess, gen)
+		r.keys.Unlock()
+		if err != nil {
 			return d, err
 		}
 	}
@@ -283,8 +290,12 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 // awaitPerson waits until the program's screen no longer asks for a person
 // and the role is ready again. The screen may show a dialog before the
 // watcher turned the role's state to attention, so the screen is asked too.
+// The caller holds the keys lock; awaitPerson lets go of it while it waits,
+// for the person's answer (Answer) takes it, and holds it again on return.
 func (r *Role) awaitPerson(ctx context.Context, sess *ptyhost.Session, gen int) error {
 	r.log.Info().Msg("typing paused: the screen asks for a person")
+	r.keys.Unlock()
+	defer r.keys.Lock()
 	for {
 		cur, g, err := r.waitIdle(ctx, false)
 		if err != nil {
@@ -345,12 +356,18 @@ type keyWriter struct {
 	gen  int
 	prev time.Time     // when the previous write went out
 	gap  time.Duration // the pause before the latest write
+	// looked is when the latest write's look at the terminal began, and
+	// seen how much output had been read then: the screen it checked
+	// showed all of that output.
+	looked time.Time
+	seen   int64
 }
 
 func (k *keyWriter) write(s string) error {
 	if s == "" {
 		return nil
 	}
+	k.looked, k.seen = k.r.holdWhileOutput(k.sess)
 	if err := k.r.mayWrite(k.sess, k.gen); err != nil {
 		return err
 	}
@@ -361,6 +378,54 @@ func (k *keyWriter) write(s string) error {
 	k.prev = now
 	_, err := k.sess.Write([]byte(s))
 	return err
+}
+
+// Automatic keys wait for a quiet terminal: a dialog is output, and the
+// screen model takes output in a few milliseconds after the program wrote
+// it (more under load), so a check of the screen alone can pass while the
+// dialog is already on its way; a submit key sent then answers it (seen:
+// "Yes" picked 61 ms after the dialog showed).
+const (
+	// outputQuiet is how long the program must have written nothing
+	// before an automatic key goes out.
+	outputQuiet = 15 * time.Millisecond
+	// maxOutputHold bounds the wait for quiet: a program that never stops
+	// writing (a spinner, a log scrolling by) still gets its keys, each
+	// once the screen has taken in the output there was by then.
+	maxOutputHold = 2 * time.Second
+)
+
+// holdWhileOutput waits until the program has written nothing for
+// outputQuiet (at most maxOutputHold), no output waits unread in the
+// terminal, and the screen model has taken in all of the output read, so
+// that the check of the screen that follows (mayWrite) sees everything the
+// program wrote before the moment returned: a dialog written before it
+// gets no key. It returns that moment and how much output had been read
+// by then.
+func (r *Role) holdWhileOutput(sess *ptyhost.Session) (time.Time, int64) {
+	deadline := time.Now().Add(maxOutputHold)
+	var late int64 = -1 // the output there was at the deadline
+	for {
+		now := time.Now()
+		pending := sess.OutputPending()
+		target := sess.OutputBytes()
+		if late < 0 && now.After(deadline) {
+			late = target
+		}
+		quiet := !pending && now.Sub(sess.LastOutput()) >= outputQuiet
+		switch seen := sess.ScreenBytes(); {
+		case quiet && seen >= target:
+			return now, target
+		case late >= 0 && seen >= late:
+			// Past the hold, the screen as of the deadline will do.
+			return now, late
+		}
+		select {
+		case <-sess.OutputDone():
+			return now, target
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // mayWrite reports whether automatic keys may go to sess now: it is still
@@ -615,6 +680,8 @@ func (r *Role) SendKeys(ctx context.Context, keys string) error {
 	if err != nil {
 		return err
 	}
+	r.keys.Lock()
+	defer r.keys.Unlock()
 	if err := r.sendKeysTo(sess, gen, keys); err != nil {
 		return fmt.Errorf("send keys to %s: %w", r.id, err)
 	}

@@ -234,7 +234,8 @@ func (t *Team) open(opts Options) error {
 	if t.q, err = queue.New(qopts); err != nil {
 		return err
 	}
-	t.desk, err = approvals.New(approvals.Options{Store: t.st, RunID: run.ID, Config: t.Config, TaskOf: t.taskOf, Asked: t.asked})
+	t.desk, err = approvals.New(approvals.Options{Store: t.st, RunID: run.ID, Config: t.Config, TaskOf: t.taskOf, Asked: t.asked,
+		Waiting: t.waiting})
 	return err
 }
 
@@ -251,9 +252,30 @@ func (t *Team) taskOf(role string) string {
 // question notification).
 func (t *Team) asked(a store.Approval) {
 	t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: a.Role, TaskID: a.TaskID, At: a.AskedAt,
-		Message: textsafe.Escape(fmt.Sprintf("%s asks to %s: %s (answer: shogun answer %s yes|no, within the approvals time-out)",
-			a.Role, a.Kind, a.Subject, a.Role))})
+		Message: textsafe.Escape(fmt.Sprintf("%s asks to %s: %s (answer: shogun answer %s yes|no --id %d, within the approvals time-out)",
+			a.Role, a.Kind, approvals.CutSubject(a.Subject, maxNotifiedSubject), a.Role, a.ID))})
 }
+
+// maxNotifiedSubject bounds what a notification quotes of an action;
+// shogun questions shows it whole.
+const maxNotifiedSubject = 1000
+
+// waiting tells a role which of its hook's questions wait for a person:
+// while any do, it is waiting, not idle or stalled.
+func (t *Team) waiting(role string, open []store.Approval) {
+	r, ok := t.sup.Role(role)
+	if !ok {
+		return
+	}
+	lines := make([]string, 0, len(open))
+	for _, a := range open {
+		lines = append(lines, fmt.Sprintf("question %d: %s %s", a.ID, a.Kind, approvals.CutSubject(a.Subject, maxStatusSubject)))
+	}
+	r.SetHookQuestions(lines)
+}
+
+// maxStatusSubject bounds what the status quotes of a question.
+const maxStatusSubject = 200
 
 // setSkills takes the skills settings into use (at start, and at a reload).
 func (t *Team) setSkills(s config.SkillsSettings) {
@@ -312,6 +334,11 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
 		if e.State == supervisor.Starting {
 			t.lastStart.Store(time.Now().UnixNano())
+		}
+		if !e.State.Running() && t.desk != nil {
+			// The hook that asked ended with the program: its questions
+			// have nobody to answer.
+			t.desk.Withdraw(e.Role, "the role's program ended ("+string(e.State)+") while a person was asked")
 		}
 		select {
 		case t.stateChanged <- struct{}{}:
@@ -426,7 +453,8 @@ func (t *Team) notifyState(e supervisor.Event) {
 		if role, ok := t.sup.Role(e.Role); ok {
 			if q, ok := role.Question(); ok && q.Kind == questions.Permission {
 				t.notifier.Send(notify.Event{Kind: notify.KindQuestion, Role: e.Role, At: e.Time,
-					Message: textsafe.Escape(fmt.Sprintf("%s's screen asks: %s %s (answer: shogun answer %s yes|always|no)", e.Role, q.Prompt, q.Subject, e.Role))})
+					Message: textsafe.Escape(fmt.Sprintf("%s's screen asks: %s %s (answer: shogun answer %s yes|always|no --id %s)", e.Role, q.Prompt,
+						approvals.CutSubject(q.Subject, maxNotifiedSubject), e.Role, q.ID))})
 				return
 			}
 		}

@@ -12,7 +12,7 @@
 //	runtime/queue/failed/                       rejected files
 //	runtime/logs/<role>.log                     a role's PTY log
 //	runtime/logs/supervisor/shogun.log          the supervisor's log, in a folder no role id can name
-//	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json
+//	runtime/state/                              status.yaml, shogun.sock, shogun.lock, pids.json, ui.json
 //	runtime/dashboard.md                        the dashboard
 //	data/shogun.db                              the history (data.sqlite_path)
 //	.mcp.json, .claude/, .codex/, .gemini/      the CLIs' MCP configuration (shogun mcp)
@@ -203,6 +203,11 @@ func (l Layout) UILoginPage() string { return filepath.Join(l.State(), "ui-login
 // UISessions keeps the web console's logged-in browsers (hashes of their
 // cookies) across restarts, readable by its owner only.
 func (l Layout) UISessions() string { return filepath.Join(l.State(), "ui.sessions") }
+
+// UIState says where the running supervisor's web console listens (the
+// port it took when ui.port was in use), or why it does not run; start
+// writes it, `shogun ui` and the demo read it.
+func (l Layout) UIState() string { return filepath.Join(l.State(), "ui.json") }
 
 // PidLedger lists the processes the supervisor started.
 func (l Layout) PidLedger() string { return filepath.Join(l.State(), "pids.json") }

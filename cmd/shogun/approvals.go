@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -50,7 +52,7 @@ func approvalsCommand() *cli.Command {
 		Flags: []cli.Flag{workspaceFlag,
 			&cli.StringFlag{Name: "since", Usage: "only those asked since `WHEN`: a date, a time, or a span back (90m, 36h, 7d)"},
 			&cli.BoolFlag{Name: "pending", Usage: "the questions waiting for a person"},
-			&cli.IntFlag{Name: "limit", Usage: "only the last `N` (the table: 50 unless given; --json: all)"},
+			&cli.IntFlag{Name: "limit", Usage: "only the last `N` (the table: 50 unless given; --json: 1000, the most listed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/approvals)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -81,6 +83,9 @@ func approvalsCommand() *cli.Command {
 				return printJSON(c.App.Writer, list)
 			}
 			printApprovals(c, list.Approvals, c.Bool("pending"))
+			if more := list.Total - len(list.Approvals); more > 0 {
+				fmt.Fprintf(c.App.Writer, "(%d earlier not shown: --limit N, --since WHEN)\n", more)
+			}
 			return nil
 		},
 	}
@@ -120,7 +125,7 @@ func printApprovals(c *cli.Context, list []control.Approval, pending bool) {
 	}
 	tw.Flush()
 	if pending {
-		fmt.Fprintln(w, "\nanswer with: shogun answer ROLE yes|always|no [--note TEXT]")
+		fmt.Fprintln(w, "\nanswer with: shogun answer ROLE yes|always|no --id ID [--note TEXT]")
 	}
 }
 
@@ -150,36 +155,48 @@ func questionsCommand() *cli.Command {
 				return nil
 			}
 			for _, q := range qs.Questions {
-				fmt.Fprintf(w, "%s (%s, %s %s): %s\n", textsafe.Escape(q.Role), textsafe.Escape(q.CLI), textsafe.Escape(q.Kind),
-					textsafe.Escape(q.Source), short(q.Prompt, 100))
-				if q.Subject != "" {
-					fmt.Fprintf(w, "    %s\n", short(q.Subject, 100))
-				}
-				for _, o := range q.Options {
-					fmt.Fprintf(w, "    %s. %s\n", textsafe.Escape(o.Key), short(o.Label, 96))
-				}
-				if q.Kind == "permission" {
-					fmt.Fprintf(w, "  answer: shogun answer %s yes|always|no\n", textsafe.Escape(q.Role))
-				} else {
-					fmt.Fprintf(w, "  answer: shogun answer %s KEY --kind %s (a %s dialog is answered only when named)\n",
-						textsafe.Escape(q.Role), textsafe.Escape(q.Kind), textsafe.Escape(q.Kind))
-				}
+				printQuestion(w, q)
 			}
 			return nil
 		},
 	}
 }
 
+// printQuestion prints one question: its id, and what it asks about
+// whole, each line escaped, so that the person answers what they read.
+func printQuestion(w io.Writer, q control.Question) {
+	fmt.Fprintf(w, "%s  %s (%s, %s %s): %s\n", textsafe.Escape(q.ID), textsafe.Escape(q.Role), textsafe.Escape(q.CLI),
+		textsafe.Escape(q.Kind), textsafe.Escape(q.Source), textsafe.Escape(q.Prompt))
+	if q.Subject != "" {
+		for _, l := range strings.Split(q.Subject, "\n") {
+			fmt.Fprintf(w, "    | %s\n", textsafe.Escape(l))
+		}
+	}
+	for _, o := range q.Options {
+		fmt.Fprintf(w, "    %s. %s\n", textsafe.Escape(o.Key), short(o.Label, 96))
+	}
+	if q.Kind == "permission" {
+		fmt.Fprintf(w, "  answer: shogun answer %s yes|always|no --id %s\n", textsafe.Escape(q.Role), textsafe.Escape(q.ID))
+	} else {
+		fmt.Fprintf(w, "  answer: shogun answer %s KEY --kind %s --id %s (a %s dialog is answered only when named)\n",
+			textsafe.Escape(q.Role), textsafe.Escape(q.Kind), textsafe.Escape(q.ID), textsafe.Escape(q.Kind))
+	}
+}
+
 func answerCommand() *cli.Command {
 	return &cli.Command{
 		Name: "answer",
-		Usage: "answer the oldest question a role waits on (its hook's, else its screen's): yes, always (yes, and the same " +
+		Usage: "answer a question a role waits on (shogun questions gives its id): yes, always (yes, and the same " +
 			"again), no, or an option's key",
 		ArgsUsage: "ROLE yes|always|no|KEY",
-		Description: "A question on the screen is answered with keys, each typed only while the same question is\n" +
-			"still there (else \"the question changed\" and nothing more is typed). A trust, sign-in or\n" +
-			"other dialog is answered only with --kind naming it: shogun answer ROLE 1 --kind trust.",
+		Description: "--id names the question answered, as shogun questions shows it: the answer reaches that\n" +
+			"question or none (\"the question changed\" once it is no longer open; it is never passed on\n" +
+			"to another). Without --id, a role's only open question is answered, and a role with more\n" +
+			"than one is refused with their ids. A question on the screen is answered with keys, each\n" +
+			"typed only while the same question is still there. A trust, sign-in or other dialog is\n" +
+			"answered only with --kind naming it: shogun answer ROLE 1 --kind trust.",
 		Flags: []cli.Flag{workspaceFlag,
+			&cli.StringFlag{Name: "id", Usage: "the `ID` of the question answered (shogun questions)"},
 			&cli.StringFlag{Name: "note", Usage: "`TEXT` recorded with the answer and told to the agent"},
 			&cli.StringFlag{Name: "kind", Usage: "the `KIND` of dialog on the screen you mean to answer: trust, sign-in or other"},
 			&cli.BoolFlag{Name: "json", Usage: "print the decided approval as JSON"},
@@ -189,7 +206,7 @@ func answerCommand() *cli.Command {
 				return fmt.Errorf("answer needs a role and yes, always, no or an option's key: shogun answer ROLE yes|always|no|KEY")
 			}
 			role, word := c.Args().Get(0), c.Args().Get(1)
-			req := control.AnswerRequest{Note: c.String("note"), Via: "cli", Kind: c.String("kind")}
+			req := control.AnswerRequest{ID: c.String("id"), Note: c.String("note"), Via: "cli", Kind: c.String("kind")}
 			switch {
 			case word == "yes" || word == "y":
 				req.Decision = "allow"

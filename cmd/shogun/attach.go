@@ -13,7 +13,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/ptyhost"
+	"github.com/shogun-dev/shogun/textsafe"
 )
 
 func attachCommand() *cli.Command {
@@ -39,6 +41,19 @@ func attachCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			cl, err := client(c)
+			if err != nil {
+				return err
+			}
+			// A role that is not there is named with the ones that are,
+			// as send does.
+			st, err := cl.Status()
+			if err != nil {
+				return err
+			}
+			if err := knownRole(st.Roles, role); err != nil {
+				return err
+			}
 			in, out := int(os.Stdin.Fd()), int(os.Stdout.Fd())
 			if !term.IsTerminal(in) || !term.IsTerminal(out) {
 				return errors.New("attach needs a terminal on stdin and stdout; use `shogun screen ROLE` or `shogun logs ROLE -f` otherwise")
@@ -46,10 +61,6 @@ func attachCommand() *cli.Command {
 			cols, rows, err := term.GetSize(out)
 			if err != nil {
 				return fmt.Errorf("terminal size: %w", err)
-			}
-			cl, err := client(c)
-			if err != nil {
-				return err
 			}
 			stream, err := cl.Attach(role, c.Bool("read-only"), cols, rows)
 			if err != nil {
@@ -249,4 +260,20 @@ func (t *altScreenTracker) scan(p []byte) {
 			t.state = 0
 		}
 	}
+}
+
+// knownRole is nil when role runs in the supervisor, else an error that
+// names the roles that do: `unknown role "nosuch" (roles: shogun, karo)`.
+func knownRole(roles []control.RoleReply, role string) error {
+	ids := make([]string, 0, len(roles))
+	for _, r := range roles {
+		if r.ID == role {
+			return nil
+		}
+		ids = append(ids, textsafe.Escape(r.ID))
+	}
+	if s := yamlstrict.SuggestKey(role, ids); s != "" {
+		return fmt.Errorf("unknown role %q (did you mean %q? roles: %s)", textsafe.Escape(role), s, strings.Join(ids, ", "))
+	}
+	return fmt.Errorf("unknown role %q (roles: %s)", textsafe.Escape(role), strings.Join(ids, ", "))
 }

@@ -43,7 +43,7 @@ func roleClient(c *cli.Context) (string, *control.Client, error) {
 // roleArg is the one ROLE argument of a command.
 func roleArg(c *cli.Context) (string, error) {
 	if c.NArg() < 1 {
-		return "", fmt.Errorf("%s needs a role id: shogun %s ROLE", c.Command.Name, c.Command.Name)
+		return "", usageErrorf("%s needs a role id: shogun %s ROLE", c.Command.Name, c.Command.Name)
 	}
 	return c.Args().First(), nil
 }
@@ -82,7 +82,8 @@ func statusCommand() *cli.Command {
 			if c.Bool("json") {
 				return printJSON(w, st)
 			}
-			tw := newTableWriter(w)
+			// On a terminal: STATE coloured, NAME and TASK cut to its width.
+			tw := termTable(w, 2, 1, 6).dropping(3, 4) // PID, UPTIME
 			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")
 			for _, r := range st.Roles {
 				task := "-"
@@ -197,11 +198,11 @@ func typeCommand() *cli.Command {
 		ArgsUsage: "ROLE TEXT",
 		Description: fmt.Sprintf("Exit code 0 when the text was typed (with --submit: and the screen confirmed the program took it);\n"+
 			"%d when it was typed and submitted but never confirmed (the text may still sit in the role's input:\n"+
-			"look with shogun screen ROLE); 1 on any other error (refused text, role not running, no supervisor).", exitUnconfirmed),
+			"look with shogun screen ROLE); 3 when no supervisor runs; 1 on any other error (refused text, role not running).", exitUnconfirmed),
 		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "submit", Usage: "submit the text (and verify it was taken)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() < 2 {
-				return errors.New("type needs a role and the text: shogun type ROLE TEXT [--submit]")
+				return usageErrorf("type needs a role and the text: shogun type ROLE TEXT [--submit]")
 			}
 			cl, err := client(c)
 			if err != nil {

@@ -50,6 +50,7 @@ func demoCommand() *cli.Command {
 			&cli.BoolFlag{Name: "keep", Usage: "once done, keep the team and its web console running until Enter, and keep the workspace"},
 			&cli.DurationFlag{Name: "linger", Usage: "how long to keep running once the order is done", Value: time.Second},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up after this long", Value: 90 * time.Second},
+			&cli.IntFlag{Name: "port", Usage: "with --keep, serve the web console on `PORT` (default: ui.port, or a free port when that one is in use)"},
 		},
 		Action: func(c *cli.Context) error {
 			dir, temporary, err := demoDir(c.String("dir"))
@@ -58,6 +59,12 @@ func demoCommand() *cli.Command {
 			}
 			keep := c.Bool("keep")
 			kept := keep || !temporary
+			if p := c.Int("port"); c.IsSet("port") && (p < 1 || p > 65535 || !keep) {
+				if !keep {
+					return usageErrorf("demo --port needs --keep: without it the demo has no web console")
+				}
+				return usageErrorf("demo --port %d: want a port from 1 to 65535", p)
+			}
 			if !kept {
 				defer os.RemoveAll(dir)
 			}
@@ -72,6 +79,9 @@ func demoCommand() *cli.Command {
 			}
 			// The console only when it stays up for someone to look at.
 			cfg.Settings.UI.Enabled = cfg.Settings.UI.Enabled && keep
+			if c.IsSet("port") {
+				cfg.Settings.UI.Port = c.Int("port")
+			}
 			ctx, stop := signalContext(context.Background())
 			defer stop()
 
@@ -89,7 +99,7 @@ func demoCommand() *cli.Command {
 				done := make(chan error, 1)
 				go func() { done <- t.Run(runCtx) }()
 				driveCtx, cancelDrive := context.WithTimeout(runCtx, c.Duration("timeout"))
-				outcome = driveDemo(driveCtx, w, dir, t, ready, c.Duration("linger"), kept)
+				outcome = driveDemo(driveCtx, w, dir, t, ready, c.Duration("linger"), keep, kept)
 				cancelDrive()
 				took = time.Since(started)
 				var err error
@@ -135,14 +145,23 @@ func demoDir(dir string) (abs string, temporary bool, err error) {
 // waitForEnter keeps the finished demo's team running, with its console,
 // until the person presses Enter (or standard input ends) or Ctrl-C.
 func waitForEnter(ctx context.Context, c *cli.Context, w io.Writer, ws string, cfg *config.Config) {
-	if tok, err := console.ReadToken(ws); err == nil && console.Probe(cfg.Settings.UI, tok) == nil {
+	// The demo's supervisor is this process: its console's state names it.
+	ui, err := runningConsole(ws, cfg.Settings.UI, os.Getpid())
+	if err == nil {
+		var tok string
+		if tok, err = console.ReadToken(ws); err == nil {
+			err = console.Probe(ui, tok)
+		}
+	}
+	if err == nil {
 		// The login token never goes into a link printed or handed on:
 		// shogun ui makes a one-time link.
-		fmt.Fprintf(w, "web console: %s (log in with %s ui --workspace %s)\n", console.Address(cfg.Settings.UI), selfCommand(), ws)
+		fmt.Fprintf(w, "web console: %s (log in with %s ui --workspace %s)\n", console.Address(ui), selfCommand(), ws)
 	} else {
-		fmt.Fprintln(w, "web console: not running (see the log above)")
+		fmt.Fprintf(w, "web console: %v\n", err)
 	}
-	fmt.Fprintf(w, "shogun demo: the team keeps running: try %s status --workspace %s in another terminal. Press Enter to stop it.\n", selfCommand(), ws)
+	fmt.Fprintf(w, "shogun demo: the team is kept running: try %s status --workspace %s in another terminal.\n"+
+		"Press Enter (or Ctrl-C) here to stop it; the workspace stays in %s.\n", selfCommand(), ws, ws)
 	entered := make(chan struct{})
 	// The read cannot be cancelled; it ends with the process.
 	go func() {
@@ -183,7 +202,7 @@ func (p *promptWatch) observe(e supervisor.Event) {
 
 // driveDemo waits for the team, hands the shogun its order, and waits until
 // every task is closed.
-func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready *promptWatch, linger time.Duration, kept bool) error {
+func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready *promptWatch, linger time.Duration, keep, kept bool) error {
 	select {
 	case <-ready.all:
 	case <-ctx.Done():
@@ -209,7 +228,11 @@ func driveDemo(ctx context.Context, w io.Writer, ws string, t *team.Team, ready 
 		}
 		// shogun → karo → three ashigaru: five tasks, all closed.
 		if len(tasks) == 5 && allClosed(tasks) {
-			fmt.Fprintf(w, "shogun demo: all %d tasks closed; stopping in %s\n", len(tasks), linger)
+			if keep {
+				fmt.Fprintf(w, "shogun demo: all %d tasks closed; the team is kept running (--keep)\n", len(tasks))
+			} else {
+				fmt.Fprintf(w, "shogun demo: all %d tasks closed; stopping in %s\n", len(tasks), linger)
+			}
 			select {
 			case <-time.After(linger):
 			case <-ctx.Done():

@@ -298,6 +298,12 @@ func runShellExample(t *testing.T, env []string, root string, teamWS func(*testi
 		}
 	case strings.HasPrefix(line, "go run ./tools/realcli tour"):
 		t.Logf("%q: TestTourAsWritten runs it (make test-e2e)", line)
+	case fields[0] == "curl" && strings.HasSuffix(line, "/scripts/install.sh | sh"):
+		// Fetches the published release; scripts.TestInstallSh runs this
+		// script against the archives of make release instead.
+		if _, err := os.Stat(filepath.Join(root, "scripts", "install.sh")); err != nil {
+			t.Errorf("%q: %v", line, err)
+		}
 	case fields[0] == "curl" && strings.Contains(line, "shogun.sock.path"):
 		ws := longPathTeam(t, env)
 		if out, code := runLine(t, env, ws, line); code != 0 || !strings.Contains(out, `"roles"`) {

@@ -82,8 +82,8 @@ func TestTasksSearch(t *testing.T) {
 		{[]string{"--since", "2026-11-22", "--until", "2026-11-21"}, "is not after --since"},
 	} {
 		_, errOut, code := shogun(t, append([]string{"tasks", "-w", ws}, tc.args...)...)
-		if code == 0 || !strings.Contains(errOut, tc.err) {
-			t.Errorf("shogun tasks %s: exit %d, %q; want an error with %q", strings.Join(tc.args, " "), code, errOut, tc.err)
+		if code != 2 || !strings.Contains(errOut, tc.err) {
+			t.Errorf("shogun tasks %s: exit %d, %q; want a usage error (exit 2) with %q", strings.Join(tc.args, " "), code, errOut, tc.err)
 		}
 	}
 }

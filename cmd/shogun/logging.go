@@ -12,7 +12,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/shogun-dev/shogun/workspace"
@@ -62,9 +61,15 @@ func openLogger(c *cli.Context, ws string, stderr io.Writer) (zerolog.Logger, io
 			return fmt.Sprint(v)
 		},
 	}
+	var terminal zerolog.LevelWriter = levelWriter{Writer: console, min: lvl}
+	if isTerminal(stderr) {
+		// A person reads it: the short human log, routine events in the
+		// file only, unless a log level was asked for.
+		terminal = &humanLog{out: console.Out, color: colorful(stderr), quiet: !levelGiven(c), min: lvl}
+	}
 	w := zerolog.MultiLevelWriter(
 		levelWriter{Writer: file, min: zerolog.DebugLevel},
-		levelWriter{Writer: console, min: lvl},
+		terminal,
 	)
 	log := zerolog.New(w).Level(zerolog.DebugLevel).With().Timestamp().Logger()
 	if len(moved) > 0 {
@@ -82,8 +87,18 @@ func colorful(w io.Writer) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok {
 		return false
 	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return isTerminal(w)
+}
+
+// levelGiven reports whether --log-level or --debug was given: then a
+// terminal gets every event of that level, routine ones too.
+func levelGiven(c *cli.Context) bool {
+	for _, x := range c.Lineage() {
+		if x.IsSet("log-level") || x.IsSet("debug") {
+			return true
+		}
+	}
+	return false
 }
 
 // closedPipeWriter is the person's terminal, or the pipe it is read

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
+	"github.com/rs/zerolog"
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/rolelog"
+	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
 )
@@ -26,14 +29,16 @@ func logsCommand() *cli.Command {
 			"screen, and the rows on the screen at the end (with -f: whenever the role has\n" +
 			"been quiet for a second) that were not printed as they are now. A full-screen\n" +
 			"program that redraws in place adds only the rows it changed.\n\n" +
-			"--supervisor prints the supervisor's own log (" + workspace.SupervisorLogFile + ", JSON lines)\n" +
-			"as written; a role named shogun has its log at runtime/logs/shogun.log like any role.",
+			"--supervisor prints the supervisor's own log (" + workspace.SupervisorLogFile + ") as `shogun start`\n" +
+			"prints it on a terminal, one line an event, but every event, routine ones too; --json prints its\n" +
+			"JSON lines as written. A role named shogun has its log at runtime/logs/shogun.log like any role.",
 		Flags: []cli.Flag{
 			workspaceFlag,
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new output, across log rotations, until Ctrl-C"},
 			&cli.BoolFlag{Name: "raw", Usage: "print the bytes as the program wrote them"},
 			&cli.IntFlag{Name: "lines", Aliases: []string{"n"}, Usage: "start with the last N lines (0: all)", Value: 100},
 			&cli.BoolFlag{Name: "supervisor", Usage: "print the supervisor's own log (" + workspace.SupervisorLogFile + ") instead of a role's"},
+			&cli.BoolFlag{Name: "json", Usage: "with --supervisor: the log's JSON lines as written"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("supervisor") {
@@ -63,7 +68,7 @@ func logsCommand() *cli.Command {
 			defer stop()
 			err = rolelog.Follow(ctx, path, c.App.Writer, opts)
 			if errors.Is(err, fs.ErrNotExist) {
-				return noLogError(ws, role, path, configured)
+				return noLogError(c, ws, role, path, configured)
 			}
 			return err
 		},
@@ -71,12 +76,12 @@ func logsCommand() *cli.Command {
 }
 
 // supervisorLog prints the supervisor's own log for `shogun logs
-// --supervisor`: JSON lines, printed as written (a terminal's width would
-// wrap them). A workspace of the older layout that has not started since
+// --supervisor`: one line an event, as start prints them on a terminal, or
+// with --json the JSON lines as written. A workspace of the older layout that has not started since
 // keeps it at its old path.
 func supervisorLog(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("logs --supervisor takes no role (shogun logs %s shows the role's log)", c.Args().First())
+		return usageErrorf("logs --supervisor takes no role (shogun logs %s shows the role's log)", c.Args().First())
 	}
 	ws, err := workspaceDir(c)
 	if err != nil {
@@ -89,18 +94,27 @@ func supervisorLog(c *cli.Context) error {
 	}
 	ctx, stop := signalContext(context.Background())
 	defer stop()
-	return rolelog.Follow(ctx, path, c.App.Writer, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
+	out := c.App.Writer
+	if !c.Bool("json") {
+		out = &lineFormatter{h: &humanLog{out: c.App.Writer, color: colorful(c.App.Writer), min: zerolog.DebugLevel}}
+	}
+	return rolelog.Follow(ctx, path, out, rolelog.Options{Lines: c.Int("lines"), Raw: true, Follow: c.Bool("follow")})
 }
 
 // noLogError says why a role has no log: it is not a role of this
 // workspace, or its program never started (with the reason the status
 // gives), or it has written nothing yet.
-func noLogError(ws, role, path string, configured bool) error {
+func noLogError(c *cli.Context, ws, role, path string, configured bool) error {
 	if !configured {
 		return fmt.Errorf("no log at %s: there is no role %s in config/roles.yaml", path, textsafe.Escape(role))
 	}
 	st, err := control.NewClient(ws).Status()
 	if err != nil {
+		// The supervisor is gone: its history kept why the role went fatal.
+		if ev, ok := lastFatal(c, ws, role); ok {
+			return fmt.Errorf("no log at %s: %s's program never ran; at the last start (%s) it went %s",
+				path, role, ev.At.Local().Format("2006-01-02 15:04:05"), textsafe.Escape(ev.Message))
+		}
 		return fmt.Errorf("no log at %s: %s's program has not run in this workspace (%v)", path, role, err)
 	}
 	for _, r := range st.Roles {
@@ -115,4 +129,33 @@ func noLogError(ws, role, path string, configured bool) error {
 		}
 	}
 	return fmt.Errorf("no log at %s: %s does not run in this supervisor (disabled, or left out by start --roles)", path, role)
+}
+
+// lastFatal is the history's last event of role going fatal ("fatal: cannot
+// start: ..."), looked for among the latest events; ok is false without a
+// history or such an event.
+func lastFatal(c *cli.Context, ws, role string) (store.Event, bool) {
+	cfg, err := config.Load(ws, nil)
+	if err != nil {
+		return store.Event{}, false
+	}
+	path := cfg.Settings.Data.SQLitePath
+	if _, err := os.Stat(path); err != nil {
+		return store.Event{}, false
+	}
+	st, err := openStore(c, nil, ws, path)
+	if err != nil {
+		return store.Event{}, false
+	}
+	defer st.Close()
+	evs, err := st.Events(5000)
+	if err != nil {
+		return store.Event{}, false
+	}
+	for _, ev := range evs {
+		if ev.Role == role && ev.Kind == "state" && strings.HasPrefix(ev.Message, "fatal: ") {
+			return ev, true
+		}
+	}
+	return store.Event{}, false
 }

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,9 +16,6 @@ import (
 
 	"github.com/shogun-dev/shogun/workspace"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // exitError carries an exit code other than 1 through urfave/cli.
 type exitError struct {
@@ -45,31 +41,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	code := 1
-	var ec interface{ ExitCode() int }
-	if errors.As(err, &ec) {
-		code = ec.ExitCode()
-	}
 	fmt.Fprintf(stderr, "shogun: %v\n", err)
-	return code
+	return exitCode(err)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "shogun",
 		Usage:   "run a team of AI coding CLIs, each in its own pseudo-terminal, driven through files",
-		Version: version,
+		Version: buildVersion(),
 		Description: "shogun starts one PTY per role in config/roles.yaml, types prompts into them safely,\n" +
 			"restarts crashed agents, keeps their logs, and stops every process it started.\n" +
 			"Start with `shogun init`, then `shogun start --dry-run`, then `shogun start`.",
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
+		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + exitCodesHelp,
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		HideHelpCommand:       true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "workspace `DIR` (default: the nearest folder from here up with config/roles.yaml)", EnvVars: []string{"SHOGUN_WORKSPACE_DIR"}},
 			&cli.StringFlag{Name: "log-level", Usage: "log level on stderr: debug, info, warn, error", Value: "info"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only warnings and errors on stderr"},
 			&cli.BoolFlag{Name: "debug", Usage: "same as --log-level debug"},
+			// urfave/cli adds it only when it adds its own help command,
+			// which helpCommand replaces.
+			cli.HelpFlag,
 		},
 		Commands: []*cli.Command{
 			initCommand(),
@@ -100,11 +95,23 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			dbCommand(),
 			demoCommand(),
 			agentSimCommand(),
+			versionCommand(),
+			helpCommand(),
 			sandboxExecCommand(),
 		},
 		// Errors are printed once, by run.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		// `shogun statsu`: the root's action sees a name that is no command.
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return unknownCommand(c.App.Commands, "shogun", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
+	withManners(app.Commands, "shogun")
+	return app
 }
 
 // flagsFirst moves a command's flags before its arguments, so that

@@ -22,7 +22,7 @@ import (
 // the wrong type, fails the decoding. Written from the pinned CLIs: `copilot
 // mcp get --json` and `codex mcp get --json` on the files, Claude Code's and
 // Gemini CLI's documented keys, and each CLI starting the server in a real
-// run (README "MCP tools").
+// run (docs/worktrees-and-mcp.md, "MCP tools").
 type (
 	// claudeServer is an entry of .mcp.json's mcpServers for Claude Code.
 	claudeServer struct {

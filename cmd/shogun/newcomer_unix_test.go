@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,7 +178,15 @@ func TestDemoRemovesItsTemporaryWorkspace(t *testing.T) {
 func TestDemoKeepWaitsForEnter(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	cmd := exec.Command(bin, "demo", "--keep")
+	// --port names a port another program holds: the console takes a
+	// free one, says which, and shogun ui finds it there.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	port := taken.Addr().(*net.TCPAddr).Port
+	cmd := exec.Command(bin, "demo", "--keep", "--port", strconv.Itoa(port))
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	enter, err := cmd.StdinPipe()
 	if err != nil {
@@ -188,7 +198,13 @@ func TestDemoKeepWaitsForEnter(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	shoguntest.WaitFor(t, "the demo waiting for Enter", 90*time.Second, func() bool { return strings.Contains(out.String(), "Press Enter to stop it.") })
+	shoguntest.WaitFor(t, "the demo waiting for Enter", 90*time.Second, func() bool { return strings.Contains(out.String(), "Press Enter (or Ctrl-C) here to stop it") })
+	if !strings.Contains(out.String(), "all 5 tasks closed; the team is kept running (--keep)") || strings.Contains(out.String(), "stopping in") {
+		t.Errorf("demo --keep does not say the team is kept:\n%s", out)
+	}
+	if want := fmt.Sprintf("ui.port %d is in use by another program, so it took port ", port); !strings.Contains(out.String(), want) {
+		t.Errorf("demo --keep --port %d (taken) does not say %q:\n%s", port, want, out)
+	}
 	made, _ := filepath.Glob(filepath.Join(tmp, "shogun-demo-*"))
 	if len(made) != 1 {
 		t.Fatalf("want the demo's workspace in %s, got %v", tmp, made)
@@ -200,15 +216,15 @@ func TestDemoKeepWaitsForEnter(t *testing.T) {
 	// The console is named without its login token; shogun ui makes a
 	// one-time link that logs a browser in.
 	addr := regexp.MustCompile(`(?m)^web console: (http://\S+) \(log in with .* ui --workspace `).FindAllStringSubmatch(out.String(), -1)
-	if len(addr) == 0 {
-		t.Logf("no console address (port taken?):\n%s", out)
+	if len(addr) == 0 || strings.Contains(addr[0][1], fmt.Sprintf(":%d/", port)) {
+		t.Errorf("no console address, or on the taken port %d:\n%s", port, out)
 	} else {
 		if strings.Contains(addr[0][1], "token") {
 			t.Errorf("the demo printed a console address with a token: %s", addr[0][1])
 		}
 		link, errOut, code := shogun(t, "ui", "--no-open", "-w", ws)
-		if code != 0 {
-			t.Fatalf("shogun ui --no-open: exit %d: %s", code, errOut)
+		if code != 0 || !strings.HasPrefix(link, strings.TrimSuffix(addr[0][1], "/")+"/login?") {
+			t.Fatalf("shogun ui --no-open: exit %d, %q: %s; want a link to %s", code, link, errOut, addr[0][1])
 		}
 		if resp, err := browserClient(t).Get(strings.TrimSpace(link)); err != nil || resp.StatusCode != http.StatusOK {
 			t.Errorf("the login link of shogun ui does not answer: %v %v", resp, err)
@@ -387,7 +403,7 @@ func TestCommandsFindTheWorkspaceAbove(t *testing.T) {
 func TestSendSaysWhereItsCommandWent(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("ashigaru1"))
 	out, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--body", "no title")
-	if want := "shogun: send needs a one-line title: --title T (shogun send --to ROLE --title T --body B)\n"; code != 1 || out != "" || errOut != want {
+	if want := "shogun: send needs a one-line title: --title T (shogun send --to ROLE --title T --body B)\n"; code != 2 || out != "" || errOut != want {
 		t.Errorf("send without --title: exit %d, stdout %q, stderr %q; want one line %q", code, out, errOut, want)
 	}
 

@@ -12,18 +12,18 @@ import (
 	"github.com/shogun-dev/shogun/shoguntest"
 )
 
-// The policy the README shows under Approvals loads as written, and means
-// what the README says of it.
+// The policy docs/approvals.md shows loads as written, and means what the
+// page says of it.
 func TestReadmePolicyExampleLoads(t *testing.T) {
 	var example string
 	for _, b := range shoguntest.DocBlocks(t) {
-		if b.File == "README.md" && exampleKind(b) == exPolicy {
+		if b.File == "docs/approvals.md" && exampleKind(b) == exPolicy {
 			example = b.Text
 			break
 		}
 	}
 	if example == "" {
-		t.Fatal("README shows no config/policy.yaml")
+		t.Fatal("docs/approvals.md shows no config/policy.yaml")
 	}
 	ws := t.TempDir()
 	if _, errOut, code := shogun(t, "init", ws); code != 0 {
@@ -34,7 +34,7 @@ func TestReadmePolicyExampleLoads(t *testing.T) {
 	}
 	cfg, err := config.Load(ws, nil)
 	if err != nil {
-		t.Fatalf("the README's policy does not load: %v\n%s", err, example)
+		t.Fatalf("the policy of docs/approvals.md does not load: %v\n%s", err, example)
 	}
 	place := policy.Place{Dir: ws, Workspace: ws}
 	for _, tc := range []struct {

@@ -41,6 +41,7 @@ func startCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configuration and print what would run"},
 			&cli.BoolFlag{Name: "new-history", Usage: "begin a new, empty history database although the archive shows an earlier one (it was lost)"},
 			&cli.BoolFlag{Name: "rotate-token", Usage: "replace the web console's login token (runtime/state/ui.token) before serving it"},
+			&cli.BoolFlag{Name: "wait", Usage: "run even when no role can start (every program missing): to fix config/roles.yaml while it runs"},
 		},
 		Action: func(c *cli.Context) error {
 			ws, err := workspaceDir(c)
@@ -54,6 +55,12 @@ func startCommand() *cli.Command {
 			ids := splitList(c.StringSlice("roles"))
 			if c.Bool("dry-run") {
 				return printPlan(c.App.Writer, ws, cfg, ids)
+			}
+			if missing, of := missingPrograms(cfg, ids); len(missing) > 0 && len(missing) == of && !c.Bool("wait") {
+				// Nothing would run: say why and stop, rather than
+				// supervise a team of fatal roles.
+				return fmt.Errorf("%w\nnothing started; `%s start --wait` runs anyway, to fix config/roles.yaml while it runs",
+					missingProgramsError(missing, of), selfCommand())
 			}
 			warnMissingPrograms(c.App.ErrWriter, cfg, ids)
 			if line := supervisor.SandboxNotice(cfg, ids, sandbox.Available); line != "" {
@@ -81,16 +88,7 @@ func selfExecutable() string {
 // are not found: those roles go fatal at once (each with its reason and
 // fix in the log, the status and the notifications).
 func warnMissingPrograms(w io.Writer, cfg *config.Config, ids []string) {
-	roles := cfg.Enabled()
-	if len(ids) > 0 {
-		roles = nil
-		for _, id := range ids {
-			if r, ok := cfg.Role(id); ok {
-				roles = append(roles, r)
-			}
-		}
-	}
-	missing := supervisor.MissingPrograms(roles)
+	missing, of := missingPrograms(cfg, ids)
 	if len(missing) == 0 {
 		return
 	}
@@ -102,7 +100,22 @@ func warnMissingPrograms(w io.Writer, cfg *config.Config, ids []string) {
 	}
 	fmt.Fprintf(w, "shogun: %d of %d role(s) cannot start, their program is not found (%s): they go fatal at once; "+
 		"`%[4]s start --dry-run` names each with its fix, `%[4]s init --demo --force` makes a team of simulated agents\n",
-		len(missing), len(roles), strings.Join(names, ", "), selfCommand())
+		len(missing), of, strings.Join(names, ", "), selfCommand())
+}
+
+// missingPrograms are the roles start would run (ids, else every enabled
+// one) whose program is not found, and how many roles it would run.
+func missingPrograms(cfg *config.Config, ids []string) ([]supervisor.MissingProgram, int) {
+	roles := cfg.Enabled()
+	if len(ids) > 0 {
+		roles = nil
+		for _, id := range ids {
+			if r, ok := cfg.Role(id); ok {
+				roles = append(roles, r)
+			}
+		}
+	}
+	return supervisor.MissingPrograms(roles), len(roles)
 }
 
 // selfCommand is how a person runs this binary again, for the hints the

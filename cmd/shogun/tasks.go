@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ func sendCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			for _, f := range []struct{ name, what string }{{"to", "the role that does the task: --to ROLE"}, {"title", "a one-line title: --title T"}} {
 				if c.String(f.name) == "" {
-					return fmt.Errorf("send needs %s (shogun send --to ROLE --title T --body B)", f.what)
+					return usageErrorf("send needs %s (shogun send --to ROLE --title T --body B)", f.what)
 				}
 			}
 			ws, err := workspaceDir(c)
@@ -163,7 +164,7 @@ func tasksCommand() *cli.Command {
 				return err
 			}
 			if s := c.String("status"); s != "" && !contains(store.TaskStatuses, s) {
-				return fmt.Errorf("--status %q: want one of %s", s, strings.Join(store.TaskStatuses, ", "))
+				return usageErrorf("--status %q: want one of %s", s, strings.Join(store.TaskStatuses, ", "))
 			}
 			now := time.Now()
 			f := store.TaskFilter{Role: c.String("role"), Status: c.String("status"), Search: c.String("search"), Limit: c.Int("limit")}
@@ -176,12 +177,12 @@ func tasksCommand() *cli.Command {
 			}{{"since", &f.Since}, {"until", &f.Until}} {
 				if v := c.String(b.flag); v != "" {
 					if *b.dst, err = parseWhen(v, now); err != nil {
-						return fmt.Errorf("--%s: %w", b.flag, err)
+						return usageErrorf("--%s: %w", b.flag, err)
 					}
 				}
 			}
 			if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
-				return fmt.Errorf("--until %s is not after --since %s: no task can match", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
+				return usageErrorf("--until %s is not after --since %s: no task can match", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
 			}
 			cfg, err := loadConfig(ws)
 			if err != nil {
@@ -192,6 +193,9 @@ func tasksCommand() *cli.Command {
 				return err
 			}
 			if _, err := os.Stat(path); err != nil {
+				if c.NArg() == 0 && !c.Bool("json") && printWaitingCommands(c.App.Writer, ws, false) {
+					return nil
+				}
 				return fmt.Errorf("no history yet at %s: start the supervisor first", path)
 			}
 			st, err := openStore(c, nil, ws, path)
@@ -215,19 +219,77 @@ func tasksCommand() *cli.Command {
 				return printJSON(w, out)
 			}
 			if len(tasks) == 0 {
-				fmt.Fprintln(w, "no tasks")
+				if !printWaitingCommands(w, ws, false) {
+					fmt.Fprintln(w, "no tasks")
+				}
 				return nil
 			}
-			tw := newTableWriter(w)
-			fmt.Fprintln(tw, "TASK\tROLE\tSTATUS\tATTEMPTS\tCREATED\tUPDATED\tTITLE\tREPORT")
+			// On a terminal: STATUS coloured, TITLE and REPORT cut to its width,
+			// then the times and attempts left out if need be.
+			tw := termTable(w, 3, 7, 8).dropping(6, 5, 4) // UPDATED, CREATED, ATTEMPTS
+			fmt.Fprintln(tw, "TASK\tROLE\tFROM\tSTATUS\tATTEMPTS\tCREATED\tUPDATED\tTITLE\tREPORT")
 			for _, t := range tasks {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", textsafe.Escape(t.ID), textsafe.Escape(t.Role), textsafe.Escape(t.Status), t.Attempts,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", textsafe.Escape(t.ID), textsafe.Escape(t.Role), textsafe.Escape(orDash(t.From)), textsafe.Escape(t.Status), t.Attempts,
 					t.CreatedAt.Local().Format("01-02 15:04:05"), t.UpdatedAt.Local().Format("15:04:05"),
 					short(t.Title, 40), short(t.Summary, 40))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if _, err := control.NewClient(ws).Status(); errors.Is(err, control.ErrNoSupervisor) {
+				printWaitingCommands(w, ws, true)
+			}
+			return nil
 		},
 	}
+}
+
+// printWaitingCommands lists the commands still in runtime/queue/commands/,
+// which no supervisor has taken yet (they become tasks at the next start),
+// and reports whether there were any. The files are anyone's: each is read
+// within the queue's limits, and one that does not decode is named as such.
+func printWaitingCommands(w io.Writer, ws string, afterTable bool) bool {
+	dir := workspace.New(ws).Commands()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	tw := termTable(w, -1, 4)
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(name, ".") || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			continue
+		}
+		if n == 0 {
+			if afterTable {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "waiting in %s (no supervisor has taken them; they become tasks at the next `shogun start`):\n", workspace.CommandsDir+"/")
+			fmt.Fprintln(tw, "COMMAND\tTO\tFROM\tFILE\tTITLE")
+		}
+		n++
+		cmds, err := readCommandFile(filepath.Join(dir, name))
+		if err != nil {
+			fmt.Fprintf(tw, "-\t-\t-\t%s\t(%s)\n", textsafe.Escape(name), short(err.Error(), 60))
+			continue
+		}
+		for _, cmd := range cmds {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textsafe.Escape(cmd.ID), textsafe.Escape(cmd.To), textsafe.Escape(orDash(cmd.From)), textsafe.Escape(name), short(cmd.Title, 40))
+		}
+	}
+	tw.Flush()
+	return n > 0
+}
+
+// readCommandFile decodes one command file as the queue would
+// (queue.ReadFile: no link followed, no FIFO waited on, the size bounded).
+func readCommandFile(path string) ([]queue.Command, error) {
+	data, err := queue.ReadFile(path, queue.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	return queue.DecodeCommands(filepath.Base(path), data, queue.Limits{})
 }
 
 // parseWhen reads a time given on the command line: RFC 3339 with a zone,

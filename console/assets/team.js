@@ -138,12 +138,13 @@ export function mount(el) {
   // comes from agents: it is only ever set as text, never as HTML. A
   // permission is answered yes / always / no; any other dialog (trust,
   // sign-in) only by its own options, each button naming the dialog's
-  // kind, which is the explicit choice the API requires.
+  // kind, which is the explicit choice the API requires. Each answer names
+  // its question's id: it reaches the question the person saw or none.
   function questions(reply) {
     asked.replaceChildren(...(reply.questions || []).map(q => {
       const enc = encodeURIComponent(q.role);
       const buttons = (q.options || []).map(o => {
-        const body = { via: 'console' };
+        const body = { via: 'console', id: q.id };
         if (q.kind === 'permission' && o.answer) {
           body.decision = o.answer === 'no' ? 'deny' : 'allow';
           body.always = o.answer === 'always';
@@ -155,7 +156,7 @@ export function mount(el) {
         return h('button', { class: o.answer === 'no' ? 'danger' : '', dataset: { answer: o.answer || o.key }, title: o.label,
           onclick: () => answer(q, enc, body) }, label);
       });
-      return h('section', { class: 'question', dataset: { role: q.role, kind: q.kind, source: q.source } },
+      return h('section', { class: 'question', dataset: { id: q.id, role: q.role, kind: q.kind, source: q.source } },
         h('p', {}, h('strong', {}, q.role), ` (${q.cli}, ${q.kind}): ${q.prompt}`),
         q.subject ? h('pre', { class: 'subject' }, q.subject) : '',
         h('div', { class: 'actions' }, buttons));

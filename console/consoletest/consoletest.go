@@ -37,6 +37,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // ChromiumPath is where Debian's chromium package puts the browser;
@@ -146,7 +147,7 @@ func Start(t testing.TB, bin string, roles ...string) *Workspace {
 // (again after a rotation) and returns it.
 func (ws *Workspace) ReadToken(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(ws.Dir, "runtime", "state", "ui.token"))
+	b, err := os.ReadFile(workspace.New(ws.Dir).UIToken())
 	if err != nil {
 		t.Fatal(err)
 	}

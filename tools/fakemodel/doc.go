@@ -43,13 +43,16 @@
 //
 //	write PATH TEXT                    write TEXT and a newline to PATH (relative to the
 //	                                   CLI's folder) with the CLI's file-write tool, or a
-//	                                   heredoc through its shell when it has none (Codex)
+//	                                   heredoc through its shell when it has none (Codex);
+//	                                   PATH $REPORT is the report file; TEXT "" writes an empty
+//	                                   file (a CLI that creates a file, then fills it)
 //	run COMMAND                        run the rest of the line with the CLI's shell tool
 //	ask COMMAND                        the same, asking the person first where the model can
 //	                                   ask for that (Codex: sandbox_permissions require_escalated)
-//	report STATUS [via ROUTE] [SUMMARY]
+//	report STATUS [as ID] [via ROUTE] [SUMMARY]
 //	                                   write the report, "task_id: ID\nstatus: STATUS\nsummary: SUMMARY\n",
-//	                                   STATUS done, failed or blocked; ROUTE
+//	                                   STATUS done, failed or blocked; ID the task's own unless
+//	                                   "as" names another (a sloppy model's); ROUTE
 //	                                     write  the CLI's file-write tool (the default)
 //	                                     shell  cat > REPORT <<'FAKEMODEL_EOF' … with the shell tool
 //	                                     mv     the same into REPORT.tmp, then mv it into place

@@ -334,6 +334,14 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 				return nil, fmt.Errorf("body line %d: write wants a path and a text", d.line)
 			}
 			a.kind, a.path, a.content = kindWrite, abs(cwd, f[1]), rest(d.text, 2)+"\n"
+			if f[1] == "$REPORT" {
+				a.path = abs(cwd, reportPath(t, reportFile))
+			}
+			if len(f) == 3 && f[2] == "" {
+				// write PATH "": an empty file, as a CLI that creates
+				// the file first and fills it in a second call leaves it.
+				a.content = ""
+			}
 		case "run", "ask":
 			if len(f) < 2 {
 				return nil, fmt.Errorf("body line %d: %s wants a command", d.line, f[0])
@@ -386,33 +394,43 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 	return plan, nil
 }
 
-// reportAction is "report STATUS [via ROUTE] [SUMMARY]".
+// reportAction is "report STATUS [as ID] [via ROUTE] [SUMMARY]".
 func reportAction(t task, f []string, d directive, reportFile, cwd string) (action, error) {
 	if len(f) < 2 {
 		return action{}, fmt.Errorf("body line %d: report wants a status", d.line)
 	}
-	status, route, n := f[1], "write", 2
+	status, route, n, id := f[1], "write", 2, t.ID
 	switch status {
 	case "done", "failed", "blocked":
 	default:
 		return action{}, fmt.Errorf("body line %d: report status %q, want done, failed or blocked", d.line, status)
 	}
+	if len(f) > 3 && f[2] == "as" {
+		// A sloppy model's report naming another task.
+		id, n = f[3], n+2
+		f = append(f[:2:2], f[4:]...)
+	}
 	if len(f) > 3 && f[2] == "via" {
-		route, n = f[3], 4
+		route, n = f[3], n+2
 	}
 	summary := rest(d.text, n)
 	if summary == "" {
 		summary = "Task " + t.ID + " " + status + "."
 	}
-	if reportFile == "" {
-		reportFile = t.ReportTo
-	}
-	a, err := reportRoute(route, t.ID, status, summary, abs(cwd, reportFile))
+	a, err := reportRoute(route, id, status, summary, abs(cwd, reportPath(t, reportFile)))
 	if err != nil {
 		return action{}, fmt.Errorf("body line %d: %w", d.line, err)
 	}
 	a.summary = summary
 	return a, nil
+}
+
+// reportPath is the report file the nudge named, else the task file's.
+func reportPath(t task, reportFile string) string {
+	if reportFile == "" {
+		return t.ReportTo
+	}
+	return reportFile
 }
 
 // reportRoute is the call that writes a report by one route.

@@ -171,6 +171,8 @@ func TestAnthropicStepsOfATask(t *testing.T) {
 		`fakemodel: report failed via shell "no luck"`,
 		`fakemodel: report blocked via mv "which one?"`,
 		`fakemodel: report done via mcp "via mcp"`,
+		`fakemodel: write $REPORT ""`,
+		`fakemodel: report done as t-20250101-0009 via write stale`,
 		`fakemodel: send ashigaru2 via mcp "Sub task" "fakemodel: write a.txt a\nfakemodel: report done"`,
 	), "\n", "\n     2\t")
 	report := testCwd + "/runtime/queue/reports/ashigaru1.yaml"
@@ -190,9 +192,12 @@ func TestAnthropicStepsOfATask(t *testing.T) {
 			"task_id: t-20260101-0001\nstatus: blocked\nsummary: \"which one?\"\nFAKEMODEL_EOF\nmv " + report + ".tmp " + report,
 			"description": "fakemodel step"}},
 		{tool: "mcp__shogun__report", args: map[string]any{"task_id": "t-20260101-0001", "status": "done", "summary": "via mcp"}},
+		{tool: "Write", args: map[string]any{"file_path": report, "content": ""}},
+		{tool: "Write", args: map[string]any{"file_path": report,
+			"content": "task_id: t-20250101-0009\nstatus: done\nsummary: stale\n"}},
 		{tool: "mcp__shogun__send_task", args: map[string]any{"to": "ashigaru2", "title": "Sub task",
 			"body": "fakemodel: write a.txt a\nfakemodel: report done"}},
-		{text: "Done: via mcp"},
+		{text: "Done: stale"},
 	}
 	var results []string
 	for i, want := range steps {

@@ -76,6 +76,13 @@ func startE2E(t *testing.T, clis []string, tune func(id string) string) *e2eTeam
 // the workspace without a policy, as one made before approvals.
 func startE2EPolicy(t *testing.T, clis []string, tune func(id string) string, policy string) *e2eTeam {
 	t.Helper()
+	return startE2EIn(t, clis, tune, policy, false)
+}
+
+// startE2EIn is startE2EPolicy in a workspace that is a git repository
+// when git is set, as most users' are.
+func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy string, git bool) *e2eTeam {
+	t.Helper()
 	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
@@ -106,6 +113,11 @@ func startE2EPolicy(t *testing.T, clis []string, tune func(id string) string, po
 	supHome := filepath.Join(root, "home")
 	env := append(baseEnv(supHome, cache), runMarker+"="+marker, "TMPDIR="+tmp, "NO_COLOR=1")
 	shogun(t, env, "init", ws)
+	if git {
+		if b, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v: %s", err, b)
+		}
+	}
 
 	var entries strings.Builder
 	entries.WriteString("roles:\n")
@@ -325,6 +337,39 @@ func TestWholeTasksWithRealCLIs(t *testing.T) {
 		if want := len(reportRoutes) - 1; between[role] < want {
 			t.Errorf("%s: between_tasks typed %d time(s), want %d (once between each two tasks)", role, between[role], want)
 		}
+	}
+}
+
+// TestCodexTasksInAGitRepository: Codex 0.169 answers /new in a git
+// repository with "Where should the new conversation run?", which left
+// the role in attention after its first task; the preset's between_tasks
+// starts the next conversation without a question, and every task is done.
+func TestCodexTasksInAGitRepository(t *testing.T) {
+	tm := startE2EIn(t, []string{"codex"}, nil, e2ePolicy, true)
+	var ids []string
+	for i := range 3 {
+		file := fmt.Sprintf("out-git-%d.txt", i)
+		body := fmt.Sprintf("Write the file, then report.\nfakemodel: write %s made by codex\nfakemodel: report done via write task %d\n", file, i)
+		ids = append(ids, tm.send("codex", fmt.Sprintf("Task %d in a repository", i), body))
+	}
+	for i, id := range ids {
+		task, ok := tm.waitTask(id, 3*time.Minute)
+		if !ok || task.Status != store.StatusDone {
+			t.Fatalf("task %d: %q (closed %v); screen:\n%s", i, task.Status, ok, screen(t, tm.env, tm.ws, "codex"))
+		}
+	}
+	if log := readLog(tm.ws, "codex"); slices.Contains(log.states, "attention") {
+		t.Errorf("codex was in attention (states %v); screen:\n%s", log.states, screen(t, tm.env, tm.ws, "codex"))
+	}
+	tm.stop()
+	between := 0
+	for _, e := range tm.events() {
+		if e.Kind == "between-tasks" && e.Role == "codex" {
+			between++
+		}
+	}
+	if between < len(ids)-1 {
+		t.Errorf("between_tasks typed %d time(s), want %d", between, len(ids)-1)
 	}
 }
 

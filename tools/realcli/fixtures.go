@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -188,6 +189,16 @@ var scenarios = []scenario{
 		waitFor(codexSessionUp), nudge(),
 		capture("permission", stateAttention, `Would you like to run the following command\?`,
 			"a task's command that asks to leave the sandbox: Would you like to run the following command? › 1. Yes, proceed (y)"),
+	}},
+	{cli: "codex", name: "codex-new-worktree", setup: Ready, git: true, steps: []step{
+		waitFor(codexSessionUp), send("/new"), pause(400 * time.Millisecond), send("\r"),
+		capture("new-worktree", stateAttention, `Where should the new conversation run\?`,
+			"/new in a git repository: Where should the new conversation run? › 1. Use current Git worktree 2. Create new Git worktree"),
+	}},
+	{cli: "codex", name: "codex-permission-long", setup: Ready, task: askLong, steps: []step{
+		waitFor(codexSessionUp), nudge(),
+		capture("permission-long", stateAttention, `Would you like to run the following command\?`,
+			"a long command that asks to leave the sandbox: the prompt, Reason and the command's many rows above › 1. Yes, proceed (y)"),
 	}},
 	{cli: "codex", name: "codex-limit", setup: Ready, task: limitTask, steps: []step{
 		waitFor(codexSessionUp), nudge(),
@@ -558,3 +569,14 @@ func writeIndex(out string, names []string, partial bool, screens []Screen) erro
 		"# Do not edit by hand: record again.\n"
 	return os.WriteFile(path, append([]byte(head), b...), 0o644)
 }
+
+// askLong asks to run a command long enough to wrap over many rows (120
+// file names): Codex's prompt is then far above its options.
+var askLong = func() string {
+	var b strings.Builder
+	b.WriteString("Touch files, asking first.\nfakemodel: ask touch")
+	for i := range 120 {
+		fmt.Fprintf(&b, " build/output-file-%03d.txt", i)
+	}
+	return b.String() + "\n"
+}()

@@ -53,6 +53,10 @@ type Setup struct {
 	// NoKey: Claude Code gets no ANTHROPIC_API_KEY, as for a person who
 	// never signed in.
 	NoKey bool
+	// AsNewUser: with Model, nothing is allowed in the CLI's own settings
+	// beyond what a new user's allow: what runs unasked is up to the CLI's
+	// defaults and shogun's approvals hook, as in a user's team.
+	AsNewUser bool
 }
 
 // Ready is a setup with which each CLI starts offline to its composer.
@@ -146,7 +150,7 @@ func prepare(c CLI, s Setup, cache, home, project string) ([]string, error) {
 	switch c.Name {
 	case "claude":
 		err = prepareClaude(s, home, project)
-		if err == nil && s.Model != "" {
+		if err == nil && s.Model != "" && !s.AsNewUser {
 			err = allowClaude(home)
 		}
 	case "codex":
@@ -275,7 +279,7 @@ func prepareGemini(s Setup, cache, home, project string) error {
 	}
 	if s.Onboarded {
 		settings := map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}
-		if s.Model != "" {
+		if s.Model != "" && !s.AsNewUser {
 			if err := os.MkdirAll(filepath.Join(home, ".gemini", "policies"), 0o700); err != nil {
 				return err
 			}
@@ -320,7 +324,7 @@ priority = 100
 // server; other commands ask ("Do you want to run this command?"). Shell
 // redirections (> file) are allowed for allowed commands.
 func modelArgs(c CLI, s Setup) []string {
-	if s.Model == "" || c.Name != "copilot" {
+	if s.Model == "" || s.AsNewUser || c.Name != "copilot" {
 		return nil
 	}
 	return []string{"--allow-tool=shell(cat)", "--allow-tool=shell(mv)", "--allow-tool=shell(echo)",
