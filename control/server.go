@@ -324,6 +324,7 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	role.Release() // a person restarted it: they have looked
 	role.Restart()
 	reply(w, RestartReply{Role: role.ID(), Result: "restarting"})
 }

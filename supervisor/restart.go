@@ -2,9 +2,9 @@ package supervisor
 
 // Restart stops the role's program, whatever the restart policy says, and
 // starts it again at once. A fatal or stopped role starts again too. A
-// held role is released: a person asked for it.
+// held role stays held (a reload restarts roles too, and an agent can edit
+// roles.yaml): the person's restart releases it (Release).
 func (r *Role) Restart() {
-	r.Release()
 	select {
 	case r.restartReq <- struct{}{}:
 	default: // a restart is already pending
@@ -12,9 +12,10 @@ func (r *Role) Restart() {
 }
 
 // Hold keeps new tasks from being typed into the role (it is not
-// Workable) until Release, Restart or the end of the run: what the team
-// does when the role's approvals hook has gone missing, since whatever the
-// agent does next would not be judged. reason is shown in its status.
+// Workable) until Release (a person's restart or dismissal) or the end of
+// the run: what the team does when the role's approvals hook has gone
+// missing, since whatever the agent does next would not be judged. reason
+// is shown in its status.
 func (r *Role) Hold(reason string) {
 	r.mu.Lock()
 	r.held = reason
