@@ -66,10 +66,11 @@ test-real:
 ## model of tools/fakemodel on 127.0.0.1 (every report route, a task handed on through
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
-## Gemini CLI refusing the policy's deny rules themselves, a sandboxed Claude Code refused
-## by the kernel, a usage limit that lifts by itself, README's tour, and the team as users have it: three CLIs and a worktree role
-## at once in a git repository with shogun init's policy, on a sloppy model). Installs the
-## CLIs like test-real; skips when Node.js or npm is missing.
+## Gemini CLI refusing the policy's deny rules, their hooks allowing, denying and asking, a
+## sandboxed Claude Code refused by the kernel, a usage limit that lifts by itself, README's
+## tour, and the team as users have it: three CLIs and a worktree role at once in a git
+## repository with shogun init's policy, on a sloppy model). Installs the CLIs like
+## test-real; skips when Node.js or npm is missing.
 test-e2e:
 	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel' ./tools/realcli
 

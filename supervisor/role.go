@@ -496,10 +496,19 @@ func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
 func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, asked int) {
 	cfg := r.conf()
 	r.setState(Starting, "starting "+cfg.Command.Exec)
+	args, env, err := r.sup.roleCommand(*cfg)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errCannotStart, err)
+		r.mu.Lock()
+		r.lastError = err.Error()
+		r.mu.Unlock()
+		r.log.Error().Err(err).Msg("cannot start")
+		return ptyhost.Exit{Code: -1}, err, askedNothing
+	}
 	cmd := ptyhost.Command{
 		Path: cfg.Command.Exec,
-		Args: cfg.Command.Args,
-		Env:  r.sup.roleEnv(*cfg),
+		Args: args,
+		Env:  env,
 		Dir:  cfg.Command.Cwd,
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,

@@ -231,3 +231,9 @@ func RelTo(dir, path string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// CLIState is a file of the configuration shogun gives a role's CLI from
+// outside the role's folder (config.CLIEnforcement): runtime/state/cli/name.
+func (l Layout) CLIState(name string) string {
+	return filepath.Join(l.State(), "cli", name)
+}
