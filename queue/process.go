@@ -315,7 +315,8 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 		switch {
 		case res.Duplicate:
 			q.log.Warn().Str("path", c.name).Str("command_id", recs[k].ID).Str("first", res.FirstClaim).Msg("duplicate command id; archived, not dispatched")
-			q.event(recs[k].To, "duplicate", "", fmt.Sprintf("command %s in %s was already accepted from %s", recs[k].ID, c.name, res.FirstClaim))
+			answer := q.answerDuplicate(recs[k])
+			q.event(recs[k].To, "duplicate", "", fmt.Sprintf("command %s in %s was already accepted from %s%s", recs[k].ID, c.name, res.FirstClaim, answer))
 		case res.AlreadyRecorded:
 		default:
 			q.log.Info().Str("path", c.name).Str("command_id", recs[k].ID).Str("task_id", res.Task.ID).Str("role", res.Task.Role).Msg("command queued")
@@ -529,13 +530,25 @@ func (q *Queue) taskRole(id string) string {
 	return "its role"
 }
 
-// notifySender queues the notify line for the role that sent the command.
+// notifySender queues the task's wake-up, the notify line for the role that
+// sent the command. The history has it as due (AcceptReport): a sender not
+// running now gets it when its worker starts (loadWakeups).
 func (q *Queue) notifySender(task store.Task, reportPath string) {
-	from, ok := q.config().Role(task.From)
 	w, running := q.worker(task.From)
-	if !ok || !running {
-		q.event(task.From, "notify-skipped", task.ID, "sender is not running")
+	if !running {
+		q.event(task.From, "notify-skipped", task.ID, "sender is not running; told when it is")
 		return
+	}
+	if text, ok := q.wakeupText(task, reportPath); ok {
+		w.addNote(note{taskID: task.ID, text: text, wakeup: true})
+	}
+}
+
+// wakeupText is the notify line of the task's sender about its report.
+func (q *Queue) wakeupText(task store.Task, reportPath string) (string, bool) {
+	from, ok := q.config().Role(task.From)
+	if !ok {
+		return "", false
 	}
 	// Titles were checked on the way in; escaping them again keeps a
 	// history written by an older shogun from typing controls. The report
@@ -544,8 +557,56 @@ func (q *Queue) notifySender(task store.Task, reportPath string) {
 	vars[roles.VarRole] = task.Role
 	vars[roles.VarTitle] = typedTitle(task.Title)
 	vars[roles.VarReportPath] = textsafe.Escape(workspace.RelTo(from.Command.Cwd, reportPath))
-	text := roles.Expand(from.Notify, vars)
-	w.addNote(note{taskID: task.ID, text: text})
+	return roles.Expand(from.Notify, vars), true
+}
+
+// loadWakeups queues the wake-ups the history has as due for w's role and
+// not yet typed: those of a run that ended before typing them, and those
+// of reports read while the role was not running.
+func (q *Queue) loadWakeups(w *worker) {
+	due, err := q.st.PendingWakeups(w.a.ID())
+	if err != nil {
+		q.log.Warn().Err(err).Str("role", w.a.ID()).Msg("load wake-ups; they are loaded again when the role restarts")
+		return
+	}
+	for _, wk := range due {
+		task, err := q.st.Task(wk.TaskID)
+		if err != nil {
+			q.log.Warn().Err(err).Str("role", w.a.ID()).Str("task_id", wk.TaskID).Msg("wake-up for a task not in the history")
+			continue
+		}
+		if text, ok := q.wakeupText(task, task.ReportPath); ok {
+			w.addNote(note{taskID: task.ID, text: text, wakeup: true})
+		}
+	}
+}
+
+// answerDuplicate answers a command sent again whose task is already
+// closed: its sender (a role that lost the first answer with its
+// conversation, after a restart say) is told the task's result again, its
+// wake-up made due once more, rather than left waiting for a task that
+// will never run again. It returns what the duplicate's event says.
+func (q *Queue) answerDuplicate(rec store.CommandRecord) string {
+	task, err := q.st.TaskForCommand(rec.ID)
+	if err != nil || task == nil || !store.Closed(task.Status) {
+		return ""
+	}
+	if rec.From == "" || rec.From != task.From {
+		return fmt.Sprintf("; its task %s is %s", task.ID, task.Status)
+	}
+	again, err := q.st.RearmWakeup(task.ID, q.now())
+	if err != nil || !again {
+		if err != nil {
+			q.log.Warn().Err(err).Str("task_id", task.ID).Msg("answer a duplicate command")
+		}
+		return fmt.Sprintf("; its task %s is %s", task.ID, task.Status)
+	}
+	if w, ok := q.worker(task.From); ok {
+		if text, ok := q.wakeupText(*task, task.ReportPath); ok {
+			w.addNote(note{taskID: task.ID, text: text, wakeup: true})
+		}
+	}
+	return fmt.Sprintf("; its task %s is %s, and %s is told its report again", task.ID, task.Status, task.From)
 }
 
 // reportArchiveName is the name a report is archived under: when it
