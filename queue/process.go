@@ -14,10 +14,8 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/notify"
-	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
-	"github.com/shogun-dev/shogun/workspace"
 )
 
 // claim is a file moved into a .claimed folder: from then on it is the
@@ -266,7 +264,7 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	read := make([][]byte, len(claims))
 	pairs := map[[2]string]int{}
 	for i, c := range claims {
-		data, cmds, err := q.decodeCommands(c, pairs)
+		data, cmds, refused, err := q.decodeCommands(c, pairs)
 		read[i] = data
 		switch {
 		case err == nil:
@@ -282,8 +280,11 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 			retry = append(retry, c)
 			continue
 		default:
-			if again, rejected := q.reject(c, data, err); !rejected {
+			again, rejected := q.reject(c, data, err)
+			if !rejected {
 				retry = append(retry, again)
+			} else if refused.From != "" {
+				q.tellRefused(refused, err)
 			}
 			continue
 		}
@@ -340,30 +341,31 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 
 // decodeCommands reads and checks a command file: its format, that the
 // roles it names exist and are enabled, and the loop guard (placeInChain).
-// It returns the bytes read, nil when none were.
-func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]byte, []placed, error) {
+// It returns the bytes read, nil when none were, and with an error about
+// one command of a file that parsed, that command: its sender is told.
+func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]byte, []placed, Command, error) {
 	data, err := q.readClaim(c)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Command{}, err
 	}
 	cmds, err := DecodeCommands(c.name, data, q.limits())
 	if err != nil {
-		return data, nil, err
+		return data, nil, Command{}, err
 	}
 	for i, cmd := range cmds {
 		if err := CheckRoles(q.config(), cmd); err != nil {
-			return data, nil, commandKeyError(c.name, data, i, q.limits(), err)
+			return data, nil, cmd, commandKeyError(c.name, data, i, q.limits(), err)
 		}
 	}
 	out := make([]placed, 0, len(cmds))
 	for i, cmd := range cmds {
 		link, err := q.placeInChain(cmd, pairs)
 		if err != nil {
-			return data, nil, commandKeyError(c.name, data, i, q.limits(), err)
+			return data, nil, cmd, commandKeyError(c.name, data, i, q.limits(), err)
 		}
 		out = append(out, placed{Command: cmd, link: link})
 	}
-	return data, out, nil
+	return data, out, Command{}, nil
 }
 
 // processReport records a claimed report and closes its task, then tells the
@@ -528,85 +530,6 @@ func (q *Queue) taskRole(id string) string {
 		return t.Role
 	}
 	return "its role"
-}
-
-// notifySender queues the task's wake-up, the notify line for the role that
-// sent the command. The history has it as due (AcceptReport): a sender not
-// running now gets it when its worker starts (loadWakeups).
-func (q *Queue) notifySender(task store.Task, reportPath string) {
-	w, running := q.worker(task.From)
-	if !running {
-		q.event(task.From, "notify-skipped", task.ID, "sender is not running; told when it is")
-		return
-	}
-	if text, ok := q.wakeupText(task, reportPath); ok {
-		w.addNote(note{taskID: task.ID, text: text, wakeup: true})
-	}
-}
-
-// wakeupText is the notify line of the task's sender about its report.
-func (q *Queue) wakeupText(task store.Task, reportPath string) (string, bool) {
-	from, ok := q.config().Role(task.From)
-	if !ok {
-		return "", false
-	}
-	// Titles were checked on the way in; escaping them again keeps a
-	// history written by an older shogun from typing controls. The report
-	// path is shogun's (reportArchiveName), never the agent's file name.
-	vars := from.TemplateVars(q.layout)
-	vars[roles.VarRole] = task.Role
-	vars[roles.VarTitle] = typedTitle(task.Title)
-	vars[roles.VarReportPath] = textsafe.Escape(workspace.RelTo(from.Command.Cwd, reportPath))
-	return roles.Expand(from.Notify, vars), true
-}
-
-// loadWakeups queues the wake-ups the history has as due for w's role and
-// not yet typed: those of a run that ended before typing them, and those
-// of reports read while the role was not running.
-func (q *Queue) loadWakeups(w *worker) {
-	due, err := q.st.PendingWakeups(w.a.ID())
-	if err != nil {
-		q.log.Warn().Err(err).Str("role", w.a.ID()).Msg("load wake-ups; they are loaded again when the role restarts")
-		return
-	}
-	for _, wk := range due {
-		task, err := q.st.Task(wk.TaskID)
-		if err != nil {
-			q.log.Warn().Err(err).Str("role", w.a.ID()).Str("task_id", wk.TaskID).Msg("wake-up for a task not in the history")
-			continue
-		}
-		if text, ok := q.wakeupText(task, task.ReportPath); ok {
-			w.addNote(note{taskID: task.ID, text: text, wakeup: true})
-		}
-	}
-}
-
-// answerDuplicate answers a command sent again whose task is already
-// closed: its sender (a role that lost the first answer with its
-// conversation, after a restart say) is told the task's result again, its
-// wake-up made due once more, rather than left waiting for a task that
-// will never run again. It returns what the duplicate's event says.
-func (q *Queue) answerDuplicate(rec store.CommandRecord) string {
-	task, err := q.st.TaskForCommand(rec.ID)
-	if err != nil || task == nil || !store.Closed(task.Status) {
-		return ""
-	}
-	if rec.From == "" || rec.From != task.From {
-		return fmt.Sprintf("; its task %s is %s", task.ID, task.Status)
-	}
-	again, err := q.st.RearmWakeup(task.ID, q.now())
-	if err != nil || !again {
-		if err != nil {
-			q.log.Warn().Err(err).Str("task_id", task.ID).Msg("answer a duplicate command")
-		}
-		return fmt.Sprintf("; its task %s is %s", task.ID, task.Status)
-	}
-	if w, ok := q.worker(task.From); ok {
-		if text, ok := q.wakeupText(*task, task.ReportPath); ok {
-			w.addNote(note{taskID: task.ID, text: text, wakeup: true})
-		}
-	}
-	return fmt.Sprintf("; its task %s is %s, and %s is told its report again", task.ID, task.Status, task.From)
 }
 
 // reportArchiveName is the name a report is archived under: when it
