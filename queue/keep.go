@@ -84,12 +84,9 @@ const writingFor = time.Minute
 // process still has it open for writing; neither for longer than
 // writingFor. A claim redone after a restart is never waited for.
 func (q *Queue) unfinishedReport(c claim) reportState {
-	file := c.path
-	if fi, err := os.Lstat(filepath.Join(c.dir, c.name)); err == nil {
-		if c.src == nil || !unchanged(c.src, fi) {
-			return reportSuperseded
-		}
-		file = filepath.Join(c.dir, c.name) // held: the agent's file is where writing would show
+	file, superseded := q.reportWrittenAgain(c)
+	if superseded {
+		return reportSuperseded
 	}
 	if c.first.IsZero() || q.now().Sub(c.first) > writingFor {
 		return reportFinished
@@ -102,7 +99,28 @@ func (q *Queue) unfinishedReport(c claim) reportState {
 	if time.Since(fi.ModTime()) < quiet || openForWriting(fi) {
 		return reportWriting
 	}
+	// The writer may have written and closed the file while the
+	// processes were looked at: look at the name once more.
+	if _, superseded := q.reportWrittenAgain(c); superseded {
+		return reportSuperseded
+	}
 	return reportFinished
+}
+
+// reportWrittenAgain reports whether a claimed report's name now holds
+// another file, or the same file changed, and returns where a writer still
+// at work would show: the agent's file, while it is the one claimed (held),
+// else the claimed file.
+func (q *Queue) reportWrittenAgain(c claim) (file string, superseded bool) {
+	name := filepath.Join(c.dir, c.name)
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return c.path, false
+	}
+	if c.src == nil || !unchanged(c.src, fi) {
+		return "", true
+	}
+	return name, false
 }
 
 // dropSuperseded removes a claimed report that did not parse and whose
