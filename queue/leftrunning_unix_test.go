@@ -158,6 +158,9 @@ func TestQuietRoleIsRemindedInterruptedThenStalled(t *testing.T) {
 	if n := submitsContaining(t, ashiRec, "Read runtime/queue/tasks/ashigaru1.yaml and carry out the task"); n != 2 {
 		t.Errorf("agent got the nudge %d times, want 2 (the delivery, then after the interrupt)", n)
 	}
+	// The task is marked stalled in the history first, then the event
+	// recorded.
+	waitFor(t, "the stalled event", 10*time.Second, func() bool { return len(r.events(t, "stalled", id)) == 1 })
 	for _, kind := range []string{"reminded", "interrupted", "stalled"} {
 		if len(r.events(t, kind, id)) != 1 {
 			t.Errorf("no %s event for %s", kind, id)
