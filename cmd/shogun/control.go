@@ -37,7 +37,19 @@ func roleClient(c *cli.Context) (string, *control.Client, error) {
 		return "", nil, err
 	}
 	cl, err := client(c)
-	return role, cl, err
+	if err != nil {
+		return "", nil, err
+	}
+	// A role that does not run is named with those that do, as attach and
+	// send name them.
+	st, err := cl.Status()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := knownRole(st.Roles, role); err != nil {
+		return "", nil, err
+	}
+	return role, cl, nil
 }
 
 // roleArg is the one ROLE argument of a command.
