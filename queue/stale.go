@@ -28,8 +28,8 @@ import (
 //
 // A report under any other name keeps its attention line until a person
 // dismisses it.
-func (q *Queue) staleReport(c claim, role, taskID string, cause error) (claim, bool) {
-	again, ok := q.reject(c, cause)
+func (q *Queue) staleReport(c claim, data []byte, role, taskID string, cause error) (claim, bool) {
+	again, ok := q.reject(c, data, cause)
 	if !ok || role == "" {
 		return again, ok
 	}
@@ -51,8 +51,8 @@ func (q *Queue) staleReport(c claim, role, taskID string, cause error) (claim, b
 // not YAML, a key missing). From a role's own report file, its attention
 // line lasts only until that file is accepted for a task of the role's
 // (settleStale): the agent wrote it again, right.
-func (q *Queue) brokenReport(c claim, cause error) (claim, bool) {
-	again, ok := q.reject(c, cause)
+func (q *Queue) brokenReport(c claim, data []byte, cause error) (claim, bool) {
+	again, ok := q.reject(c, data, cause)
 	if ok && q.reportRole(c.name) != "" {
 		q.settleWhenAccepted(c.name)
 	}
