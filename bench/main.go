@@ -45,6 +45,7 @@ func main() {
 	flag.DurationVar(&soakOpts.Sample, "soak-sample", 10*time.Second, "how often the soak samples the supervisor")
 	flag.DurationVar(&soakOpts.Drain, "soak-drain", 90*time.Second, "how long the soak waits for open tasks to close after the last command")
 	flag.IntVar(&soakOpts.Clients, "soak-clients", 3, "event-stream clients attached during the soak")
+	flag.BoolVar(&soakOpts.Keep, "soak-keep", false, "keep the soak's workspace (its history, logs and the agents' records) and print where")
 	flag.Parse()
 	if *asProbe {
 		if err := probe(); err != nil {

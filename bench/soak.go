@@ -32,6 +32,7 @@ type soakOptions struct {
 	Sample    time.Duration // the supervisor is measured this often
 	Drain     time.Duration // after the last command, open tasks get this long
 	Clients   int           // event-stream clients kept attached
+	Keep      bool          // keep the workspace and say where
 }
 
 // soakRoles is the team: a karo handing each task to two ashigaru, and four
@@ -125,7 +126,11 @@ func measureSoak(r *report, shogun string, o soakOptions) (verdict error, err er
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(ws)
+	if o.Keep {
+		fmt.Fprintf(os.Stderr, "bench: soak: workspace %s (kept)\n", ws)
+	} else {
+		defer os.RemoveAll(ws)
+	}
 	if out, err := exec.Command(shogun, "init", "--demo", ws).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("init: %v: %s", err, out)
 	}
@@ -433,7 +438,7 @@ func (s *soak) reconcile(states map[string]string) (reconciliation, error) {
 	if err != nil {
 		return reconciliation{}, err
 	}
-	notified := map[string]int{}
+	notified := map[string][]time.Time{}
 	for _, t := range tasks {
 		evs, err := st.EventsForTask(t.ID)
 		if err != nil {
@@ -441,7 +446,7 @@ func (s *soak) reconcile(states map[string]string) (reconciliation, error) {
 		}
 		for _, e := range evs {
 			if e.Kind == "notified" {
-				notified[t.ID]++
+				notified[t.ID] = append(notified[t.ID], e.At)
 			}
 		}
 	}

@@ -69,16 +69,20 @@ type reconciliation struct {
 }
 
 // reconcile accounts for the commands sent against the history's tasks,
-// the notified events per task id, the queue folders' leftovers and the
-// roles' last states (for saying why a task is open).
-func reconcile(sent []sentCommand, tasks []store.Task, notified map[string]int, left queueLeftovers, roleState map[string]string) reconciliation {
+// the times of the notified events per task id, the queue folders'
+// leftovers and the roles' last states (for saying why a task is open).
+func reconcile(sent []sentCommand, tasks []store.Task, notified map[string][]time.Time, left queueLeftovers, roleState map[string]string) reconciliation {
 	rc := reconciliation{Sent: len(sent), Tasks: len(tasks), Refused: map[string]int{}}
 	byCommand := map[string][]store.Task{}
 	children := map[string][]store.Task{}
+	inFlight := map[string]store.Task{}
 	for _, t := range tasks {
 		byCommand[t.CommandID] = append(byCommand[t.CommandID], t)
 		if t.Parent != "" {
 			children[t.Parent] = append(children[t.Parent], t)
+		}
+		if store.InFlightStatus(t.Status) {
+			inFlight[t.Role] = t
 		}
 	}
 	for id, ts := range byCommand {
@@ -105,7 +109,7 @@ func reconcile(sent []sentCommand, tasks []store.Task, notified map[string]int, 
 		if store.Closed(t.Status) {
 			rc.Closed++
 			if t.From != "" {
-				switch n := notified[t.ID]; {
+				switch n := len(notified[t.ID]); {
 				case n == 0:
 					rc.WakeupsMissing = append(rc.WakeupsMissing, fmt.Sprintf("%s (%s → %s)", t.ID, t.Role, t.From))
 				case n > 1:
@@ -117,7 +121,11 @@ func reconcile(sent []sentCommand, tasks []store.Task, notified map[string]int, 
 			}
 			continue
 		}
-		rc.Open = append(rc.Open, fmt.Sprintf("%s %s for %s: %s", t.ID, t.Status, t.Role, whyOpen(t, children[t.ID], notified, left, roleState)))
+		why := whyOpen(t, children[t.ID], notified, left, roleState)
+		if busy, ok := inFlight[t.Role]; ok && t.Status == store.StatusQueued {
+			why = fmt.Sprintf("queued behind %s (%s)", busy.ID, busy.Status)
+		}
+		rc.Open = append(rc.Open, fmt.Sprintf("%s %s for %s: %s", t.ID, t.Status, t.Role, why))
 	}
 	sort.Strings(rc.Lost)
 	sort.Strings(rc.Doubled)
@@ -128,16 +136,22 @@ func reconcile(sent []sentCommand, tasks []store.Task, notified map[string]int, 
 	return rc
 }
 
-// whyOpen says what an open task waits for: its parts (open, refused, or
-// closed without their sender told), else its role.
-func whyOpen(t store.Task, parts []store.Task, notified map[string]int, left queueLeftovers, roleState map[string]string) string {
+// whyOpen says what an open task waits for: its parts (open, refused,
+// closed without their sender told, or told only before the task was handed
+// out again), else its role.
+func whyOpen(t store.Task, parts []store.Task, notified map[string][]time.Time, left queueLeftovers, roleState map[string]string) string {
 	var why []string
 	for _, p := range parts {
+		told := notified[p.ID]
 		switch {
 		case !store.Closed(p.Status):
 			why = append(why, fmt.Sprintf("part %s still %s", p.ID, p.Status))
-		case p.From == t.Role && notified[p.ID] == 0:
+		case p.From != t.Role:
+		case len(told) == 0:
 			why = append(why, fmt.Sprintf("part %s %s but %s was never told (lost wake-up)", p.ID, p.Status, t.Role))
+		case told[len(told)-1].Before(t.AssignedAt):
+			why = append(why, fmt.Sprintf("part %s %s and %s told at %s, before the task was handed out again at %s (attempt %d): nothing tells it again",
+				p.ID, p.Status, t.Role, told[len(told)-1].UTC().Format("15:04:05"), t.AssignedAt.UTC().Format("15:04:05"), t.Attempts))
 		}
 	}
 	// The delegating agent names its parts' commands <task id>-<role>.
