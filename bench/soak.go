@@ -35,52 +35,34 @@ type soakOptions struct {
 	Keep      bool          // keep the workspace and say where
 }
 
-// soakRoles is the team: a karo handing each task to two ashigaru, and four
-// ashigaru that each misbehave one way. RECORD is the folder of the agents'
-// own records of what they received.
-const soakRoles = `roles:
-  - id: karo
-    prompt_path: roles/karo.md
-    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--delegate", "ashigaru1,ashigaru3", "--record", "RECORD/karo.jsonl"]}
+// soakTeam is the team: a karo handing each task to two ashigaru, and four
+// ashigaru that each misbehave one way. Each agent records what it received
+// in soak-records/ROLE.jsonl.
+var soakTeam = []struct{ id, args, extra string }{
+	{"karo", `"--delegate", "ashigaru1,ashigaru3"`, ""},
+	{"ashigaru1", `"--crash-after", "2m"`, ""},
+	{"ashigaru2", `"--dialog-after", "20s"`, "    attention_pattern: \"Do you want to proceed\"\n"},
+	{"ashigaru3", `"--work-time", "20s"`, ""},
+	{"ashigaru4", `"--flood", "30000"`, ""},
+}
+
+func soakRoles(records string) string {
+	var b strings.Builder
+	b.WriteString("roles:\n")
+	for _, r := range soakTeam {
+		prompt := map[bool]string{true: "karo", false: "ashigaru"}[r.id == "karo"]
+		fmt.Fprintf(&b, `  - id: %s
+    prompt_path: roles/%s.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", %s, "--record", %q]}
     cli: generic
     ready_pattern: "› "
     busy_pattern: "esc to interrupt"
     submit_delay: 100ms
     stop: {keys: "/exit\r", timeout: 5s}
-  - id: ashigaru1
-    prompt_path: roles/ashigaru.md
-    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--crash-after", "2m", "--record", "RECORD/ashigaru1.jsonl"]}
-    cli: generic
-    ready_pattern: "› "
-    busy_pattern: "esc to interrupt"
-    submit_delay: 100ms
-    stop: {keys: "/exit\r", timeout: 5s}
-  - id: ashigaru2
-    prompt_path: roles/ashigaru.md
-    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--dialog-after", "20s", "--record", "RECORD/ashigaru2.jsonl"]}
-    cli: generic
-    ready_pattern: "› "
-    busy_pattern: "esc to interrupt"
-    attention_pattern: "Do you want to proceed"
-    submit_delay: 100ms
-    stop: {keys: "/exit\r", timeout: 5s}
-  - id: ashigaru3
-    prompt_path: roles/ashigaru.md
-    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--work-time", "20s", "--record", "RECORD/ashigaru3.jsonl"]}
-    cli: generic
-    ready_pattern: "› "
-    busy_pattern: "esc to interrupt"
-    submit_delay: 100ms
-    stop: {keys: "/exit\r", timeout: 5s}
-  - id: ashigaru4
-    prompt_path: roles/ashigaru.md
-    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--flood", "30000", "--record", "RECORD/ashigaru4.jsonl"]}
-    cli: generic
-    ready_pattern: "› "
-    busy_pattern: "esc to interrupt"
-    submit_delay: 100ms
-    stop: {keys: "/exit\r", timeout: 5s}
-`
+%s`, r.id, prompt, r.args, filepath.Join(records, r.id+".jsonl"), r.extra)
+	}
+	return b.String()
+}
 
 // soakTargets are whom commands go to: the karo half the time.
 var soakTargets = []string{"karo", "karo", "karo", "karo", "ashigaru1", "ashigaru2", "ashigaru3", "ashigaru4"}
@@ -115,6 +97,10 @@ type soak struct {
 	answerErr []string // answers that failed
 	lives     []*lifetime
 	cmd       *exec.Cmd
+	// statusTook are the times `GET /v1/status` took at each sample.
+	statusTook []time.Duration
+	// eventKinds counts the history's events by kind, at the end.
+	eventKinds map[string]int
 
 	events, streams atomic.Int64 // event-stream events read, streams opened
 }
@@ -138,7 +124,7 @@ func measureSoak(r *report, shogun string, o soakOptions) (verdict error, err er
 	if err := os.MkdirAll(rec, 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(strings.ReplaceAll(soakRoles, "RECORD", rec)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(soakRoles(rec)), 0o644); err != nil {
 		return nil, err
 	}
 	s := &soak{shogun: shogun, ws: ws, o: o}
@@ -146,10 +132,12 @@ func measureSoak(r *report, shogun string, o soakOptions) (verdict error, err er
 	if err := s.start(); err != nil {
 		return nil, err
 	}
+	defer s.end() // after an error; a no-op after stop
 	ctx, cancel := context.WithCancel(context.Background())
 	sendCtx, stopSending := context.WithCancel(ctx)
 	defer stopSending()
 	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
 	run := func(ctx context.Context, f func(context.Context)) { wg.Add(1); go func() { defer wg.Done(); f(ctx) }() }
 	run(sendCtx, s.sendCommands)
 	run(ctx, s.answerDialogs)
@@ -157,6 +145,7 @@ func measureSoak(r *report, shogun string, o soakOptions) (verdict error, err er
 		run(ctx, s.followEvents)
 	}
 	tick := time.NewTicker(o.Sample)
+	defer tick.Stop()
 	nextKill := began.Add(o.KillEvery)
 	for time.Since(began) < o.For {
 		<-tick.C
@@ -164,13 +153,9 @@ func measureSoak(r *report, shogun string, o soakOptions) (verdict error, err er
 		if time.Now().After(nextKill) && time.Until(began.Add(o.For)) > o.Sample {
 			fmt.Fprintf(os.Stderr, "bench: soak: kill -9 of the supervisor after %s\n", time.Since(began).Round(time.Second))
 			if err := s.kill(); err != nil {
-				cancel()
-				wg.Wait()
 				return nil, err
 			}
 			if err := s.start(); err != nil {
-				cancel()
-				wg.Wait()
 				return nil, err
 			}
 			nextKill = time.Now().Add(o.KillEvery)
@@ -178,17 +163,10 @@ func measureSoak(r *report, shogun string, o soakOptions) (verdict error, err er
 	}
 	stopSending()
 	drainBegan := time.Now()
-	drained := make(chan struct{})
-	go func() { s.waitDrained(o.Drain); close(drained) }()
-	for done := false; !done; {
-		select {
-		case <-drained:
-			done = true
-		case <-tick.C:
-			s.measure()
-		}
+	for s.openTasks() != 0 && time.Since(drainBegan) < o.Drain {
+		<-tick.C
+		s.measure()
 	}
-	tick.Stop()
 	drainTook := time.Since(drainBegan)
 	states := s.roleStates()
 	cancel()
@@ -264,6 +242,14 @@ func (s *soak) stop() (int, error) {
 	s.lives[len(s.lives)-1].Ended = time.Now()
 	time.Sleep(3 * time.Second)
 	return len(teamProcesses(s.ws)), nil
+}
+
+// end stops a supervisor the soak left running after an error.
+func (s *soak) end() {
+	if s.cmd.ProcessState == nil {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		_ = s.cmd.Wait()
+	}
 }
 
 // sendCommands sends a command every 2–5 s, alternately with `shogun send`
@@ -380,34 +366,35 @@ func (s *soak) measure() {
 	sm := sample{At: time.Now(), RSS: float64(rss) / 1024, FDs: len(fds), Threads: threads(pid), Tree: len(descendants(pid)),
 		Data: dirMiB(filepath.Join(s.ws, "data")), Logs: dirMiB(workspace.New(s.ws).Logs())}
 	life.Samples = append(life.Samples, sm)
-	if life.Ready == 0 {
-		if st, err := control.NewClient(s.ws).Status(); err == nil {
-			starting := false
-			for _, r := range st.Roles {
-				starting = starting || r.State == "starting"
-			}
-			if !starting {
-				life.Ready = time.Since(life.Began)
-			}
-		}
+	t0 := time.Now()
+	st, err := control.NewClient(s.ws).Status()
+	if err != nil {
+		return
+	}
+	s.statusTook = append(s.statusTook, time.Since(t0))
+	starting := false
+	for _, r := range st.Roles {
+		starting = starting || r.State == "starting"
+	}
+	if !starting && life.Ready == 0 {
+		life.Ready = time.Since(life.Began)
 	}
 }
 
-// waitDrained waits until no task is open, at most d.
-func (s *soak) waitDrained(d time.Duration) {
-	_ = waitFor(time.Now(), d, 2*time.Second, func() (bool, string, error) {
-		st, err := control.NewClient(s.ws).Status()
-		if err != nil {
-			return false, "", nil
+// openTasks is how many tasks the running supervisor counts as open; -1
+// when it does not answer.
+func (s *soak) openTasks() int {
+	st, err := control.NewClient(s.ws).Status()
+	if err != nil {
+		return -1
+	}
+	open := 0
+	for k, n := range st.Tasks {
+		if !store.Closed(k) {
+			open += n
 		}
-		open := 0
-		for k, n := range st.Tasks {
-			if !store.Closed(k) {
-				open += n
-			}
-		}
-		return open == 0, "", nil
-	})
+	}
+	return open
 }
 
 // roleStates are the roles' states at the end, for saying why a task is open.
@@ -437,6 +424,14 @@ func (s *soak) reconcile(states map[string]string) (reconciliation, error) {
 	tasks, err := st.Tasks(store.TaskFilter{})
 	if err != nil {
 		return reconciliation{}, err
+	}
+	evs, err := st.Events(0)
+	if err != nil {
+		return reconciliation{}, err
+	}
+	s.eventKinds = map[string]int{}
+	for _, e := range evs {
+		s.eventKinds[e.Kind]++
 	}
 	notified := map[string][]time.Time{}
 	for _, t := range tasks {

@@ -98,11 +98,15 @@ Every command accounted for, from the history (`+"`store`"+`) and the queue fold
 | senders told of a closed task ("notified" once / never / more than once) | %d / %d / %d | all once |
 | dialogs answered by the soak / answers that failed / answers the agents recorded | %d / %d / %d | equal |
 | `+"`shogun send`"+` failures | %d | |
+| history events: duplicate (a command seen again, archived) / rejected / lost delivery / notify not confirmed / stalled | %d / %d / %d / %d / %d | |
+| `+"`GET /v1/status`"+` at the samples: p50 / p95 / max | %s | |
 | event streams opened / events read | %d / %d | |
 | team processes left 3 s after `+"`shogun stop`"+` | %d | 0 |
 `, len(s.sent), bySend, len(s.sent)-bySend, rc.Tasks, rc.Closed, len(rc.Lost), len(rc.Doubled), refusedText(rc.Refused),
 		len(rc.Waiting), len(rc.Open), rc.WakeupsTyped-len(rc.WakeupsDoubled), len(rc.WakeupsMissing), len(rc.WakeupsDoubled),
-		s.answers, len(s.answerErr), recorded, len(s.sendFails), s.streams.Load(), s.events.Load(), left)
+		s.answers, len(s.answerErr), recorded, len(s.sendFails),
+		s.eventKinds["duplicate"], s.eventKinds["rejected"], s.eventKinds["lost"], s.eventKinds["notify-undelivered"], s.eventKinds["stalled"],
+		statusFigures(s.statusTook), s.streams.Load(), s.events.Load(), left)
 	list(&b, "Lost", rc.Lost)
 	list(&b, "Doubled", rc.Doubled)
 	list(&b, "Open at the end, and why", rc.Open)
@@ -149,6 +153,15 @@ func span(ss []sample, f func(sample) float64) string {
 		return fmt.Sprintf("%.0f–%.0f", lo, hi)
 	}
 	return fmt.Sprintf("%.1f–%.1f", lo, hi)
+}
+
+// statusFigures is p50 / p95 / max of ds in milliseconds.
+func statusFigures(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "—"
+	}
+	p := percentiles(ds)
+	return fmt.Sprintf("%.0f / %.0f / %.0f ms", ms(p[50]), ms(p[95]), ms(p[100]))
 }
 
 func refusedText(by map[string]int) string {
