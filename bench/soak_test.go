@@ -111,3 +111,19 @@ func TestMergeIntoReplacesOnlyTheSectionsMeasured(t *testing.T) {
 		t.Fatalf("a new section is not added at the end:\n%s", got)
 	}
 }
+
+func TestOpenTasksWithTheSameReasonReadAsOneLine(t *testing.T) {
+	var open []string
+	for _, id := range []string{"t-2", "t-3", "t-4", "t-5"} {
+		open = append(open, id+" queued for karo: queued behind t-1 (delivered)")
+	}
+	open = append(open, "t-1 delivered for karo: role karo is ready (attempts 3)")
+	got := groupByWhy(open)
+	want := []string{
+		"t-2, t-3 … t-5 (4 tasks) queued for karo: queued behind t-1 (delivered)",
+		"t-1 delivered for karo: role karo is ready (attempts 3)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("grouped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

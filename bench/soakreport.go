@@ -109,7 +109,7 @@ Every command accounted for, from the history (`+"`store`"+`) and the queue fold
 		statusFigures(s.statusTook), s.streams.Load(), s.events.Load(), left)
 	list(&b, "Lost", rc.Lost)
 	list(&b, "Doubled", rc.Doubled)
-	list(&b, "Open at the end, and why", rc.Open)
+	list(&b, "Open at the end, and why", groupByWhy(rc.Open))
 	list(&b, "Closed, sender never told", rc.WakeupsMissing)
 	list(&b, "Sender told more than once", rc.WakeupsDoubled)
 	list(&b, "Dialog answers that failed", s.answerErr)
@@ -174,6 +174,32 @@ func refusedText(by map[string]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// groupByWhy folds lines "ID rest" with the same rest into one, so that a
+// queue stuck behind one task reads as one line.
+func groupByWhy(lines []string) []string {
+	var order []string
+	ids := map[string][]string{}
+	for _, l := range lines {
+		id, rest, _ := strings.Cut(l, " ")
+		if ids[rest] == nil {
+			order = append(order, rest)
+		}
+		ids[rest] = append(ids[rest], id)
+	}
+	out := make([]string, 0, len(order))
+	for _, rest := range order {
+		switch n := len(ids[rest]); {
+		case n == 1:
+			out = append(out, ids[rest][0]+" "+rest)
+		case n <= 3:
+			out = append(out, strings.Join(ids[rest], ", ")+" "+rest)
+		default:
+			out = append(out, fmt.Sprintf("%s, %s … %s (%d tasks) %s", ids[rest][0], ids[rest][1], ids[rest][n-1], n, rest))
+		}
+	}
+	return out
 }
 
 // list adds a titled list of at most 20 lines, saying how many more there are.
