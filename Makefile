@@ -16,7 +16,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.bu
 DIST     ?= dist
 PKGS     := ./...
 
-.PHONY: all build install test test-only lint demo bench cross release clean fixtures test-real test-e2e screenshots console-vendor
+.PHONY: all build install test test-only lint demo bench soak cross release clean fixtures test-real test-e2e screenshots console-vendor
 
 all: build
 
@@ -86,6 +86,14 @@ demo: build
 ## bench: Go benchmarks and the measurement driver; writes docs/benchmarks.md
 bench: build
 	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md
+
+## soak: only the soak of make bench, longer: a misbehaving agent-sim team under a
+## command every 2-5 s, kill -9 of the supervisor every 5 minutes, 30 minutes in all
+## (SOAK_FOR=2h make soak); its section of docs/benchmarks.md is replaced, the rest kept.
+## Exits non-zero when a command was lost or doubled.
+SOAK_FOR ?= 30m
+soak: build
+	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md -only soak -soak-for $(SOAK_FOR) -soak-kill-every 5m -soak-sample 30s
 
 ## screenshots: PNGs of every page of the web console in docs/console/, taken by
 ## headless Chromium from a running demo team (needs apt-get install chromium)
