@@ -68,7 +68,9 @@ func (e Enforcement) Write() error {
 //     config.toml could switch it off); --dangerously-bypass-hook-trust runs
 //     the hook without the review Codex asks for a new hook on its screen
 //     (shogun wrote it; Codex keeps trust in the user's config.toml, by a
-//     hash of the hook).
+//     hash of the hook). A role that runs outside the workspace (a
+//     worktree) gets the queue's reports/ and commands/ folders as
+//     writable roots of its sandbox (--add-dir).
 //   - Gemini CLI 0.61.0: the system settings file
 //     (GEMINI_CLI_SYSTEM_SETTINGS_PATH), whose values a project's
 //     settings cannot override, with the BeforeTool hook, the MCP server and
@@ -120,14 +122,22 @@ func CLIEnforcement(l workspace.Layout, cli, exec, cwd, exe string) (e Enforceme
 			tomlString(shellQuote(exe)+" hook codex"), ClaudeHookTimeout)
 		server := fmt.Sprintf(`{command=%s, args=["mcp"], env_vars=[%s], default_tools_approval_mode="approve"}`,
 			tomlString(exe), tomlString(MCPEnv[0])+", "+tomlString(MCPEnv[1]))
-		return Enforcement{Args: []string{
+		args := []string{
 			// A project's or the user's config.toml can switch hooks off
 			// ([features] hooks = false, or its old name codex_hooks): -c wins.
 			"-c", "features.hooks=true",
 			"-c", "hooks.PreToolUse=" + hook,
 			"-c", "mcp_servers." + MCPServerName + "=" + server,
 			"--dangerously-bypass-hook-trust",
-		}}, true, nil
+		}
+		if cwd != "" && !within(filepath.Clean(cwd), filepath.Clean(l.Reports())) {
+			// A role in a folder of its own (a worktree) writes its report
+			// and its commands into the workspace's queue, outside the
+			// folder Codex's workspace-write sandbox lets it write: each
+			// would wait on a person for an approval the policy does not ask.
+			args = append(args, "--add-dir", l.Reports(), "--add-dir", l.Commands())
+		}
+		return Enforcement{Args: args}, true, nil
 	case roles.CLIGemini:
 		file := l.CLIState("gemini-system-settings.json")
 		if !geminiTrustsSystemFile(filepath.Dir(file)) {

@@ -59,3 +59,25 @@ func TestGeminiRunsUnattendedOnlyWhereTheHookGuardsIt(t *testing.T) {
 		}
 	}
 }
+
+// A Codex role in a worktree may write its report and its commands into
+// the workspace's queue, outside its folder, without Codex's sandbox
+// asking a person; a role in the workspace needs no more than its folder.
+func TestCodexWorktreeRoleMayWriteItsReport(t *testing.T) {
+	ws := t.TempDir()
+	l := workspace.New(ws)
+	wt := filepath.Join(ws, ".shogun", "worktrees", "codex")
+	e, ok, err := CLIEnforcement(l, "codex", "/usr/bin/codex", wt, "/opt/shogun")
+	if err != nil || !ok {
+		t.Fatalf("CLIEnforcement = %v, %v", ok, err)
+	}
+	args := strings.Join(e.Args, " ")
+	for _, dir := range []string{l.Reports(), l.Commands()} {
+		if !strings.Contains(args, "--add-dir "+dir) {
+			t.Errorf("a worktree role's Codex cannot write %s: %s", dir, args)
+		}
+	}
+	if e, _, _ := CLIEnforcement(l, "codex", "/usr/bin/codex", ws, "/opt/shogun"); slices.Contains(e.Args, "--add-dir") {
+		t.Errorf("a role in the workspace gets writable roots it has: %v", e.Args)
+	}
+}
