@@ -314,7 +314,12 @@ var presets = func() map[string]Preset {
 	// With --approval-mode yolo (config.CLIEnforcement, where shogun's hook
 	// guards it) the mark is "*" instead of ">".
 	gemini.ReadyPattern = `(?m)^ [>*] `
-	gemini.BusyPattern = `(?i)esc to cancel`
+	// A prompt submitted while Gemini CLI still starts (its config or MCP
+	// servers not ready) is queued, shown under "Queued (press ↑ to edit):",
+	// and sent once it is ready, joined to whatever else was queued: busy
+	// until then, so that the next text (a nudge after the startup
+	// prompt) is not queued into the same message.
+	gemini.BusyPattern = `(?i)esc to cancel|queued \(press ↑ to edit\)`
 	// The folder trust dialog ("Do you trust the files in this folder? ● 1.
 	// Trust folder"), the auth choice ("How would you like to authenticate
 	// for this project?"), tool confirmations; any selected, numbered

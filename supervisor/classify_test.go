@@ -64,3 +64,18 @@ func TestBackoffDoublesToTheCap(t *testing.T) {
 		t.Errorf("jitter range = %v..%v, want 0.8 s..1.2 s", lo.Delay(1), hi.Delay(1))
 	}
 }
+
+// Gemini CLI queues a prompt submitted while it still starts and shows it
+// under "Queued (press ↑ to edit):" with its composer ready: the role is
+// busy until the queue is sent, so the next text is not joined to it.
+func TestGeminiWithAQueuedPromptIsBusy(t *testing.T) {
+	cfg := presetRole(t, "gemini")
+	screen := "ℹ Initializing... Prompts will be queued.\n\n  Queued (press ↑ to edit):\n    Read roles/ashigaru.md and follow it from now on.\n\n > Type your message or @path/to/file\n"
+	if got, why := classify(cfg, match(cfg, screen), time.Minute, true, true, 150*time.Millisecond, false, 0, false); got != Busy {
+		t.Errorf("classify = %q (%s), want busy", got, why)
+	}
+	ready := " * Type your message or @path/to/file\n"
+	if got, why := classify(cfg, match(cfg, ready), time.Minute, true, true, 150*time.Millisecond, false, 0, false); got != Ready {
+		t.Errorf("the composer in yolo mode: classify = %q (%s), want ready", got, why)
+	}
+}
