@@ -98,10 +98,14 @@ func doneReport(t *testing.T, ws, role string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(ws, filepath.FromSlash(path))
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%s's report: %v", role, err)
-	}
+	// The history closes the task before the report's archive copy is
+	// written: wait for the copy.
+	var b []byte
+	shoguntest.WaitFor(t, role+"'s archived report", 10*time.Second, func() bool {
+		var err error
+		b, err = os.ReadFile(path)
+		return err == nil
+	})
 	return string(b)
 }
 
