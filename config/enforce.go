@@ -2,10 +2,12 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/shogun-dev/shogun/atomicfile"
@@ -45,8 +47,9 @@ func (e Enforcement) Write() error {
 }
 
 // CLIEnforcement returns the Enforcement of a role of preset cli whose
-// program is exec, in the workspace l, with exe the shogun executable the
-// hooks and the MCP server run ("" means "shogun" in PATH). ok is false when
+// program is exec, run in the folder cwd of the workspace l, with exe the
+// shogun executable the hooks and the MCP server run ("" means "shogun" in
+// PATH). ok is false when
 // shogun has none to give: a preset it does not know, or a program that is
 // not the CLI itself (a wrapper script, `sh -c …`), whose arguments shogun
 // cannot know the meaning of. How each pinned CLI takes it:
@@ -65,7 +68,9 @@ func (e Enforcement) Write() error {
 //     config.toml could switch it off); --dangerously-bypass-hook-trust runs
 //     the hook without the review Codex asks for a new hook on its screen
 //     (shogun wrote it; Codex keeps trust in the user's config.toml, by a
-//     hash of the hook).
+//     hash of the hook). A role that runs outside the workspace (a
+//     worktree) gets the queue's reports/ and commands/ folders as
+//     writable roots of its sandbox (--add-dir).
 //   - Gemini CLI 0.61.0: the system settings file
 //     (GEMINI_CLI_SYSTEM_SETTINGS_PATH), whose values a project's
 //     settings cannot override, with the BeforeTool hook, the MCP server and
@@ -73,9 +78,19 @@ func (e Enforcement) Write() error {
 //     folder above it belong to root and are writable by no one else; where
 //     they do not, ok is false and the hook comes from the workspace's
 //     .gemini/settings.json (MCPClientFiles), which the agent can write.
+//     Either way, where shogun's hook guards it (the system file, or a
+//     .gemini/settings.json in cwd that runs `hook gemini` before every
+//     tool), Gemini CLI runs with --approval-mode yolo: its hook can only
+//     refuse or ask, never skip Gemini CLI's own confirmation, so without
+//     it every write and shell command the policy allows would wait on its
+//     screen for a person. The hook runs before Gemini CLI's policy in
+//     every mode: a deny is still refused, an ask still asks on its screen,
+//     and the native deny rules (a tier above yolo's allow-all) still hold.
+//     Where no hook is found (a worktree role of a user other than root),
+//     Gemini CLI keeps its own default mode.
 //   - Copilot CLI 1.0.102 has no such flag: ok is false, and its hook comes
 //     from the workspace's .claude/settings.json.
-func CLIEnforcement(l workspace.Layout, cli, exec, exe string) (e Enforcement, ok bool, err error) {
+func CLIEnforcement(l workspace.Layout, cli, exec, cwd, exe string) (e Enforcement, ok bool, err error) {
 	if exe == "" {
 		exe = "shogun"
 	}
@@ -107,18 +122,29 @@ func CLIEnforcement(l workspace.Layout, cli, exec, exe string) (e Enforcement, o
 			tomlString(shellQuote(exe)+" hook codex"), ClaudeHookTimeout)
 		server := fmt.Sprintf(`{command=%s, args=["mcp"], env_vars=[%s], default_tools_approval_mode="approve"}`,
 			tomlString(exe), tomlString(MCPEnv[0])+", "+tomlString(MCPEnv[1]))
-		return Enforcement{Args: []string{
+		args := []string{
 			// A project's or the user's config.toml can switch hooks off
 			// ([features] hooks = false, or its old name codex_hooks): -c wins.
 			"-c", "features.hooks=true",
 			"-c", "hooks.PreToolUse=" + hook,
 			"-c", "mcp_servers." + MCPServerName + "=" + server,
 			"--dangerously-bypass-hook-trust",
-		}}, true, nil
+		}
+		if cwd != "" && !within(filepath.Clean(cwd), filepath.Clean(l.Reports())) {
+			// A role in a folder of its own (a worktree) writes its report
+			// and its commands into the workspace's queue, outside the
+			// folder Codex's workspace-write sandbox lets it write: each
+			// would wait on a person for an approval the policy does not ask.
+			args = append(args, "--add-dir", l.Reports(), "--add-dir", l.Commands())
+		}
+		return Enforcement{Args: args}, true, nil
 	case roles.CLIGemini:
 		file := l.CLIState("gemini-system-settings.json")
 		if !geminiTrustsSystemFile(filepath.Dir(file)) {
-			return Enforcement{}, false, nil
+			if !geminiProjectHooked(filepath.Join(cwd, filepath.FromSlash(workspace.GeminiSettingsFile))) {
+				return Enforcement{}, false, nil
+			}
+			return Enforcement{Args: GeminiUnattendedArgs}, true, nil
 		}
 		settings, err := jsonFile(map[string]any{
 			"hooks":            hooksFor(exe, "gemini", "BeforeTool", ClaudeHookTimeout*1000),
@@ -129,9 +155,54 @@ func CLIEnforcement(l workspace.Layout, cli, exec, exe string) (e Enforcement, o
 		if err != nil {
 			return Enforcement{}, false, err
 		}
-		return Enforcement{Env: []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + file}, Files: map[string][]byte{file: settings}}, true, nil
+		return Enforcement{Args: GeminiUnattendedArgs, Env: []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + file},
+			Files: map[string][]byte{file: settings}}, true, nil
 	}
 	return Enforcement{}, false, nil
+}
+
+// GeminiUnattendedArgs are the arguments Gemini CLI runs with where
+// shogun's hook guards it: it then asks only when the hook says so.
+var GeminiUnattendedArgs = []string{"--approval-mode", "yolo"}
+
+// geminiProjectHooked reports whether the Gemini CLI settings file at path
+// runs shogun's hook (`… hook gemini`) before every tool call: a
+// BeforeTool entry with no matcher, or the match-all "*". A file the agent
+// emptied, or a tool it left out, means no.
+func geminiProjectHooked(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Hooks struct {
+			BeforeTool []struct {
+				Matcher string `json:"matcher"`
+				Hooks   []struct {
+					Type    string `json:"type"`
+					Command string `json:"command"`
+				} `json:"hooks"`
+			} `json:"BeforeTool"`
+		} `json:"hooks"`
+		HooksConfig struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		} `json:"hooksConfig"`
+	}
+	if json.Unmarshal(b, &s) != nil || (s.HooksConfig.Enabled != nil && !*s.HooksConfig.Enabled) {
+		return false
+	}
+	for _, e := range s.Hooks.BeforeTool {
+		if e.Matcher != "" && e.Matcher != "*" {
+			continue
+		}
+		for _, h := range e.Hooks {
+			if h.Type == "command" && strings.HasSuffix(h.Command, " hook gemini") && !slices.Contains(s.HooksConfig.Disabled, h.Command) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hooksFor is a hooks key in the format Claude Code, Copilot CLI and

@@ -45,7 +45,8 @@ const maxComposerRows = 24
 // it was typed. The input area is the composer: the rows from the nearest row
 // at or above the cursor that starts with marker (the prompt mark, after any
 // indent and box border) down to the cursor's row, however many lines the
-// composer has grown to, without the marker itself. Text moved above the
+// composer has grown to, without the marker itself (marker may list several
+// marks, separated by spaces: any of them starts the row). Text moved above the
 // composer on submit (a transcript) is outside it. marked reports whether
 // such a row was found.
 //
@@ -82,16 +83,18 @@ func (s ScreenSnapshot) InputArea(marker string) (text string, marked bool) {
 }
 
 // markerRow finds the composer's first row: the nearest row at or above the
-// cursor whose text, after indent and box border, starts with marker. rest
-// is that row after the marker.
+// cursor whose text, after indent and box border, starts with one of
+// marker's marks. rest is that row after the mark.
 func (s ScreenSnapshot) markerRow(marker string) (row int, rest string, ok bool) {
 	if marker == "" {
 		return 0, "", false
 	}
 	for i := s.CursorRow; i >= 0 && i > s.CursorRow-maxComposerRows; i-- {
 		line := strings.TrimLeft(stripBorder(s.Lines[i]), " ")
-		if strings.HasPrefix(line, marker) {
-			return i, line[len(marker):], true
+		for _, m := range strings.Fields(marker) {
+			if strings.HasPrefix(line, m) {
+				return i, line[len(m):], true
+			}
 		}
 	}
 	return 0, "", false

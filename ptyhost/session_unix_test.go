@@ -269,6 +269,7 @@ func TestInputAreaIsTheComposer(t *testing.T) {
 		{"marker: boxed composer of three rows", "❯", ScreenSnapshot{Lines: []string{"────", "│ ❯ read the task │", "│   file and      │", "│   report        │", "────", "? for shortcuts"}, CursorRow: 3, Cols: 40}, "readthetaskfileandreport"},
 		{"marker: submitted text in the transcript is outside", "›", ScreenSnapshot{Lines: []string{"› read the file", "", "• Working", "", "› "}, CursorRow: 4, Cols: 40}, ""},
 		{"marker: a dialog's selection above is outside", "❯", ScreenSnapshot{Lines: []string{"❯ 1. Yes", "  2. No", "", "❯ hello"}, CursorRow: 3, Cols: 40}, "hello"},
+		{"marker: the second of two marks (Gemini CLI's yolo mode), the first in the transcript", "> *", ScreenSnapshot{Lines: []string{"> Read the file", "", " * read the task"}, CursorRow: 2, Cols: 40}, "readthetask"},
 		{"marker missing: falls back to the cursor row", "❯", ScreenSnapshot{Lines: []string{"output", "$ ls"}, CursorRow: 1, Cols: 40}, "$ls"},
 	}
 	for _, c := range cases {

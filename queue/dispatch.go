@@ -69,6 +69,9 @@ type worker struct {
 type note struct {
 	taskID string
 	text   string
+	// whileOpen: typed only while task taskID is still open (it speaks of
+	// that task to the role working on it).
+	whileOpen bool
 	// wakeup: the line is the task's wake-up for this role, recorded in
 	// the history, which is told once it is typed (store.WakeupTyped).
 	wakeup bool
@@ -314,6 +317,11 @@ func (w *worker) handedOut(taskID string) {
 }
 
 func (w *worker) typeNote(ctx context.Context, n note) {
+	if n.whileOpen {
+		if t, err := w.q.st.Task(n.taskID); err == nil && store.Closed(t.Status) {
+			return // its task is done: nothing left to say
+		}
+	}
 	d, err := w.a.Type(ctx, n.text, supervisor.TypeOptions{})
 	switch {
 	case ctx.Err() != nil:

@@ -401,7 +401,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 			c.due = time.Now().Add(max(q.config().Settings.Queue.Settle, 100*time.Millisecond))
 			return c, false
 		}
-		return q.reject(c, data, err)
+		return q.brokenReport(c, data, err)
 	}
 	archiveName := reportArchiveName(c, rep.TaskID)
 	archived, err := freeName(q.archiveDir(c, "reports"), archiveName)
@@ -419,19 +419,19 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	task, again, err := q.st.AcceptReport(rec)
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
-		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
+		return q.staleReport(c, data, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
 	case errors.Is(err, store.ErrTaskClosed) && q.sameAsRecorded(rep):
 		// The agent wrote the same report again (it could not see the
 		// first one), or a crash left its file behind: nothing is wrong.
 		q.log.Info().Str("task_id", rep.TaskID).Str("path", textsafe.Escape(c.name)).Msg("report already recorded; archived as a duplicate")
 		q.event(rec.Role, "report-duplicate", rep.TaskID, "the same report again: archived, not applied")
 	case errors.Is(err, store.ErrTaskClosed):
-		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
+		return q.staleReport(c, data, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
 	case errors.Is(err, store.ErrNotDelivered):
-		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf(
+		return q.staleReport(c, data, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf(
 			"report for task %q, which is still queued for %s: no role has been given it, so no report can close it", rep.TaskID, q.taskRole(rep.TaskID))})
 	case errors.Is(err, store.ErrWrongRole):
-		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf(
+		return q.staleReport(c, data, rec.Role, rep.TaskID, &FormatError{File: c.name, Message: fmt.Sprintf(
 			"%s is role %s's report file, but task %q is %s's; a role reports only on its own task", c.name, rec.Role, rep.TaskID, q.taskRole(rep.TaskID))})
 	case err != nil:
 		return q.later(c, "record report", err), false
@@ -444,6 +444,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 		q.event(task.Role, "report-after-cancel", task.ID, rep.Status+": "+rep.Summary)
 	default:
 		q.reported(task, rep, archived)
+		q.settleStale(c.name, task.Role)
 	}
 	if _, err := q.archive(c, "reports", archiveName, data); err != nil {
 		return q.later(c, "archive report file", err), false
@@ -672,6 +673,9 @@ type attention struct {
 	at   time.Time
 	text string
 	file string // its name in failed/, or "" when it is not about a file
+	// settledBy is a role's own report file (<role>.yaml) whose acceptance
+	// for the role's task ends a rejected report's line (staleReport).
+	settledBy string
 }
 
 // rejectedAlerts are the texts of the attention lines of this run, less

@@ -71,6 +71,9 @@ func readsBackAs(data []byte, t Task) bool {
 		return false
 	}
 	got.AssignedAt = t.AssignedAt
+	if len(got.Tags) == 0 && len(t.Tags) == 0 {
+		got.Tags = t.Tags // no tags: nil and empty (as the history has them) are the same file
+	}
 	return reflect.DeepEqual(got, t)
 }
 

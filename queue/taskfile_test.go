@@ -144,6 +144,14 @@ report_to: runtime/queue/reports/ashigaru1.yaml
 		t.Errorf("got:\n%s\nwant:\n%s", b, want)
 	}
 
+	// A task without tags, as the history hands it over (an empty list,
+	// not nil), is as readable.
+	empty := exampleTask()
+	empty.Title, empty.Body, empty.Tags = "寿司 🍣", "line 🍣\nnext\n", []string{}
+	if b, err := MarshalTask(empty); err != nil || !strings.Contains(string(b), "title: 寿司 🍣\nbody: |\n  line 🍣\n") {
+		t.Errorf("a task with no tags:\n%s (%v)", b, err)
+	}
+
 	// A byte-order mark cannot stand for itself: that one character is
 	// escaped, the rest of the text stays as it is.
 	task.Body = "keep 🍣\ufeff here\nnext\n"

@@ -96,7 +96,8 @@ type Preset struct {
 	// the input line; empty sends nothing.
 	ClearInput string
 	// InputMarker is the prompt mark that starts the composer's first row
-	// (after any box border). The rows from it down to the cursor are the
+	// (after any box border); several marks, for a CLI whose mark changes
+	// with its mode, are separated by spaces. The rows from it down to the cursor are the
 	// input area: text still there after a submit was taken as a newline,
 	// not submitted. Empty means the input area is the cursor's row and the
 	// rows it wraps from.
@@ -310,8 +311,15 @@ var presets = func() map[string]Preset {
 	// Gemini CLI 0.61.0, idle with API-key auth: the composer is " > " at
 	// column 1 (placeholder "Type your message or @path/to/file"); dialogs
 	// mark their choice with "● 1.", which attention catches first.
-	gemini.ReadyPattern = `(?m)^ > `
-	gemini.BusyPattern = `(?i)esc to cancel`
+	// With --approval-mode yolo (config.CLIEnforcement, where shogun's hook
+	// guards it) the mark is "*" instead of ">".
+	gemini.ReadyPattern = `(?m)^ [>*] `
+	// A prompt submitted while Gemini CLI still starts (its config or MCP
+	// servers not ready) is queued, shown under "Queued (press ↑ to edit):",
+	// and sent once it is ready, joined to whatever else was queued: busy
+	// until then, so that the next text (a nudge after the startup
+	// prompt) is not queued into the same message.
+	gemini.BusyPattern = `(?i)esc to cancel|queued \(press ↑ to edit\)`
 	// The folder trust dialog ("Do you trust the files in this folder? ● 1.
 	// Trust folder"), the auth choice ("How would you like to authenticate
 	// for this project?"), tool confirmations; any selected, numbered
@@ -325,7 +333,7 @@ var presets = func() map[string]Preset {
 		`|login with google|sign in with google|use gemini api key|allow execution|apply this change\?` +
 		`|please set an auth method|you must select an auth method|must specify the gemini_api_key|waiting for authentication` +
 		`|waiting for user confirmation|do you want to proceed\?|● \d+\. `
-	gemini.InputMarker = ">"
+	gemini.InputMarker = "> *"
 	// Gemini's quota errors (RESOURCE_EXHAUSTED, HTTP 429). Gemini CLI
 	// 0.61 shows a usage limit as a dialog, not a line: "Usage limit
 	// reached for all Pro models. [Access resets at 3:45 PM.] /stats model

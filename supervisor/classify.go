@@ -92,7 +92,10 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		if !readySince.IsZero() {
 			readyFor = time.Since(readySince)
 		}
-		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn, readyFor)
+		r.mu.Lock()
+		echo := !r.echoAt.IsZero() && time.Since(r.echoAt) < maxEcho
+		r.mu.Unlock()
+		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn, readyFor, echo)
 		if overdue && next != Ready && next != Attention {
 			// Still not ready: the role keeps waiting for a person.
 			continue
@@ -177,7 +180,12 @@ func match(cfg config.Role, text string) signals {
 // clock) with its prompt there is ready once that has held for steadyReady
 // (maxTurnHold during a turn): readiness is what the screen shows, not
 // silence on the terminal.
-func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration, turn bool, readyFor time.Duration) (State, string) {
+//
+// echo says the latest output may be the echo of keys shogun typed into
+// the composer (a clear, a text not yet submitted): with the ready pattern
+// on screen that is no sign of work, and the state stays as it is, so
+// that every typed line is not a ready⇄busy⇄ready of its own.
+func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasOutput bool, settle time.Duration, turn bool, readyFor time.Duration, echo bool) (State, string) {
 	recent := recentOutput(cfg, settle)
 	working := pick(everReady, Busy, Starting)
 	switch {
@@ -187,6 +195,8 @@ func classify(cfg config.Role, sig signals, quiet time.Duration, everReady, hasO
 		return working, "busy pattern on screen"
 	case cfg.ReadyPattern != nil && sig.ready && readyFor >= pickDuration(turn, maxTurnHold, steadyReady):
 		return Ready, "ready pattern on screen for " + readyFor.Round(time.Second).String() + " while output goes on"
+	case quiet < recent && echo && sig.ready && cfg.ReadyPattern != nil:
+		return "", ""
 	case quiet < recent:
 		return working, "output"
 	case turn && quiet < streamHold:
@@ -217,6 +227,11 @@ func nextCheck(cfg config.Role, quiet, settle time.Duration, turn bool) time.Dur
 	}
 	return next
 }
+
+// maxEcho bounds how long after shogun's last key into the composer the
+// output can be taken for its echo: a program that starts work on its own
+// then is busy all the same.
+const maxEcho = time.Second
 
 // steadyReady is how long the ready pattern must show, with output going
 // on, for a role to be ready all the same; maxTurnHold is that time during

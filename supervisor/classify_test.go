@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, !c.noOutput, settle, false, 0)
+			got, _ := classify(c.cfg, match(c.cfg, c.screen), c.quiet, c.everReady, !c.noOutput, settle, false, 0, false)
 			if got != c.want {
 				t.Errorf("classify = %q, want %q", got, c.want)
 			}
@@ -62,5 +62,20 @@ func TestBackoffDoublesToTheCap(t *testing.T) {
 	lo, hi := RestartBackoff{Base: time.Second, Max: time.Minute, Jitter: func() float64 { return 0 }}, RestartBackoff{Base: time.Second, Max: time.Minute, Jitter: func() float64 { return 0.999 }}
 	if lo.Delay(1) != 800*time.Millisecond || hi.Delay(1) < 1190*time.Millisecond {
 		t.Errorf("jitter range = %v..%v, want 0.8 s..1.2 s", lo.Delay(1), hi.Delay(1))
+	}
+}
+
+// Gemini CLI queues a prompt submitted while it still starts and shows it
+// under "Queued (press ↑ to edit):" with its composer ready: the role is
+// busy until the queue is sent, so the next text is not joined to it.
+func TestGeminiWithAQueuedPromptIsBusy(t *testing.T) {
+	cfg := presetRole(t, "gemini")
+	screen := "ℹ Initializing... Prompts will be queued.\n\n  Queued (press ↑ to edit):\n    Read roles/ashigaru.md and follow it from now on.\n\n > Type your message or @path/to/file\n"
+	if got, why := classify(cfg, match(cfg, screen), time.Minute, true, true, 150*time.Millisecond, false, 0, false); got != Busy {
+		t.Errorf("classify = %q (%s), want busy", got, why)
+	}
+	ready := " * Type your message or @path/to/file\n"
+	if got, why := classify(cfg, match(cfg, ready), time.Minute, true, true, 150*time.Millisecond, false, 0, false); got != Ready {
+		t.Errorf("the composer in yolo mode: classify = %q (%s), want ready", got, why)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // run unjudged.
 func (s *Supervisor) roleCommand(rc config.Role) (args, env []string, err error) {
 	args, env = rc.Command.Args, s.roleEnv(rc)
-	enf, ok, err := config.CLIEnforcement(s.layout, rc.CLI, rc.Command.Exec, s.exe)
+	enf, ok, err := config.CLIEnforcement(s.layout, rc.CLI, rc.Command.Exec, rc.Command.Cwd, s.exe)
 	if err != nil || !ok {
 		return args, env, err
 	}

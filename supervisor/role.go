@@ -61,6 +61,10 @@ type Role struct {
 	limitedUntil time.Time     // while limited: when the usage limit lifts
 	held         string        // why no task may be typed until a person looks (Hold); "" when none
 	busyAt       time.Time     // when the busy pattern last showed
+	// echoAt is when shogun last wrote keys that only edit the composer
+	// (a clear, the text before its submit key); zero after a submit key.
+	// The echo of those keys is not work (classify).
+	echoAt time.Time
 
 	// hookQuestions describe the questions its CLI's hook asked that wait
 	// for a person (SetHookQuestions); while there are any it is waiting.

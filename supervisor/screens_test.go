@@ -106,7 +106,7 @@ func TestRealCLIScreens(t *testing.T) {
 			// As Role.watch does: a limit first, a dialog over it.
 			var limit limitWatch
 			now := time.Now()
-			got, why := classify(cfg, sig, time.Minute, everReady, len(raw) > 0, 150*time.Millisecond, false, 0)
+			got, why := classify(cfg, sig, time.Minute, everReady, len(raw) > 0, 150*time.Millisecond, false, 0, false)
 			if until, limited := limit.check(sig, now, cfg.LimitWait); limited {
 				got, why = Limited, "limit pattern on screen, until "+until.Format("15:04:05")
 				if sig.attention {

@@ -128,3 +128,44 @@ roles:
 		t.Errorf("ready %d times while the answer streamed: %v", len(flaps), flaps)
 	}
 }
+
+// The echo of what shogun types into the composer is not work: a role
+// that is ready stays ready while a text (and the clear before it) is
+// typed, rather than going ready⇄busy⇄ready with every key write (a team
+// typing between_tasks and then a nudge flapped five times in a second).
+func TestTypingIntoTheComposerIsNotWork(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := testWorkspace(t, fmt.Sprintf(`
+roles:
+  - id: streamer
+    prompt_path: roles/streamer.md
+    command: {exec: %q, env: {%s: %q}}
+    cli: generic
+    ready_pattern: "(?m)^› "
+    busy_pattern: "esc to interrupt"
+    input_marker: "›"
+    submit_delay: 50ms
+    startup_prompt: ""
+`, self, streamerEnv, filepath.Join(t.TempDir(), "done")))
+	r := start(t, ws, nil)
+	r.waitState(t, "streamer", Ready, 15*time.Second)
+	role := r.role(t, "streamer")
+	time.Sleep(300 * time.Millisecond) // past the settle time of the first drawing
+	before := time.Now()
+	if _, err := role.Type(t.Context(), "a draft not yet submitted", TypeOptions{NoSubmit: true}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // longer than the settle time an echo would be busy for
+	var changes []string
+	for _, e := range r.events.all() {
+		if e.Role == "streamer" && e.Kind == EventState && e.Time.After(before) {
+			changes = append(changes, fmt.Sprintf("%s (%s)", e.State, e.Message))
+		}
+	}
+	if len(changes) > 0 {
+		t.Errorf("typing into the composer changed the role's state: %v", changes)
+	}
+}

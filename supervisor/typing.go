@@ -376,6 +376,13 @@ func (k *keyWriter) write(s string) error {
 		k.gap = now.Sub(k.prev)
 	}
 	k.prev = now
+	k.r.mu.Lock()
+	if s == k.r.conf().Submit {
+		k.r.echoAt = time.Time{}
+	} else {
+		k.r.echoAt = now
+	}
+	k.r.mu.Unlock()
 	_, err := k.sess.Write([]byte(s))
 	return err
 }

@@ -138,7 +138,7 @@ func startUsersTeam(t *testing.T) *e2eTeam {
 		if keep := os.Getenv("SHOGUN_E2E_KEEP"); keep != "" {
 			dst := filepath.Join(keep, t.Name())
 			_ = os.MkdirAll(dst, 0o755)
-			_ = exec.Command("cp", "-r", filepath.Join(ws, "runtime"), modelLog.Name(), dst).Run()
+			_ = exec.Command("cp", "-r", filepath.Join(ws, "runtime"), modelLog.Name(), model.DumpDir, dst).Run()
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(modelLog.Name())
