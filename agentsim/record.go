@@ -34,6 +34,7 @@ const (
 	recordReport  = "report"      // Line is the path of a report the agent wrote
 	recordGone    = "report-gone" // Line is the path of a report that was not there when the agent looked again
 	recordDialog  = "dialog"      // Dialog names a dialog, Line the option picked
+	recordStart   = "start"       // Line is "resumed" or "fresh" (Options.Resumed)
 )
 
 type recordEntry struct {
@@ -58,6 +59,15 @@ func (r *recorder) newline(at time.Time, before string) error {
 // dialog records the answer a dialog got, with the time its key arrived.
 func (r *recorder) dialog(at time.Time, name, label string) error {
 	return r.write(recordEntry{At: stamp(at), Kind: recordDialog, Dialog: name, Line: label})
+}
+
+// start records that the agent started, resuming its conversation or not.
+func (r *recorder) start(resumed bool) error {
+	line := "fresh"
+	if resumed {
+		line = "resumed"
+	}
+	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordStart, Line: line})
 }
 
 // task records that the agent started working on t, each time it does.

@@ -69,6 +69,9 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		return err
 	}
 	defer rec.close()
+	if err := rec.start(opts.Resumed); err != nil {
+		return err
+	}
 
 	saved, err := term.MakeRaw(inFd)
 	if err != nil {
