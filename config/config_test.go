@@ -969,7 +969,7 @@ func TestLoadRejectsAMissingWorkspace(t *testing.T) {
 // agent.max_running is read as written.
 func TestIdleAfterResumeArgsAndMaxRunning(t *testing.T) {
 	dir := testWorkspace(t, map[string]string{
-		"roles/a.md":  "a",
+		"roles/a.md": "a",
 		SettingsFile: "agent:\n  idle_after: 10m\n  max_running: 3\n",
 		RolesFile: "roles:\n" +
 			"  - {id: a, prompt_path: roles/a.md, command: {exec: claude}}\n" +

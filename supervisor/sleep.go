@@ -96,6 +96,13 @@ func newSlots(sup *Supervisor, max int) *slots {
 	return &slots{sup: sup, max: max, held: map[*Role]bool{}, asked: map[*Role]bool{}}
 }
 
+// inUse says how many slots are held, and how many roles wait.
+func (sl *slots) inUse() (held, waiting int) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return len(sl.held), len(sl.waiting)
+}
+
 // tryTake takes a slot for r if one is free and no role waits for one.
 func (sl *slots) tryTake(r *Role) bool {
 	sl.mu.Lock()
@@ -246,6 +253,9 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 	}
 	w := r.sup.work(r.id)
 	if !w.Has {
+		r.mu.Lock()
+		r.asleep = true // its start is a wake, without a conversation to resume
+		r.mu.Unlock()
 		r.setState(Sleeping, fmt.Sprintf("no slot free (agent.max_running %d): sleeps until a task comes", sl.max))
 		return false, r.sleepUntilWork(ctx)
 	}
