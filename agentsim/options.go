@@ -234,8 +234,8 @@ type Options struct {
 	// Resumed says the agent was started to resume its earlier
 	// conversation (the --resumed flag, which tests give as a role's
 	// resume_args). It is recorded when the agent starts (kind "start",
-	// line "resumed", or "fresh" without it), so a test can tell a woken
-	// role's start from a fresh one.
+	// line "resumed"; a fresh start records nothing), so a test can tell a
+	// woken role's start from a fresh one.
 	Resumed bool
 
 	// Role names the agent in its reports. Empty means $SHOGUN_ROLE, which

@@ -34,7 +34,7 @@ const (
 	recordReport  = "report"      // Line is the path of a report the agent wrote
 	recordGone    = "report-gone" // Line is the path of a report that was not there when the agent looked again
 	recordDialog  = "dialog"      // Dialog names a dialog, Line the option picked
-	recordStart   = "start"       // Line is "resumed" or "fresh" (Options.Resumed)
+	recordStart   = "start"       // a start with Options.Resumed; Line is "resumed"
 )
 
 type recordEntry struct {
@@ -61,13 +61,9 @@ func (r *recorder) dialog(at time.Time, name, label string) error {
 	return r.write(recordEntry{At: stamp(at), Kind: recordDialog, Dialog: name, Line: label})
 }
 
-// start records that the agent started, resuming its conversation or not.
-func (r *recorder) start(resumed bool) error {
-	line := "fresh"
-	if resumed {
-		line = "resumed"
-	}
-	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordStart, Line: line})
+// resumed records that the agent started to resume its conversation.
+func (r *recorder) resumed() error {
+	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordStart, Line: "resumed"})
 }
 
 // task records that the agent started working on t, each time it does.

@@ -69,8 +69,10 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		return err
 	}
 	defer rec.close()
-	if err := rec.start(opts.Resumed); err != nil {
-		return err
+	if opts.Resumed {
+		if err := rec.resumed(); err != nil {
+			return err
+		}
 	}
 
 	saved, err := term.MakeRaw(inFd)

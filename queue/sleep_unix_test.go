@@ -67,8 +67,8 @@ func TestAnIdleRoleSleepsAndATaskWakesItWithItsConversation(t *testing.T) {
 			prompts++
 		}
 	}
-	if strings.Join(starts, ",") != "fresh,resumed" {
-		t.Errorf("starts = %v, want a fresh start, then one resumed by the wake", starts)
+	if strings.Join(starts, ",") != "resumed" {
+		t.Errorf("resumed starts = %v, want the one of the wake (the first start is fresh)", starts)
 	}
 	if worked != 1 {
 		t.Errorf("the agent worked on the task %d times, want once", worked)
