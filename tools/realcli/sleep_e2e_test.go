@@ -12,29 +12,36 @@ import (
 	"github.com/shogun-dev/shogun/store"
 )
 
-// TestClaudeCodeWakesWithItsConversation: a Claude Code role with
+// TestRealCLIsWakeWithTheirConversation: a role of each CLI with
 // idle_after sleeps once idle (its program gone), and the next task wakes
-// it with --continue: the model is sent the conversation from before the
-// sleep (the first task's words) along with the new task.
-func TestClaudeCodeWakesWithItsConversation(t *testing.T) {
-	// No between_tasks: the second task continues the first conversation.
-	tm := startE2E(t, []string{"claude"}, func(string) string { return "    idle_after: 5s\n    between_tasks: \"\"\n" })
-	const word = "PAPAYA-7731"
-	first := tm.send("claude", "Remember a word", "The word is "+word+".\nfakemodel: report done via write first done\n")
-	if task, ok := tm.waitTask(first, 3*time.Minute); !ok || task.Status != store.StatusDone {
-		t.Fatalf("first task: %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, "claude"))
+// it with its preset's resume_args (Claude Code --continue, Codex resume
+// --last, Gemini CLI --resume latest): the model is sent the conversation
+// from before the sleep (the first task's words) along with the new task.
+func TestRealCLIsWakeWithTheirConversation(t *testing.T) {
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		t.Run(cli, func(t *testing.T) { wakesWithItsConversation(t, cli) })
 	}
-	if !tm.waitState("claude", "sleeping", time.Minute) {
-		t.Fatalf("claude never went to sleep after idle_after; screen:\n%s", screen(t, tm.env, tm.ws, "claude"))
+}
+
+func wakesWithItsConversation(t *testing.T, cli string) {
+	// No between_tasks: the second task continues the first conversation.
+	tm := startE2E(t, []string{cli}, func(string) string { return "    idle_after: 5s\n    between_tasks: \"\"\n" })
+	const word = "PAPAYA-7731"
+	first := tm.send(cli, "Remember a word", "The word is "+word+".\nfakemodel: report done via write first done\n")
+	if task, ok := tm.waitTask(first, 3*time.Minute); !ok || task.Status != store.StatusDone {
+		t.Fatalf("first task: %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, cli))
+	}
+	if !tm.waitState(cli, "sleeping", time.Minute) {
+		t.Fatalf("%s never went to sleep after idle_after; screen:\n%s", cli, screen(t, tm.env, tm.ws, cli))
 	}
 	if st, _ := status(t, tm.env, tm.ws); len(st.Roles) != 1 || st.Roles[0].Pid != 0 {
 		t.Errorf("a sleeping role shows a program: %+v", st.Roles)
 	}
 	dumps := filepath.Join(filepath.Dir(tm.ws), "model-requests")
-	second := tm.send("claude", "Carry on", "fakemodel: report done via write second done\n")
+	second := tm.send(cli, "Carry on", "fakemodel: report done via write second done\n")
 	task, ok := tm.waitTask(second, 3*time.Minute)
 	if !ok || task.Status != store.StatusDone || task.Attempts != 1 {
-		t.Fatalf("second task: %+v (closed %v), want done in one attempt; screen:\n%s", task, ok, screen(t, tm.env, tm.ws, "claude"))
+		t.Fatalf("second task: %+v (closed %v), want done in one attempt; screen:\n%s", task, ok, screen(t, tm.env, tm.ws, cli))
 	}
 	all, _ := os.ReadDir(dumps)
 	resumed := false
