@@ -272,6 +272,11 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 			// A role asked to make room may have declined; ask again.
 			sl.makeRoom()
 		case <-r.wakeReq:
+		case <-r.restartReq:
+			// It starts afresh once it has a slot: nothing to restart now.
+			r.mu.Lock()
+			r.resumable = false
+			r.mu.Unlock()
 		case <-r.stopReq:
 			sl.cancel(wt)
 			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
