@@ -67,9 +67,10 @@ test-real:
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
 ## Gemini CLI refusing the policy's deny rules themselves, a usage limit that lifts by
-## itself, a role that sleeps when idle and wakes with its conversation, README's tour, and the team as users have it: three CLIs and a worktree role
-## at once in a git repository with shogun init's policy, on a sloppy model). Installs the
-## CLIs like test-real; skips when Node.js or npm is missing.
+## itself, a role that sleeps when idle and wakes with its conversation, README's tour,
+## and the team as users have it: three CLIs and a worktree role at once in a git
+## repository with shogun init's policy, on a sloppy model). Installs the CLIs like
+## test-real; skips when Node.js or npm is missing.
 test-e2e:
 	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules' ./tools/realcli
 
