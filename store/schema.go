@@ -438,6 +438,18 @@ CREATE INDEX approvals_pending ON approvals(run_id) WHERE decision = 'pending';
 	`
 CREATE INDEX approvals_task ON approvals(task_id, id) WHERE task_id != '';
 `,
+	// 9: wake-ups (wakeups.go): the line typed to the role that sent a
+	// task's command when a report closes it, recorded with the close so
+	// that a supervisor killed before typing it types it after the restart.
+	`
+CREATE TABLE wakeups (
+  task_id TEXT PRIMARY KEY,
+  role TEXT NOT NULL,
+  due_at TEXT NOT NULL,
+  typed_at TEXT
+);
+CREATE INDEX wakeups_pending ON wakeups(role, due_at) WHERE typed_at IS NULL;
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -447,7 +459,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

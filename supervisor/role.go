@@ -59,6 +59,7 @@ type Role struct {
 	learnedDelay time.Duration // a longer submit delay the program turned out to need
 	lastLine     string        // the most telling line the previous program left (tellingLine)
 	limitedUntil time.Time     // while limited: when the usage limit lifts
+	held         string        // why no task may be typed until a person looks (Hold); "" when none
 	busyAt       time.Time     // when the busy pattern last showed
 
 	// hookQuestions describe the questions its CLI's hook asked that wait
@@ -133,6 +134,9 @@ type Status struct {
 	// (left waiting or attention): time spent waiting does not count as
 	// the agent being quiet.
 	WaitedUntil time.Time
+	// Held says why no new task is typed into the role until a person
+	// looks (see Hold); "" when it is not held.
+	Held string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -206,6 +210,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
+		Held:      r.held,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 	}
 	if r.lastExit != nil {
@@ -241,7 +246,7 @@ func (r *Role) Session() *ptyhost.Session {
 func (r *Role) Workable() (generation int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.generation, r.state == Ready && r.session != nil && r.settled
+	return r.generation, r.state == Ready && r.session != nil && r.settled && r.held == ""
 }
 
 // Changed returns a channel that is closed at the role's next change of
@@ -406,6 +411,14 @@ func (r *Role) run(ctx context.Context) {
 			r.log.Info().Msg("restarting on request")
 			continue
 		}
+		if errors.Is(err, errNoSandbox) {
+			// Not restarted: the system will not grow a sandbox.
+			r.setState(Fatal, err.Error())
+			if !r.waitRestart(ctx) {
+				return
+			}
+			continue
+		}
 		if errors.Is(err, errCannotStart) && ptyhost.ProgramNotFound(err) {
 			// Not restarted: see MissingPrograms.
 			r.mu.Lock()
@@ -524,26 +537,38 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	resume := r.resumable && len(cfg.ResumeArgs) > 0
 	r.asleep, r.resumable, r.waking = false, false, waking
 	r.mu.Unlock()
-	args := cfg.Command.Args
 	switch {
 	case resume:
-		// Appended, so that whatever builds the command line keeps it.
-		args = append(slices.Clone(args), cfg.ResumeArgs...)
 		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
 	case waking:
 		r.setState(Waking, "waking: starting "+cfg.Command.Exec)
 	default:
 		r.setState(Starting, "starting "+cfg.Command.Exec)
 	}
+	args, env, err := r.sup.roleCommand(*cfg)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errCannotStart, err)
+		r.mu.Lock()
+		r.lastError = err.Error()
+		r.mu.Unlock()
+		r.log.Error().Err(err).Msg("cannot start")
+		return ptyhost.Exit{Code: -1}, err, askedNothing
+	}
+	if resume {
+		// Appended last, after whatever else builds the command line
+		// (hook arguments go first): `codex … resume --last` is a
+		// subcommand after the options.
+		args = append(slices.Clone(args), cfg.ResumeArgs...)
+	}
 	cmd := ptyhost.Command{
 		Path: cfg.Command.Exec,
 		Args: args,
-		Env:  r.sup.roleEnv(*cfg),
+		Env:  env,
 		Dir:  cfg.Command.Cwd,
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,
 	}
-	sess, err := r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
+	sess, err := r.sup.spawnRole(*cfg, ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()

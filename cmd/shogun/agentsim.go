@@ -52,6 +52,7 @@ func agentSimCommand() *cli.Command {
 			&cli.BoolFlag{Name: "resumed", Usage: "started to resume an earlier conversation (a role's resume_args in tests); recorded as the start's line"},
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
 			&cli.StringFlag{Name: "commit-work", Usage: "for each task, write `FILE` (relative to the working directory) and commit it with git, as a coding agent would"},
+			&cli.StringSliceFlag{Name: "trespass", Usage: "for each task, try `read:PATH` or `write:PATH` (repeatable) as a hostile agent would, and list what happened in the report"},
 			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
 		},
 		Action: func(c *cli.Context) error {
@@ -83,6 +84,7 @@ func agentSimCommand() *cli.Command {
 				Role:             c.String("role"),
 				Delegate:         splitList(c.StringSlice("delegate")),
 				CommitWork:       c.String("commit-work"),
+				Trespass:         c.StringSlice("trespass"),
 				DropTurns:        c.Int("drop-turns"),
 				SkipReports:      c.Int("skip-reports"),
 				CheckReport:      c.Duration("check-report"),
