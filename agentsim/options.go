@@ -231,6 +231,13 @@ type Options struct {
 	// each task.
 	RecordPath string
 
+	// Resumed says the agent was started to resume its earlier
+	// conversation (the --resumed flag, which tests give as a role's
+	// resume_args). It is recorded when the agent starts (kind "start",
+	// line "resumed"; a fresh start records nothing), so a test can tell a
+	// woken role's start from a fresh one.
+	Resumed bool
+
 	// Role names the agent in its reports. Empty means $SHOGUN_ROLE, which
 	// the supervisor sets, or "agent-sim" without it.
 	Role string

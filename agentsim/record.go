@@ -34,6 +34,7 @@ const (
 	recordReport  = "report"      // Line is the path of a report the agent wrote
 	recordGone    = "report-gone" // Line is the path of a report that was not there when the agent looked again
 	recordDialog  = "dialog"      // Dialog names a dialog, Line the option picked
+	recordStart   = "start"       // a start with Options.Resumed; Line is "resumed"
 )
 
 type recordEntry struct {
@@ -58,6 +59,11 @@ func (r *recorder) newline(at time.Time, before string) error {
 // dialog records the answer a dialog got, with the time its key arrived.
 func (r *recorder) dialog(at time.Time, name, label string) error {
 	return r.write(recordEntry{At: stamp(at), Kind: recordDialog, Dialog: name, Line: label})
+}
+
+// resumed records that the agent started to resume its conversation.
+func (r *recorder) resumed() error {
+	return r.write(recordEntry{At: stamp(time.Now()), Kind: recordStart, Line: "resumed"})
 }
 
 // task records that the agent started working on t, each time it does.

@@ -69,6 +69,11 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		return err
 	}
 	defer rec.close()
+	if opts.Resumed {
+		if err := rec.resumed(); err != nil {
+			return err
+		}
+	}
 
 	saved, err := term.MakeRaw(inFd)
 	if err != nil {

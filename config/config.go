@@ -18,6 +18,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -150,6 +151,14 @@ type Role struct {
 	Restart roles.RestartPolicy
 	// Stop says how the program is asked to quit.
 	Stop roles.StopSequence
+	// IdleAfter puts the role to sleep (its CLI ended, its conversation
+	// kept) once it has been idle this long with nothing queued; 0 never
+	// (idle_after, default agent.idle_after).
+	IdleAfter time.Duration
+	// ResumeArgs are appended to Command.Args when a sleeping role wakes,
+	// so that its CLI resumes its conversation (resume_args, default the
+	// preset's); none: the CLI starts afresh and gets its startup prompt.
+	ResumeArgs []string
 	// Set are the keys written in the role's entry of roles.yaml, in file
 	// order; every other key has its preset's default.
 	Set []string
@@ -210,6 +219,11 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 	files := fileReader{workspace: abs, given: given, errs: errs}
 	settings := loadSettings(files, lookup)
 	roleList := loadRoles(files, lookup, settings.Agent.DefaultCommand)
+	for i := range roleList {
+		if !slices.Contains(roleList[i].Set, "idle_after") {
+			roleList[i].IdleAfter = settings.Agent.IdleAfter
+		}
+	}
 	pol := loadPolicy(files, roleList)
 	if err := errs.err(); err != nil {
 		return nil, err

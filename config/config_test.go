@@ -963,3 +963,37 @@ func TestLoadRejectsAMissingWorkspace(t *testing.T) {
 		t.Error("a missing workspace is not a file problem")
 	}
 }
+
+// idle_after comes from agent.idle_after unless a role sets its own (0
+// included); resume_args from the preset unless the role sets them;
+// agent.max_running is read as written.
+func TestIdleAfterResumeArgsAndMaxRunning(t *testing.T) {
+	dir := testWorkspace(t, map[string]string{
+		"roles/a.md": "a",
+		SettingsFile: "agent:\n  idle_after: 10m\n  max_running: 3\n",
+		RolesFile: "roles:\n" +
+			"  - {id: a, prompt_path: roles/a.md, command: {exec: claude}}\n" +
+			"  - {id: b, prompt_path: roles/a.md, command: {exec: codex}, idle_after: 0}\n" +
+			"  - {id: c, prompt_path: roles/a.md, command: {exec: gemini}, idle_after: 30s, resume_args: [--resume, \"3\"]}\n" +
+			"  - {id: d, prompt_path: roles/a.md, command: {exec: my-agent}}\n",
+	})
+	cfg := mustLoad(t, dir, nil)
+	if cfg.Settings.Agent.MaxRunning != 3 {
+		t.Errorf("max_running = %d, want 3", cfg.Settings.Agent.MaxRunning)
+	}
+	for _, c := range []struct {
+		id     string
+		idle   time.Duration
+		resume []string
+	}{
+		{"a", 10 * time.Minute, []string{"--continue"}},
+		{"b", 0, []string{"resume", "--last"}},
+		{"c", 30 * time.Second, []string{"--resume", "3"}},
+		{"d", 10 * time.Minute, nil},
+	} {
+		r, _ := cfg.Role(c.id)
+		if r.IdleAfter != c.idle || !reflect.DeepEqual(r.ResumeArgs, c.resume) {
+			t.Errorf("%s: idle_after %v, resume_args %q; want %v, %q", c.id, r.IdleAfter, r.ResumeArgs, c.idle, c.resume)
+		}
+	}
+}

@@ -150,6 +150,7 @@ var settingKeys = []struct {
 	value func(Settings) any
 }{
 	{"agent.default_command", true, func(s Settings) any { return s.Agent.DefaultCommand }},
+	{"agent.max_running", false, func(s Settings) any { return s.Agent.MaxRunning }},
 	{"queue", true, func(s Settings) any { return s.Queue }},
 	{"skills", true, func(s Settings) any { return s.Skills }},
 	{"terminal.windows_terminal", true, func(s Settings) any { return s.Terminal }},

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -257,6 +258,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	r.LimitPattern = regexp.MustCompile(p.LimitPattern)
 	r.LimitWait, r.AckTimeout, r.StallAfter, r.StartTimeout = p.LimitWait, p.AckTimeout, p.StallAfter, p.StartTimeout
 	r.InterruptKeys, r.BetweenTasks, r.Remind = p.InterruptKeys, p.BetweenTasks, p.Remind
+	r.ResumeArgs = slices.Clone(p.ResumeArgs)
 	r.ReadyPattern = regexp.MustCompile(p.ReadyPattern)
 	r.BusyPattern = regexp.MustCompile(p.BusyPattern)
 	r.AttentionPattern = regexp.MustCompile(p.AttentionPattern)
@@ -345,6 +347,16 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 	for _, p := range []**regexp.Regexp{&r.ReadyPattern, &r.BusyPattern, &r.AttentionPattern, &r.LimitPattern} {
 		if *p != nil && (*p).String() == "" {
 			*p = nil
+		}
+	}
+	if v := m.take("idle_after"); v != nil {
+		if d, ok := rd.duration(v, "idle_after", true); ok {
+			r.IdleAfter = d
+		}
+	}
+	if v := m.take("resume_args"); v != nil {
+		if args, ok := rd.strList(v, "resume_args"); ok {
+			r.ResumeArgs = args
 		}
 	}
 	if v := m.take("restart"); v != nil {

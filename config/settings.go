@@ -77,6 +77,13 @@ type AgentSettings struct {
 	// DefaultCommand runs roles that have no command key
 	// (agent.default_command; default: codex in the workspace).
 	DefaultCommand Command
+	// IdleAfter puts a role to sleep once its CLI has been ready, with
+	// nothing typed and nothing queued, this long (agent.idle_after; 0,
+	// the default, never); a role's idle_after overrides it.
+	IdleAfter time.Duration
+	// MaxRunning bounds how many roles' CLIs are alive at once
+	// (agent.max_running; 0, the default, means no bound).
+	MaxRunning int
 }
 
 // UISettings place the web console that `shogun start` serves (ui:).
@@ -220,6 +227,16 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		if v := sec.take("default_command"); v != nil {
 			if c, ok := d.command(v, "default_command", "agent.default_command", workspace, lookup); ok {
 				s.Agent.DefaultCommand = c
+			}
+		}
+		if v := sec.take("idle_after"); v != nil {
+			if d, ok := d.duration(v, "idle_after", true); ok {
+				s.Agent.IdleAfter = d
+			}
+		}
+		if v := sec.take("max_running"); v != nil {
+			if n, ok := d.integer(v, "max_running", 0, 10_000); ok {
+				s.Agent.MaxRunning = int(n)
 			}
 		}
 		sec.done()

@@ -223,6 +223,7 @@ func (s *Server) statusReply() (StatusReply, error) {
 		out.ConfigError = err.Error()
 	}
 	out.Roles = append(out.Roles, s.roleReplies(snap)...)
+	out.SlotsInUse, out.MaxRunning = s.team.Supervisor().Slots()
 	return out, nil
 }
 

@@ -30,6 +30,10 @@ type StatusReply struct {
 	// are now are not in effect, one problem per line: the supervisor
 	// runs on with the configuration it had.
 	ConfigError string `json:"config_error,omitempty"`
+	// MaxRunning is agent.max_running, how many roles' programs may run at
+	// once, and SlotsInUse how many do; both left out without a bound.
+	MaxRunning int `json:"max_running,omitempty"`
+	SlotsInUse int `json:"slots_in_use,omitempty"`
 }
 
 // RoleReply is one role in StatusReply.

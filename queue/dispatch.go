@@ -147,6 +147,9 @@ func (w *worker) run(ctx context.Context) {
 				progressed = w.dispatch(ctx, gen)
 			}
 		}
+		if _, ok := w.a.Workable(); !ok {
+			w.wakeIfAsleep()
+		}
 		if ctx.Err() != nil {
 			return
 		}

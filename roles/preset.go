@@ -149,6 +149,11 @@ type Preset struct {
 	Restart RestartPolicy
 	// Stop is how the program is asked to quit.
 	Stop StopSequence
+	// ResumeArgs are appended to the command line when a sleeping role
+	// wakes, so that the CLI continues the most recent conversation of its
+	// working folder instead of starting a new one; empty: the CLI cannot,
+	// and starts afresh with its startup prompt.
+	ResumeArgs []string
 }
 
 // The prompts are shared by every preset: they speak to the agent, not to
@@ -241,6 +246,9 @@ var presets = func() map[string]Preset {
 	// the real CLI; fixture codex-new-worktree is the dialog).
 	codex.BetweenTasks = "/clear"
 	codex.Stop.Keys = "/quit\r"
+	// codex 0.169: `codex resume --last` continues the most recent session
+	// of the working folder (the picker filters by folder).
+	codex.ResumeArgs = []string{"resume", "--last"}
 
 	claude := base
 	claude.CLI = CLIClaude
@@ -278,6 +286,8 @@ var presets = func() map[string]Preset {
 	claude.InterruptKeys = "\x1b"
 	claude.BetweenTasks = "/clear"
 	claude.Stop.Keys = "/exit\r"
+	// --continue: the most recent conversation of the working folder.
+	claude.ResumeArgs = []string{"--continue"}
 
 	copilot := base
 	copilot.CLI = CLICopilot
@@ -349,6 +359,8 @@ var presets = func() map[string]Preset {
 	// make test-e2e: every later key dropped for minutes, while the same
 	// steps by hand in tmux went through).
 	gemini.Stop.Keys = "/quit\r"
+	// gemini 0.61: --resume latest, the folder's most recent session.
+	gemini.ResumeArgs = []string{"--resume", "latest"}
 
 	// A generic program promises nothing: readiness is quiet output, work is
 	// recent output, and it is terminated rather than asked to quit.

@@ -96,6 +96,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		echo := !r.echoAt.IsZero() && time.Since(r.echoAt) < maxEcho
 		r.mu.Unlock()
 		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn, readyFor, echo)
+		if next == Starting {
+			next = r.booting()
+		}
 		if overdue && next != Ready && next != Attention {
 			// Still not ready: the role keeps waiting for a person.
 			continue
@@ -107,7 +110,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			// shows (a spinner, or nothing), it is held by a person.
 			next, why = Waiting, "a question waits for a person (shogun questions)"
 		case next == "" && (was == Attention || was == Limited || was == Waiting):
-			next, why = pick(everReady, Busy, Starting), string(was)+" over"
+			next, why = pick(everReady, Busy, r.booting()), string(was)+" over"
 		}
 		if next == "" {
 			continue
@@ -118,7 +121,11 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		}
 		if next == Ready && !everReady {
 			everReady = true
-			if cfg.StartupPrompt != "" {
+			r.mu.Lock()
+			// A resumed conversation has its startup prompt already.
+			settled := r.settled
+			r.mu.Unlock()
+			if cfg.StartupPrompt != "" && !settled {
 				prompt.Add(1)
 				go func() {
 					defer prompt.Done()
@@ -288,4 +295,15 @@ func pick(cond bool, a, b State) State {
 		return a
 	}
 	return b
+}
+
+// booting is the state of a program that has not been ready yet: waking
+// when a wake started it.
+func (r *Role) booting() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waking {
+		return Waking
+	}
+	return Starting
 }

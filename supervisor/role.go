@@ -87,6 +87,19 @@ type Role struct {
 	// goes out only under keys, none interleaves with an answer's keys.
 	keys       sync.Mutex
 	restartReq chan struct{}
+
+	// wakeReq asks a sleeping role, or one waiting for a slot, to start
+	// (Wake); sleepReq asks a running one to sleep to make room for a role
+	// that waits for a slot.
+	wakeReq, sleepReq chan struct{}
+	// asleep: the role sleeps or waits for a slot, so its next start is a
+	// wake. resumable: its last program was put to sleep, so its
+	// conversation can be resumed (ResumeArgs). Both under mu.
+	asleep, resumable bool
+	// waking: the current program was started by a wake (under mu).
+	waking bool
+	// sleepWhy says why the role went to sleep (under mu).
+	sleepWhy string
 }
 
 // Status is a snapshot of a role for status output.
@@ -140,6 +153,8 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 		since:        time.Now(),
 		changed:      make(chan struct{}),
 		restartReq:   make(chan struct{}, 1),
+		wakeReq:      make(chan struct{}, 1),
+		sleepReq:     make(chan struct{}, 1),
 		stopReq:      make(chan struct{}, 1),
 		reconfigured: make(chan struct{}, 1),
 		heldChanged:  make(chan struct{}, 1),
@@ -353,8 +368,29 @@ func (r *Role) run(ctx context.Context) {
 			r.setState(Stopped, stopReason(ctx))
 			return
 		}
+		if ok, alive := r.admit(ctx); !alive {
+			return
+		} else if !ok {
+			continue
+		}
 		started := time.Now()
 		exit, err, asked := r.runOnce(ctx)
+		if r.sup.slots != nil {
+			r.sup.slots.release(r)
+		}
+		if asked == askedSleep {
+			r.mu.Lock()
+			r.asleep, r.resumable = true, true
+			r.mu.Unlock()
+			r.setState(Sleeping, r.sleepReason())
+			r.typing.Unlock() // held since trySleep
+			failures = 0
+			window = &restartWindow{window: r.conf().Restart.Window}
+			if !r.sleepUntilWork(ctx) {
+				return
+			}
+			continue
+		}
 		if ctx.Err() != nil {
 			r.setState(Stopped, stopReason(ctx))
 			return
@@ -481,6 +517,7 @@ const (
 	askedNothing = iota
 	askedRestart // Restart: start it again at once
 	askedStop    // Stop: leave it stopped
+	askedSleep   // idle, or making room: sleep until work comes
 )
 
 func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
@@ -499,7 +536,19 @@ func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
 // whole process tree is gone.
 func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, asked int) {
 	cfg := r.conf()
-	r.setState(Starting, "starting "+cfg.Command.Exec)
+	r.mu.Lock()
+	waking := r.asleep
+	resume := r.resumable && len(cfg.ResumeArgs) > 0
+	r.asleep, r.resumable, r.waking = false, false, waking
+	r.mu.Unlock()
+	switch {
+	case resume:
+		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
+	case waking:
+		r.setState(Waking, "waking: starting "+cfg.Command.Exec)
+	default:
+		r.setState(Starting, "starting "+cfg.Command.Exec)
+	}
 	args, env, err := r.sup.roleCommand(*cfg)
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
@@ -508,6 +557,12 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		r.mu.Unlock()
 		r.log.Error().Err(err).Msg("cannot start")
 		return ptyhost.Exit{Code: -1}, err, askedNothing
+	}
+	if resume {
+		// Appended last, after whatever else builds the command line
+		// (hook arguments go first): `codex … resume --last` is a
+		// subcommand after the options.
+		args = append(slices.Clone(args), cfg.ResumeArgs...)
 	}
 	cmd := ptyhost.Command{
 		Path: cfg.Command.Exec,
@@ -537,7 +592,9 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	r.session = sess
 	r.generation++
 	r.prompted = false
-	r.settled = cfg.StartupPrompt == ""
+	// A resumed conversation has had its startup prompt already.
+	r.settled = cfg.StartupPrompt == "" || resume
+	r.prompted = resume && cfg.StartupPrompt != ""
 	r.lastError = ""
 	r.mu.Unlock()
 	r.log.Info().Int("pid", pid).Strs("args", cmd.Args).Str("exec", cmd.Path).Msg("started")
@@ -556,19 +613,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		r.watch(runCtx, sess)
 	}()
 
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		r.stop(sess, exited)
-	case <-r.restartReq:
-		asked = askedRestart
-		r.log.Info().Msg("stopping for a restart")
-		r.stop(sess, exited)
-	case <-r.stopReq:
-		asked = askedStop
-		r.log.Info().Msg("stopping on request")
-		r.stop(sess, exited)
-	}
+	asked = r.supervise(ctx, sess, exited)
 	cancelRun()
 	watchers.Wait()
 	r.reapTree(sess, exited)
@@ -584,6 +629,69 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	}
 	r.log.Info().Int("pid", pid).Str("exit", exit.String()).Msg("exited")
 	return exit, waitErr, asked
+}
+
+// supervise waits for the program to exit, or for a reason to stop it —
+// ctx ending, a restart or stop request, or sleep: idle for its
+// idle_after, or asked to make room — and stops it then. It returns why it
+// stopped the program (askedNothing: it exited by itself, or ctx ended).
+func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-chan struct{}) int {
+	idle := time.NewTimer(time.Hour)
+	defer idle.Stop()
+	for {
+		changed := r.Changed()
+		var idleC <-chan time.Time
+		if left, ok := r.idleLeft(); ok {
+			idle.Reset(left + time.Millisecond)
+			idleC = idle.C
+		}
+		sleep, why := false, ""
+		select {
+		case <-exited:
+			return askedNothing
+		case <-ctx.Done():
+			r.stop(sess, exited)
+			return askedNothing
+		case <-r.restartReq:
+			r.log.Info().Msg("stopping for a restart")
+			r.stop(sess, exited)
+			return askedRestart
+		case <-r.stopReq:
+			r.log.Info().Msg("stopping on request")
+			r.stop(sess, exited)
+			return askedStop
+		case <-r.sleepReq:
+			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
+				r.sup.slots.declined(r)
+			}
+			why = fmt.Sprintf("made room for a role with work (agent.max_running %d); the next task wakes it", r.sup.slots.max)
+		case <-idleC:
+			sleep = r.trySleep(true)
+			why = fmt.Sprintf("idle for idle_after %s with nothing queued; the next task wakes it", r.conf().IdleAfter)
+		case <-changed:
+		}
+		if !idle.Stop() {
+			select {
+			case <-idle.C:
+			default:
+			}
+		}
+		if sleep {
+			r.mu.Lock()
+			r.sleepWhy = why
+			r.mu.Unlock()
+			r.log.Info().Msg("stopping to sleep: " + why)
+			r.stop(sess, exited)
+			return askedSleep
+		}
+	}
+}
+
+// sleepReason says why the role went to sleep.
+func (r *Role) sleepReason() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sleepWhy
 }
 
 // stop asks the program to quit: the stop keys first, SIGTERM to the tree at

@@ -8,7 +8,10 @@ package supervisor
 // agent waits on a person's answer to a question it asked through its CLI's
 // hook), limited (a usage
 // limit, until it lifts), fatal (too many restarts, or a program that cannot
-// be found) and stopped.
+// be found) and stopped; and, for roles that sleep (idle_after) or wait
+// for a slot (agent.max_running):
+//
+//	ready → sleeping → [waiting-slot →] waking → ready …
 type State string
 
 // The states of a role.
@@ -39,9 +42,19 @@ const (
 	Fatal State = "fatal"
 	// Stopped: ended on purpose, or exited under a policy that does not restart.
 	Stopped State = "stopped"
+	// Sleeping: idle long enough (idle_after), or made room for another
+	// role (agent.max_running): its program was ended, its working folder
+	// and conversation kept; the next task wakes it. No process runs.
+	Sleeping State = "sleeping"
+	// WaitingSlot: the role has work but agent.max_running roles run
+	// already; it starts when a slot frees. No process runs.
+	WaitingSlot State = "waiting-slot"
+	// Waking: a sleeping role's program is starting again, resuming its
+	// conversation where its CLI can.
+	Waking State = "waking"
 )
 
 // Running reports whether a program process exists in this state.
 func (s State) Running() bool {
-	return s == Starting || s == Ready || s == Busy || s == Attention || s == Waiting || s == Limited
+	return s == Starting || s == Waking || s == Ready || s == Busy || s == Attention || s == Waiting || s == Limited
 }

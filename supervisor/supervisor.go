@@ -125,6 +125,12 @@ type Supervisor struct {
 	reapMu  sync.Mutex
 	spawned map[int]bool // pids of role programs not yet waited for
 	foreign int          // ForeignChildren calls running: reap nothing
+
+	// slots bound the programs running at once (nil: no bound).
+	slots *slots
+	// workCheck says whether a role has work (SetWorkCheck).
+	workMu    sync.Mutex
+	workCheck func(role string) Work
 }
 
 // New prepares a supervisor for the selected roles; nothing starts until Run.
@@ -152,6 +158,9 @@ func New(opts Options) (*Supervisor, error) {
 		humanQuiet:    orDuration(opts.HumanQuiet, 5*time.Second),
 		treeGrace:     orDuration(opts.TreeGrace, 2*time.Second),
 		scrollback:    opts.Config.Settings.Logs.ScrollbackKB * 1024,
+	}
+	if n := opts.Config.Settings.Agent.MaxRunning; n > 0 {
+		s.slots = newSlots(s, n)
 	}
 	if s.backoff.Base == 0 {
 		s.backoff.Base = time.Second

@@ -472,6 +472,11 @@ func (r *Role) waitIdle(ctx context.Context, refuseAttention bool) (*ptyhost.Ses
 		if refuseAttention && state == Attention {
 			return nil, 0, ErrAttention
 		}
+		if state == Sleeping || state == WaitingSlot {
+			// Nothing runs to type into; waiting here would keep whoever
+			// wakes the role (the queue) from doing so.
+			return nil, 0, ErrAsleep
+		}
 		var timer <-chan time.Time
 		if humanWait > 0 {
 			timer = time.After(humanWait)

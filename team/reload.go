@@ -204,8 +204,10 @@ func (t *Team) apply(next *config.Config) config.Reload {
 			}
 			// A role a person stopped (or whose program exited under
 			// restart policy never) takes its new command at its next
-			// start; every other one, a fatal one included, starts again.
-			if c.Action == config.ActionRestart && r.State() != supervisor.Stopped {
+			// start, and so does one that sleeps or waits for a slot (no
+			// program runs: waking it would spend a slot on nothing);
+			// every other one, a fatal one included, starts again.
+			if st := r.State(); c.Action == config.ActionRestart && st != supervisor.Stopped && st != supervisor.Sleeping && st != supervisor.WaitingSlot {
 				r.Restart()
 			}
 		case config.ActionStart:

@@ -234,6 +234,8 @@ func (t *Team) open(opts Options) error {
 	if t.q, err = queue.New(qopts); err != nil {
 		return err
 	}
+	// Roles sleep, and wait for slots, by what the queue holds for them.
+	t.sup.SetWorkCheck(t.q.Work)
 	t.desk, err = approvals.New(approvals.Options{Store: t.st, RunID: run.ID, Config: t.Config, TaskOf: t.taskOf, Asked: t.asked,
 		Waiting: t.waiting})
 	return err

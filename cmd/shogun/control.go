@@ -125,6 +125,9 @@ func statusCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID),
 				roleCounts(st.Roles), strings.Join(parts, ", "))
+			if st.MaxRunning > 0 {
+				fmt.Fprintf(w, "slots %d/%d in use (agent.max_running)\n", st.SlotsInUse, st.MaxRunning)
+			}
 			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
 				fmt.Fprintf(w, "attention: %s\n", textsafe.Escape(a))

@@ -180,7 +180,7 @@ func stateColor(cell string) string {
 	switch word {
 	case "fatal", "crashed", "failed", "undelivered", "stalled", "blocked":
 		code = "31" // red
-	case "attention", "limited", "backoff", "waiting", "queued", "assigned":
+	case "attention", "limited", "backoff", "waiting", "waiting-slot", "waking", "queued", "assigned":
 		code = "33" // yellow
 	case "ready", "busy", "done", "delivered":
 		code = "32" // green
