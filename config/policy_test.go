@@ -88,7 +88,7 @@ func TestDefaultPolicyDecides(t *testing.T) {
 		{root, write("runtime/queue/tasks/ashigaru1.yaml"), deny},
 		{root, sh("cp x runtime/queue/reports/karo.yaml"), deny},
 		{root, sh("echo x > runtime/queue/tasks/karo.yaml"), deny},
-		{wt, sh("mv x " + filepath.Join(reports, "karo.yaml")), deny},
+		{wt, sh("mv x " + filepath.ToSlash(filepath.Join(reports, "karo.yaml"))), deny}, // a shell line takes \ as an escape: Windows paths with /
 		// Ordinary work in the folder.
 		{root, read("src/main.go"), allow},
 		{root, write(filepath.Join(ws, "src/main.go")), allow},

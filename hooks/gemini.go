@@ -124,7 +124,9 @@ func GeminiActions(tool string, input json.RawMessage) (acts []policy.Action, ok
 	case "glob":
 		// Where the pattern reaches: an absolute pattern names its own folder.
 		p := dir
-		if filepath.IsAbs(in.Pattern) {
+		// On Windows "/root/.ssh/**" is rooted on the current drive: as
+		// absolute for where it reaches as C:\root.
+		if filepath.IsAbs(in.Pattern) || strings.HasPrefix(in.Pattern, "/") || strings.HasPrefix(in.Pattern, `\`) {
 			p = in.Pattern
 		}
 		acts = []policy.Action{{Kind: policy.Read, Path: p}}
