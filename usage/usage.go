@@ -80,6 +80,11 @@ func SourceFor(role, cli, workdir string, lookup func(string) (string, bool)) (S
 	if home == "" {
 		home, _ = lookup("USERPROFILE")
 	}
+	// The CLIs record the folder as the OS gives it (getcwd), links
+	// resolved.
+	if real, err := filepath.EvalSymlinks(workdir); err == nil {
+		workdir = real
+	}
 	s := Source{Role: role, CLI: cli, Workdir: workdir}
 	switch cli {
 	case CLIClaude:
