@@ -67,11 +67,12 @@ test-real:
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
 ## Gemini CLI refusing the policy's deny rules themselves, a usage limit that lifts by
-## itself, README's tour, and the team as users have it: three CLIs and a worktree role
+## itself, shogun usage equal to what the model served a Claude and a Codex role,
+## README's tour, and the team as users have it: three CLIs and a worktree role
 ## at once in a git repository with shogun init's policy, on a sloppy model). Installs the
 ## CLIs like test-real; skips when Node.js or npm is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestUsageEqualsWhatTheModelServed' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)
