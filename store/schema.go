@@ -462,12 +462,15 @@ CREATE TABLE usage_records (
 CREATE INDEX usage_records_day ON usage_records(day, role);
 CREATE INDEX usage_records_task ON usage_records(task_id) WHERE task_id != '';
 
+-- Per role: a file in a CLI home that roles share is another folder's
+-- conversation for one role and its own for the other.
 CREATE TABLE usage_cursors (
-  file TEXT PRIMARY KEY,
   role TEXT NOT NULL,
+  file TEXT NOT NULL,
   offset INTEGER NOT NULL,
   state TEXT NOT NULL DEFAULT '',
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (role, file)
 );
 `,
 }

@@ -16,11 +16,11 @@ type UsageFile struct {
 	Cursor          usage.Cursor
 }
 
-// UsageCursor is where reading path stopped; the zero Cursor for a file
-// never read.
-func (s *Store) UsageCursor(path string) (usage.Cursor, error) {
+// UsageCursor is where reading path for role stopped; the zero Cursor for
+// a file never read.
+func (s *Store) UsageCursor(role, path string) (usage.Cursor, error) {
 	var c usage.Cursor
-	err := s.r.QueryRow(`SELECT offset, state FROM usage_cursors WHERE file = ?`, path).Scan(&c.Offset, &c.State)
+	err := s.r.QueryRow(`SELECT offset, state FROM usage_cursors WHERE role = ? AND file = ?`, role, path).Scan(&c.Offset, &c.State)
 	if errors.Is(err, sql.ErrNoRows) {
 		return usage.Cursor{}, nil
 	}
@@ -54,7 +54,7 @@ ON CONFLICT (file, key) DO UPDATE SET input = excluded.input, output = excluded.
 			}
 		}
 		_, err := tx.Exec(`INSERT INTO usage_cursors (file, role, offset, state, updated_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (file) DO UPDATE SET offset = excluded.offset, state = excluded.state, updated_at = excluded.updated_at`,
+ON CONFLICT (role, file) DO UPDATE SET offset = excluded.offset, state = excluded.state, updated_at = excluded.updated_at`,
 			f.Path, f.Role, f.Cursor.Offset, f.Cursor.State, formatTime(at))
 		return err
 	})

@@ -66,11 +66,15 @@ func TestUsageAttributedToTheTaskOfTheTime(t *testing.T) {
 	if later, _ := s.Usage(UsageFilter{Since: day.AddDate(0, 0, 1)}); len(later) != 0 {
 		t.Errorf("Usage since the next day = %+v", later)
 	}
-	c, err := s.UsageCursor(f.Path)
+	c, err := s.UsageCursor("ashigaru1", f.Path)
 	if err != nil || c != f.Cursor {
 		t.Errorf("UsageCursor = %+v, %v; want %+v", c, err, f.Cursor)
 	}
-	if c, _ := s.UsageCursor("/never/read"); c != (usage.Cursor{}) {
+	if c, _ := s.UsageCursor("ashigaru1", "/never/read"); c != (usage.Cursor{}) {
 		t.Errorf("cursor of a file never read = %+v", c)
+	}
+	// Another role sharing the CLI home has its own cursor in the file.
+	if c, _ := s.UsageCursor("ashigaru2", f.Path); c != (usage.Cursor{}) {
+		t.Errorf("another role's cursor in the same file = %+v", c)
 	}
 }

@@ -37,7 +37,9 @@ func (t *Team) readUsage(ctx context.Context) {
 func (t *Team) collectUsage(ctx context.Context) {
 	cfg := t.Config()
 	since := t.run.StartedAt
-	claimed := map[string]bool{} // a file is one role's, the first whose source finds it
+	// A file is one role's: the first whose folder it holds (two roles
+	// with the same CLI home and folder cannot be told apart).
+	claimed := map[string]bool{}
 	for _, rc := range cfg.Roles {
 		if !rc.Enabled {
 			continue
@@ -55,24 +57,27 @@ func (t *Team) collectUsage(ctx context.Context) {
 			if ctx.Err() != nil || claimed[path] {
 				continue
 			}
-			claimed[path] = true
-			if err := t.readUsageFile(src, path, since); err != nil {
+			mine, err := t.readUsageFile(src, path, since)
+			if err != nil {
 				t.log.Warn().Err(err).Str("role", rc.ID).Str("path", path).Msg("usage: read records")
 			}
+			claimed[path] = mine
 		}
 	}
 }
 
-func (t *Team) readUsageFile(src usage.Source, path string, since time.Time) error {
-	c, err := t.st.UsageCursor(path)
+// readUsageFile reads what path holds for src's role since the last time;
+// mine is false for a file of another folder.
+func (t *Team) readUsageFile(src usage.Source, path string, since time.Time) (mine bool, err error) {
+	c, err := t.st.UsageCursor(src.Role, path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	recs, next, err := src.Read(path, c, since)
 	if err != nil || next == c {
-		return err
+		return !next.Foreign(), err
 	}
-	return t.st.AddUsage(store.UsageFile{Role: src.Role, CLI: src.CLI, Path: path, Cursor: next}, recs, time.Now())
+	return !next.Foreign(), t.st.AddUsage(store.UsageFile{Role: src.Role, CLI: src.CLI, Path: path, Cursor: next}, recs, time.Now())
 }
 
 // roleLookup looks a variable up in a role's environment: its env entries

@@ -113,3 +113,66 @@ func TestTheTeamCountsARolesTokensByTask(t *testing.T) {
 		t.Errorf("roles = %v", who)
 	}
 }
+
+// codexRollout is a Codex 0.169 rollout (shortened) of a session in cwd
+// with one response of in and out tokens at at.
+func codexRollout(cwd string, at time.Time, in, out int64) string {
+	ts := at.UTC().Format("2006-01-02T15:04:05.000Z")
+	return fmt.Sprintf(`{"timestamp":%q,"ordinal":0,"type":"session_meta","payload":{"session_id":"s","id":"s","cwd":%q,"originator":"codex-tui","cli_version":"0.169.0","model_provider":"fakemodel"}}`+"\n"+
+		`{"timestamp":%q,"ordinal":5,"type":"turn_context","payload":{"turn_id":"t1","cwd":%q,"model":"gpt-5.1-codex"}}`+"\n"+
+		`{"timestamp":%q,"ordinal":11,"type":"token_usage_record","payload":{"thread_id":"s","turn_id":"t1","response_id":"resp_1","usage":{"input_tokens":%d,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":%d,"reasoning_output_tokens":0,"total_tokens":%d}}}`+"\n",
+		ts, cwd, ts, cwd, ts, in, out, in+out)
+}
+
+// Two Codex roles share a CODEX_HOME, each working in its own folder: each
+// role counts its own sessions only, though both see every rollout.
+func TestRolesSharingACLIHomeCountTheirOwnSessions(t *testing.T) {
+	codexHome := t.TempDir()
+	role := func(id, cwd string) string {
+		return fmt.Sprintf(`  - id: %s
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim"], cwd: %s, env: {CODEX_HOME: %q}}
+    cli: codex
+    ready_pattern: "› "
+`, id, cwd, codexHome)
+	}
+	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm := runTeamIn(t, ws, "roles:\n"+role("first", ".")+role("second", "sub"), "keep_awake: false\n",
+		func(o *Options) { o.UsageEvery = 50 * time.Millisecond })
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(codexHome, "sessions", "2026", "11", "28")
+	if err := os.MkdirAll(day, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for name, body := range map[string]string{
+		"rollout-a.jsonl": codexRollout(real, now, 1000, 10),
+		"rollout-b.jsonl": codexRollout(filepath.Join(real, "sub"), now, 2000, 20),
+	} {
+		if err := os.WriteFile(filepath.Join(day, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byRole := func() map[string]usage.Tokens {
+		sums, err := tm.Store().Usage(store.UsageFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]usage.Tokens{}
+		for _, s := range sums {
+			out[s.Role] = out[s.Role].Add(s.Tokens)
+		}
+		return out
+	}
+	shoguntest.WaitFor(t, "both roles' tokens", 20*time.Second, func() bool { return len(byRole()) == 2 })
+	got := byRole()
+	if got["first"] != (usage.Tokens{Input: 1000, Output: 10}) || got["second"] != (usage.Tokens{Input: 2000, Output: 20}) {
+		t.Errorf("tokens by role = %+v, want first 1000/10 and second 2000/20", got)
+	}
+}

@@ -216,6 +216,10 @@ func (s Source) Read(path string, c Cursor, since time.Time) ([]Record, Cursor, 
 // stateNotOurs marks a file that holds another folder's conversation.
 const stateNotOurs = "other"
 
+// Foreign reports whether the file read up to c holds another folder's
+// conversation, none of it the role's.
+func (c Cursor) Foreign() bool { return c.State == stateNotOurs }
+
 // lineParser reads one CLI's lines. line returns the records a line
 // holds, and mine false when the line shows the file is not the role's;
 // state is what the next Read needs to go on.
