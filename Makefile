@@ -67,7 +67,7 @@ test-real:
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
 ## Gemini CLI refusing the policy's deny rules themselves, a usage limit that lifts by
-## itself, shogun usage equal to what the model served a Claude and a Codex role,
+## itself, shogun usage equal to what the model served a Claude, a Codex and a Gemini role,
 ## README's tour, and the team as users have it: three CLIs and a worktree role
 ## at once in a git repository with shogun init's policy, on a sloppy model). Installs the
 ## CLIs like test-real; skips when Node.js or npm is missing.

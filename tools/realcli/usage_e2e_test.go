@@ -16,14 +16,15 @@ import (
 	"github.com/shogun-dev/shogun/store"
 )
 
-// TestUsageEqualsWhatTheModelServed: a Claude role and a Codex role each do
-// a task; `shogun usage` then shows, token for token, what the scripted
-// model answered each of them in its conversation, and the task carries
-// its own tokens. The side requests the CLIs do not write down (Claude
-// Code's title request, Codex's JSON side request) are not counted, and
-// the test says how many tokens those were.
+// TestUsageEqualsWhatTheModelServed: a Claude Code, a Codex and a Gemini
+// CLI role each do a task; `shogun usage` then shows, token for token, what
+// the scripted model answered each of them in its conversation, and the
+// task carries its own tokens. The side requests the CLIs do not write
+// down (Claude Code's title request, Codex's JSON side requests, Gemini
+// CLI's routing classifier) are not counted, and the test logs how many
+// tokens those were.
 func TestUsageEqualsWhatTheModelServed(t *testing.T) {
-	clis := []string{"claude", "codex"}
+	clis := []string{"claude", "codex", "gemini"}
 	tm := startE2E(t, clis, nil)
 	ids := map[string]string{}
 	for _, role := range clis {
@@ -48,7 +49,7 @@ func TestUsageEqualsWhatTheModelServed(t *testing.T) {
 	}
 	tm.stop() // the supervisor reads the records a last time as it stops
 
-	apiOf := map[string]string{"anthropic": "claude", "responses": "codex"}
+	apiOf := map[string]string{"anthropic": "claude", "responses": "codex", "gemini": "gemini"}
 	type sum struct{ in, out, calls int }
 	served, side := map[string]sum{}, map[string]sum{}
 	for _, r := range tm.model.Requests() {
