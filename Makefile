@@ -16,7 +16,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.bu
 DIST     ?= dist
 PKGS     := ./...
 
-.PHONY: all build install test test-only lint demo bench cross release clean fixtures test-real test-e2e screenshots console-vendor
+.PHONY: all build install test test-only lint demo bench soak cross release clean fixtures test-real test-e2e screenshots console-vendor
 
 all: build
 
@@ -66,13 +66,14 @@ test-real:
 ## model of tools/fakemodel on 127.0.0.1 (every report route, a task handed on through
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
-## Gemini CLI refusing the policy's deny rules themselves, a usage limit that lifts by
-## itself, shogun usage equal to what the model served a Claude, a Codex and a Gemini role,
-## README's tour, and the team as users have it: three CLIs and a worktree role
-## at once in a git repository with shogun init's policy, on a sloppy model). Installs the
-## CLIs like test-real; skips when Node.js or npm is missing.
+## Gemini CLI refusing the policy's deny rules, their hooks allowing, denying and asking, a
+## sandboxed Claude Code refused by the kernel, a usage limit that lifts by itself, shogun
+## usage equal to what the model served a Claude, a Codex and a Gemini role, README's
+## tour, and the team as users have it: three CLIs and a worktree role at once in a git
+## repository with shogun init's policy, on a sloppy model). Installs the CLIs like
+## test-real; skips when Node.js or npm is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestUsageEqualsWhatTheModelServed' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 20m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestUsageEqualsWhatTheModelServed' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)
@@ -86,6 +87,14 @@ demo: build
 ## bench: Go benchmarks and the measurement driver; writes docs/benchmarks.md
 bench: build
 	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md
+
+## soak: only the soak of make bench, longer: a misbehaving agent-sim team under a
+## command every 2-5 s, kill -9 of the supervisor every 5 minutes, 30 minutes in all
+## (SOAK_FOR=2h make soak); its section of docs/benchmarks.md is replaced, the rest kept.
+## Exits non-zero when a command was lost or doubled.
+SOAK_FOR ?= 30m
+soak: build
+	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md -only soak -soak-for $(SOAK_FOR) -soak-kill-every 5m -soak-sample 30s
 
 ## screenshots: PNGs of every page of the web console in docs/console/, taken by
 ## headless Chromium from a running demo team (needs apt-get install chromium)

@@ -252,6 +252,14 @@ type Options struct {
 	// GIT_AUTHOR_NAME and GIT_COMMITTER_NAME say otherwise), before it
 	// reports the file. Empty means no file and no commit.
 	CommitWork string
+
+	// Trespass makes the agent try, for each task it works on, what a
+	// hostile agent would: "read:PATH" reads the file, "write:PATH"
+	// appends a line to it (PATH slash separated, relative to the working
+	// directory or absolute). What happened to each try ("ok", or the
+	// error) is listed in the report's details; a refused try does not
+	// fail the task. Empty means no tries.
+	Trespass []string
 }
 
 // Validate reports whether o describes an agent that can run.
@@ -285,6 +293,11 @@ func (o *Options) Validate() error {
 	}
 	if o.Flood < 0 {
 		return fmt.Errorf("agent-sim: negative flood rate %d bytes/s", o.Flood)
+	}
+	for _, t := range o.Trespass {
+		if kind, path, _ := strings.Cut(t, ":"); (kind != "read" && kind != "write") || path == "" {
+			return fmt.Errorf("agent-sim: --trespass %q must be read:PATH or write:PATH", t)
+		}
 	}
 	if o.CommitWork != "" && (!filepath.IsLocal(filepath.FromSlash(o.CommitWork)) || strings.HasSuffix(o.CommitWork, "/")) {
 		return fmt.Errorf("agent-sim: --commit-work %q must name a file inside the working directory", o.CommitWork)

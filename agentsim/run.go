@@ -103,7 +103,7 @@ func handlerFor(opts Options) (taskHandler, string, error) {
 		if role == "" {
 			role = "agent-sim"
 		}
-		return simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role, commit: opts.CommitWork}, role, nil
+		return simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role, commit: opts.CommitWork, trespass: opts.Trespass}, role, nil
 	}
 	// The commands name the agent as the role to notify; a made-up name
 	// would send the reports nowhere and leave the agent waiting for ever.
@@ -120,7 +120,7 @@ func handlerFor(opts Options) (taskHandler, string, error) {
 	}
 	d := newDelegator(opts.Delegate, role, ws, opts.WorkTime, opts.Fail)
 	if opts.Bounce {
-		return bouncer{d: d, work: simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role, commit: opts.CommitWork}}, role, nil
+		return bouncer{d: d, work: simulatedWork{workTime: opts.WorkTime, fail: opts.Fail, role: role, commit: opts.CommitWork, trespass: opts.Trespass}}, role, nil
 	}
 	return d, role, nil
 }

@@ -98,7 +98,8 @@ type simulatedWork struct {
 	workTime time.Duration
 	fail     bool
 	role     string
-	commit   string // Options.CommitWork
+	commit   string   // Options.CommitWork
+	trespass []string // Options.Trespass
 }
 
 func (w simulatedWork) handle(ctx context.Context, t *task) (report, *handoff, error) {
@@ -116,6 +117,9 @@ func (w simulatedWork) handle(ctx context.Context, t *task) (report, *handoff, e
 		r.Summary = "Failed: " + t.Title
 		r.Details = fmt.Sprintf("Simulated agent %s was told to fail %q.\n", w.role, t.Title)
 		return r, nil, nil
+	}
+	for _, try := range w.trespass {
+		r.Details += trespass(try) + "\n"
 	}
 	if w.commit != "" {
 		commit, err := commitWork(ctx, w.role, w.commit, t)
@@ -161,6 +165,26 @@ func commitWork(ctx context.Context, role, file string, t *task) (string, error)
 		return "", fmt.Errorf("commit work: %w", err)
 	}
 	return head, nil
+}
+
+// trespass makes one try of Options.Trespass and says how it went:
+// "read PATH: ok" or "write PATH: <the error>".
+func trespass(try string) string {
+	kind, path, _ := strings.Cut(try, ":")
+	var err error
+	if kind == "read" {
+		_, err = os.ReadFile(filepath.FromSlash(path))
+	} else {
+		var f *os.File
+		if f, err = os.OpenFile(filepath.FromSlash(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			_, err = f.WriteString("# written by agent-sim\n")
+			err = errors.Join(err, f.Close())
+		}
+	}
+	if err != nil {
+		return kind + " " + path + ": " + err.Error()
+	}
+	return kind + " " + path + ": ok"
 }
 
 // takeTime is the time work takes; it ends early with ctx's error.

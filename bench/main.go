@@ -23,7 +23,7 @@ func main() {
 	drainMB := flag.Int("drain-mb", 120, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 10*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, realcli, history, search, prune, console or go")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, realcli, history, search, prune, console, soak or go; its section replaces the one of the same title in -out, the others are kept")
 	consoleIdle := flag.Duration("console-idle-for", 5*time.Second, "how long each idle-tab cost is sampled")
 	consoleFloodMB := flag.Int("console-flood-mb", 120, "size of the file the flooding role writes while console tabs watch, in MB")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
@@ -39,6 +39,13 @@ func main() {
 	typingN := flag.Int("typing-tasks", 250, "tasks to roles with an input marker in the typing-truth measurement")
 	typingPlainN := flag.Int("typing-unmarked-tasks", 40, "tasks to roles without an input marker in the typing-truth measurement")
 	realN := flag.Int("realcli-tasks", 20, "tasks per real CLI in the real-CLI measurement")
+	var soakOpts soakOptions
+	flag.DurationVar(&soakOpts.For, "soak-for", 3*time.Minute, "how long the soak sends commands")
+	flag.DurationVar(&soakOpts.KillEvery, "soak-kill-every", time.Minute, "how often the soak kills the supervisor with kill -9")
+	flag.DurationVar(&soakOpts.Sample, "soak-sample", 10*time.Second, "how often the soak samples the supervisor")
+	flag.DurationVar(&soakOpts.Drain, "soak-drain", 90*time.Second, "how long the soak waits for open tasks to close after the last command")
+	flag.IntVar(&soakOpts.Clients, "soak-clients", 3, "event-stream clients attached during the soak")
+	flag.BoolVar(&soakOpts.Keep, "soak-keep", false, "keep the soak's workspace (its history, logs and the agents' records) and print where")
 	flag.Parse()
 	if *asProbe {
 		if err := probe(); err != nil {
@@ -143,6 +150,15 @@ func main() {
 			fatal(fmt.Errorf("prune: %w", err))
 		}
 	}
+	var soakVerdict error
+	if want("soak") {
+		fmt.Fprintf(os.Stderr, "bench: soak for %s, kill -9 of the supervisor every %s …\n", soakOpts.For, soakOpts.KillEvery)
+		v, err := measureSoak(r, bin, soakOpts)
+		if err != nil {
+			fatal(fmt.Errorf("soak: %w", err))
+		}
+		soakVerdict = v
+	}
 	if want("go") {
 		fmt.Fprintln(os.Stderr, "bench: Go benchmarks …")
 		if err := goBenchmarks(r); err != nil {
@@ -152,11 +168,21 @@ func main() {
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		fatal(err)
 	}
-	if err := os.WriteFile(*out, []byte(r.String()), 0o644); err != nil {
+	text := r.String()
+	if *only != "" {
+		// One measurement: keep the other sections of the file as they are.
+		if old, err := os.ReadFile(*out); err == nil {
+			text = r.mergeInto(string(old))
+		}
+	}
+	if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
 		fatal(err)
 	}
 	fmt.Print(r.String())
 	fmt.Fprintf(os.Stderr, "bench: wrote %s\n", *out)
+	if soakVerdict != nil {
+		fatal(soakVerdict)
+	}
 }
 
 func fatal(err error) {
@@ -192,6 +218,34 @@ func (r *report) machine() {
 
 func (r *report) add(title, body string) {
 	r.sections = append(r.sections, "## "+title+"\n\n"+strings.TrimSpace(body)+"\n")
+}
+
+// mergeInto returns old (a report this program wrote) with each of r's
+// sections in place of the one of the same title, or added at the end.
+func (r *report) mergeInto(old string) string {
+	head, rest, _ := strings.Cut(old, "\n## ")
+	var sections []string
+	if rest != "" {
+		for _, s := range strings.Split("## "+rest, "\n## ") {
+			if !strings.HasPrefix(s, "## ") {
+				s = "## " + s
+			}
+			sections = append(sections, strings.TrimRight(s, "\n")+"\n")
+		}
+	}
+	for _, n := range r.sections {
+		title, _, _ := strings.Cut(n, "\n")
+		replaced := false
+		for i, s := range sections {
+			if t, _, _ := strings.Cut(s, "\n"); t == title {
+				sections[i], replaced = n, true
+			}
+		}
+		if !replaced {
+			sections = append(sections, n)
+		}
+	}
+	return strings.TrimRight(head, "\n") + "\n\n" + strings.Join(sections, "\n")
 }
 
 func (r *report) String() string {

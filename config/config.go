@@ -26,6 +26,7 @@ import (
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/policy"
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/sandbox"
 )
 
 // The configuration files, relative to the workspace.
@@ -156,6 +157,10 @@ type Role struct {
 	// worktree key; package gitwork makes it at start); nil runs it in
 	// Command.Cwd itself.
 	Worktree *Worktree
+	// Sandbox says whether the role's process tree runs confined to its
+	// own files (the sandbox key; package sandbox): Off, Required or
+	// Preferred.
+	Sandbox sandbox.Mode
 }
 
 // Worktree is a role's worktree key: the role works in a git worktree of

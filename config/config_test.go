@@ -159,7 +159,7 @@ func TestSeedExampleFilesLoadUnchanged(t *testing.T) {
 	if s.Logs != (LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024}) {
 		t.Errorf("logs = %+v", s.Logs)
 	}
-	if s.Queue != (QueueSettings{Settle: 25 * time.Millisecond, ReportGrace: 10 * time.Second, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20}) {
+	if s.Queue != (QueueSettings{Settle: 25 * time.Millisecond, ReportGrace: 10 * time.Second, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 300}) {
 		t.Errorf("queue = %+v", s.Queue)
 	}
 	if !s.KeepAwake || len(s.Notify.Command) != 0 || s.Notify.Webhook != "" {

@@ -90,6 +90,7 @@ var roleKeys = []struct {
 	{"command.cwd", true, func(r Role) any { return r.Command.Cwd }},
 	{"terminal", true, func(r Role) any { return r.Terminal }},
 	{"worktree", true, func(r Role) any { return r.Worktree }},
+	{"sandbox", true, func(r Role) any { return r.Sandbox }},
 	{"name", false, func(r Role) any { return r.Name }},
 	{"prompt_path", false, func(r Role) any { return r.PromptPath }},
 	{"cli", false, func(r Role) any { return r.CLI }},

@@ -54,6 +54,14 @@ type MCPClientFile struct {
 //     trust skips the confirmation of each tool call. adminPolicyPaths names
 //     GeminiPolicyFile, config/policy.yaml's shell deny rules in Gemini
 //     CLI's policy engine (GeminiPolicy; a path relative to the CLI's cwd).
+//     Its BeforeTool hook runs `exe hook gemini` (time limit in ms), the
+//     same as in the system settings CLIEnforcement gives where Gemini CLI
+//     reads them (it runs an identical hook once).
+//
+// A role whose program is the CLI itself gets its hook and server from
+// outside the workspace instead where the CLI allows it (CLIEnforcement);
+// these files serve the rest: a CLI run by a wrapper, Copilot CLI, and
+// Gemini CLI where it does not read shogun's system settings.
 func MCPClientFiles(exe string) ([]MCPClientFile, error) {
 	if exe == "" {
 		exe = "shogun"
@@ -74,8 +82,10 @@ func MCPClientFiles(exe string) ([]MCPClientFile, error) {
 	}
 	gemini, err := jsonFile(struct {
 		servers
-		AdminPolicyPaths []string `json:"adminPolicyPaths"`
-	}{servers{map[string]server{MCPServerName: {Command: exe, Args: args, Trust: true}}}, []string{GeminiPolicyFile}})
+		AdminPolicyPaths []string       `json:"adminPolicyPaths"`
+		Hooks            map[string]any `json:"hooks"`
+	}{servers{map[string]server{MCPServerName: {Command: exe, Args: args, Trust: true}}}, []string{GeminiPolicyFile},
+		hooksFor(exe, "gemini", "BeforeTool", ClaudeHookTimeout*1000)})
 	if err != nil {
 		return nil, err
 	}

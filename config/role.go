@@ -13,6 +13,7 @@ import (
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
 	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -93,8 +94,25 @@ func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 	if v := m.take("worktree"); v != nil {
 		r.Worktree = rd.worktree(v, r.ID)
 	}
+	if v := m.take("sandbox"); v != nil {
+		r.Sandbox = rd.sandbox(v)
+	}
 	rd.applyPreset(&r, m, roles.PresetFor(cli, r.Command.Exec))
 	return r, true
+}
+
+// sandbox decodes the sandbox key: true (the same as "required"), false,
+// "required" or "preferred" (see sandbox.Mode).
+func (rd *roleDecoder) sandbox(v *yaml.Node) sandbox.Mode {
+	v = yamlstrict.Resolve(v)
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" {
+		if b, ok := rd.boolean(v, "sandbox"); ok && b {
+			return sandbox.Required
+		}
+		return sandbox.Off
+	}
+	s, _ := rd.enum(v, "sandbox", string(sandbox.Required), string(sandbox.Preferred))
+	return sandbox.Mode(s)
 }
 
 // DefaultWorktreeBranch is the branch of a role's worktree when the

@@ -43,6 +43,8 @@ const (
 	Created ScaffoldAction = iota
 	Skipped
 	Overwritten
+	// Updated: lines were added to a file a person keeps (.gitignore).
+	Updated
 )
 
 // String gives the word `shogun init` prints.
@@ -54,6 +56,8 @@ func (a ScaffoldAction) String() string {
 		return "skipped"
 	case Overwritten:
 		return "overwritten"
+	case Updated:
+		return "updated"
 	}
 	return fmt.Sprintf("ScaffoldAction(%d)", int(a))
 }
@@ -117,9 +121,6 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 	for _, f := range mcpFiles {
 		files = append(files, file{f.Path, func() ([]byte, error) { return f.Content, nil }})
 	}
-	// Without rules until shogun start writes the policy's (WriteGeminiPolicy):
-	// Gemini CLI complains of a path in adminPolicyPaths that is missing.
-	files = append(files, file{GeminiPolicyFile, func() ([]byte, error) { return GeminiPolicy(nil), nil }})
 
 	var results []ScaffoldResult
 	for _, d := range []string{"config", "roles"} {
@@ -146,6 +147,28 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 		}
 		results = append(results, ScaffoldResult{Path: f.rel, Action: action})
 	}
+	// The policy's shell deny rules for Gemini CLI and Codex, as start
+	// writes them, so that start changes nothing a person committed (Gemini
+	// CLI also complains of a path in adminPolicyPaths that is missing).
+	p := GeminiPolicy(nil) // a configuration a person broke has no policy to read
+	cfg, err := Load(dir, func(string) (string, bool) { return "", false })
+	if err == nil {
+		p = GeminiPolicy(cfg.Policy)
+	}
+	for _, g := range []struct {
+		rel     string
+		content []byte
+	}{{GeminiPolicyFile, p}, {CodexRulesFile, codexRulesOf(cfg)}} {
+		path := absPath(dir, g.rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return results, fmt.Errorf("scaffold %s: %w", g.rel, err)
+		}
+		action, err := writeFile(path, g.content, opts.Force)
+		if err != nil {
+			return results, fmt.Errorf("scaffold %s: %w", g.rel, err)
+		}
+		results = append(results, ScaffoldResult{Path: g.rel, Action: action})
+	}
 	for _, d := range workspaceDirs {
 		r, err := scaffoldDir(dir, d)
 		if err != nil {
@@ -153,7 +176,79 @@ func Scaffold(dir string, opts ScaffoldOptions) ([]ScaffoldResult, error) {
 		}
 		results = append(results, r)
 	}
-	return results, nil
+	r, err := scaffoldGitignore(dir)
+	if err != nil {
+		return results, err
+	}
+	return append(results, r), nil
+}
+
+// codexRulesOf is CodexRules for cfg's policy, or for none when the
+// configuration does not load.
+func codexRulesOf(cfg *Config) []byte {
+	if cfg == nil {
+		return CodexRules(nil)
+	}
+	return CodexRules(cfg.Policy)
+}
+
+// gitignoreLines are what a repository must never take from a workspace:
+// the console's token and sessions, the lock and pid ledger (runtime/state),
+// every task body (data/), the agents' terminal output (runtime/logs), and
+// the queue's record of done and rejected files. The queue's live folders
+// (commands, tasks, reports) stay visible: Gemini CLI's read tool refuses a
+// file git ignores, and an agent must read its task file.
+var gitignoreLines = []string{
+	"/" + workspace.StateDir + "/",
+	"/" + workspace.LogsDir + "/",
+	"/" + workspace.DataDir + "/",
+	"/" + workspace.ArchiveDir + "/",
+	"/" + workspace.FailedDir + "/",
+	"/" + workspace.DashboardFile,
+}
+
+// gitignoreHeader opens shogun's block in .gitignore.
+const gitignoreHeader = "# shogun: the workspace's state, history and logs (shogun init)"
+
+// scaffoldGitignore adds the lines of gitignoreLines that .gitignore lacks,
+// under gitignoreHeader, keeping what a person wrote there.
+func scaffoldGitignore(dir string) (ScaffoldResult, error) {
+	res := ScaffoldResult{Path: ".gitignore", Action: Skipped}
+	path := absPath(dir, ".gitignore")
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, fmt.Errorf("scaffold .gitignore: %w", err)
+	}
+	have := map[string]bool{}
+	for _, l := range bytes.Split(old, []byte("\n")) {
+		have[string(bytes.TrimSpace(l))] = true
+	}
+	var add bytes.Buffer
+	for _, l := range gitignoreLines {
+		if !have[l] {
+			add.WriteString(l + "\n")
+		}
+	}
+	if add.Len() == 0 {
+		return res, nil
+	}
+	content := bytes.Clone(old)
+	if len(content) > 0 && !bytes.HasSuffix(content, []byte("\n")) {
+		content = append(content, '\n')
+	}
+	if len(content) > 0 {
+		content = append(content, '\n')
+	}
+	content = append(content, gitignoreHeader+"\n"...)
+	content = append(content, add.Bytes()...)
+	if err := atomicfile.Write(path, content, 0o644); err != nil {
+		return res, fmt.Errorf("scaffold .gitignore: %w", err)
+	}
+	res.Action = Created
+	if len(old) > 0 {
+		res.Action = Updated
+	}
+	return res, nil
 }
 
 func scaffoldDir(root, rel string) (ScaffoldResult, error) {

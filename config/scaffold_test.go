@@ -30,9 +30,9 @@ func TestScaffoldMakesAWorkspaceThatLoads(t *testing.T) {
 					got = append(got, r.Path)
 				}
 				want := "config/ roles/ config/settings.yaml config/roles.yaml config/policy.yaml roles/shogun.md roles/karo.md roles/ashigaru.md " +
-					".mcp.json .claude/settings.json .codex/config.toml .gemini/settings.json .gemini/shogun-policy.toml " +
+					".mcp.json .claude/settings.json .codex/config.toml .gemini/settings.json .gemini/shogun-policy.toml .codex/rules/shogun.rules " +
 					"runtime/queue/commands/ runtime/queue/tasks/ runtime/queue/reports/ runtime/queue/archive/ runtime/queue/failed/ " +
-					"runtime/logs/ runtime/state/ data/ skills/codex/ skills/copilot/"
+					"runtime/logs/ runtime/state/ data/ skills/codex/ skills/copilot/ .gitignore"
 				if strings.Join(got, " ") != want {
 					t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(got, " "), want)
 				}
@@ -170,8 +170,8 @@ func TestScaffoldNeverOverwritesWithoutForce(t *testing.T) {
 	}
 	for _, r := range results {
 		want := Overwritten
-		if strings.HasSuffix(r.Path, "/") {
-			want = Skipped
+		if strings.HasSuffix(r.Path, "/") || r.Path == ".gitignore" {
+			want = Skipped // a folder, and lines .gitignore already has
 		}
 		if r.Action != want {
 			t.Errorf("force: %s %s, want %s", r.Path, r.Action, want)
@@ -208,8 +208,8 @@ func TestScaffoldRejectsBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "runtime/queue/commands") {
 		t.Errorf("runtime is a file: err = %v", err)
 	}
-	if len(results) != 13 {
-		t.Errorf("results before the error = %d, want the 13 done", len(results))
+	if len(results) != 14 {
+		t.Errorf("results before the error = %d, want the 14 done", len(results))
 	}
 }
 
@@ -231,5 +231,44 @@ func TestDefaultsFolderIsComplete(t *testing.T) {
 	}
 	if _, err := DefaultFile("en", "nope.yaml"); err == nil {
 		t.Error("DefaultFile(nope.yaml) succeeded")
+	}
+}
+
+// init keeps a repository from taking the console's token, the history and
+// the logs, adding to a .gitignore a person wrote and leaving their lines;
+// the files start rewrites are written as start writes them, so that a
+// committed workspace shows no change after its first start.
+func TestScaffoldIgnoresStateAndWritesWhatStartWrites(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n/data/"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results, err := Scaffold(dir, ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[len(results)-1]; r.Path != ".gitignore" || r.Action != Updated {
+		t.Errorf("last result %+v, want .gitignore updated", r)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	want := "node_modules/\n/data/\n\n" + gitignoreHeader + "\n/runtime/state/\n/runtime/logs/\n/runtime/queue/archive/\n/runtime/queue/failed/\n/runtime/dashboard.md\n"
+	if string(b) != want {
+		t.Errorf(".gitignore =\n%s\nwant\n%s", b, want)
+	}
+	again, err := Scaffold(dir, ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := again[len(again)-1]; r.Action != Skipped {
+		t.Errorf("second init: .gitignore %s, want skipped", r.Action)
+	}
+	cfg := mustLoad(t, dir, nil)
+	for _, f := range []struct {
+		rel  string
+		want []byte
+	}{{GeminiPolicyFile, GeminiPolicy(cfg.Policy)}, {CodexRulesFile, CodexRules(cfg.Policy)}} {
+		if b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.rel))); string(b) != string(f.want) {
+			t.Errorf("%s as init wrote it differs from what start writes:\n%s", f.rel, b)
+		}
 	}
 }

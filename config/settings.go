@@ -168,8 +168,9 @@ type QueueSettings struct {
 	// previous one's task (default 8): agents that hand work back and forth
 	// forever are stopped.
 	MaxHops int
-	// MaxExchanges bounds the commands between the same two roles within
-	// ten minutes (default 20).
+	// MaxExchanges is a rate limit: the most commands between the same two
+	// roles within ten minutes (default 300), loops or not; loops are
+	// judged within a chain (the queue's loop guard).
 	MaxExchanges int
 }
 
@@ -185,7 +186,7 @@ func defaultSettings() Settings {
 		Data:   DataSettings{SQLitePath: "data/shogun.db", Retain: 90 * 24 * time.Hour},
 		Skills: SkillsSettings{Enabled: true, CodexPath: "skills/codex", CopilotPath: "skills/copilot", AutoCandidateThreshold: 2, Similarity: 0.6},
 		Logs:   LogSettings{MaxSizeMB: 20, MaxFiles: 5, ScrollbackKB: 1024},
-		Queue:  QueueSettings{Settle: 25 * time.Millisecond, ReportGrace: 10 * time.Second, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 20},
+		Queue:  QueueSettings{Settle: 25 * time.Millisecond, ReportGrace: 10 * time.Second, MaxFileBytes: 1 << 20, Rescan: 3 * time.Second, MaxHops: 8, MaxExchanges: 300},
 		Notify: NotifySettings{Command: []string{}},
 
 		Approvals: ApprovalSettings{Timeout: 2 * time.Minute},

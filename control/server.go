@@ -192,10 +192,17 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	reply(w, out)
 }
 
-// dismiss clears the alerts of the files rejected so far: POST
+// dismiss clears the alerts of the files rejected so far and releases the
+// roles held since their hook went missing (a person has looked): POST
 // /v1/attention/dismiss.
 func (s *Server) dismiss(w http.ResponseWriter, r *http.Request) {
-	reply(w, DismissReply{Dismissed: s.team.Queue().DismissRejected()})
+	n := s.team.Queue().DismissRejected()
+	for _, role := range s.team.Supervisor().Roles() {
+		if role.Release() {
+			n++
+		}
+	}
+	reply(w, DismissReply{Dismissed: n})
 }
 
 // statusReply is the team's status now: GET /v1/status.
@@ -317,6 +324,7 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	role.Release() // a person restarted it: they have looked
 	role.Restart()
 	reply(w, RestartReply{Role: role.ID(), Result: "restarting"})
 }

@@ -100,7 +100,8 @@ type StopReply struct {
 
 // DismissReply is the answer to POST /v1/attention/dismiss.
 type DismissReply struct {
-	// Dismissed counts the rejected-file alerts cleared.
+	// Dismissed counts the rejected-file alerts cleared and the held roles
+	// released.
 	Dismissed int `json:"dismissed"`
 }
 

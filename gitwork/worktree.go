@@ -9,13 +9,14 @@ import (
 	"path/filepath"
 
 	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // Folder is where role worktrees live, relative to the main checkout of
 // their repository and slash separated: Folder/<role id>. It is added to
 // the repository's .git/info/exclude, so the main checkout never shows
 // the worktrees as untracked files.
-const Folder = ".shogun/worktrees"
+const Folder = workspace.WorktreesDir
 
 // The settings Ensure records on a role's branch (branch.<name>.<key> in
 // the repository's config): the base the worktree was made from, for a

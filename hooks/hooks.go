@@ -1,5 +1,5 @@
 // Package hooks is what runs inside a CLI's own permission hook (`shogun
-// hook claude`): it turns the CLI's description of a tool call into a
+// hook claude`, `shogun hook codex`, `shogun hook gemini`): it turns the CLI's description of a tool call into a
 // policy.Action, asks the running supervisor to decide it by the
 // workspace's policy, waits while a person is asked, and answers in the
 // CLI's own format.
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/policy"
 )
 
 // Asker is the part of the supervisor's API a hook uses
@@ -140,12 +141,17 @@ func claudeVerdict(data []byte, opts Options) verdict {
 	if !governed {
 		return verdict{}
 	}
-	// A patch of several files is allowed only when each file is; the
-	// first refusal (or lack of an opinion) is the answer.
+	return decideAll(opts, "claude", in.Cwd, acts)
+}
+
+// decideAll asks the supervisor about each action of one tool call in
+// turn. A patch of several files is allowed only when each file is; the
+// first refusal (or lack of an opinion) is the answer.
+func decideAll(opts Options, cli, cwd string, acts []policy.Action) verdict {
 	var v verdict
 	for _, a := range acts {
-		v = decide(opts, control.ApprovalRequest{Role: opts.Role, CLI: "claude", Kind: string(a.Kind),
-			Command: a.Command, Path: a.Path, URL: a.URL, Tool: a.Tool, Cwd: in.Cwd})
+		v = decide(opts, control.ApprovalRequest{Role: opts.Role, CLI: cli, Kind: string(a.Kind),
+			Command: a.Command, Path: a.Path, URL: a.URL, Tool: a.Tool, Cwd: cwd})
 		if v.decision != "allow" {
 			return v
 		}

@@ -26,7 +26,7 @@ func TestArchiveDayIsTheDayOfArrival(t *testing.T) {
 	if err := os.WriteFile(c.path, []byte("to: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dst, err := q.archive(c, "commands", c.id)
+	dst, err := q.archive(c, "commands", c.id, []byte("to: x\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestArchiveDayIsTheDayOfArrival(t *testing.T) {
 	if err := os.WriteFile(c2.path, []byte("to: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dst, err = q.archive(c2, "reports", c2.id)
+	dst, err = q.archive(c2, "reports", c2.id, []byte("to: x\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

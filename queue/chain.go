@@ -9,8 +9,8 @@ import (
 	"github.com/shogun-dev/shogun/store"
 )
 
-// exchangeWindow is the period over which queue.max_exchanges counts the
-// commands between two roles.
+// exchangeWindow is the period over which queue.max_exchanges, the rate
+// limit, counts the commands between two roles.
 const exchangeWindow = 10 * time.Minute
 
 // chainLink is where a command's task sits in a chain of commands: the
@@ -37,11 +37,16 @@ func pairKey(a, b string) [2]string {
 // placeInChain is the loop guard. A command continues the task named by its
 // parent key, or else the open task of its from role (an agent asking
 // another while it works on something): its task joins that task's chain,
-// one hop deeper. A chain deeper than queue.max_hops, or more than
-// queue.max_exchanges commands between the same two roles within ten
-// minutes, is refused with a *fieldError naming the chain and the key that
-// placed the command in it (parent, or else from), so the file goes to
-// failed/ and a person decides whether to send it again. pairs counts the
+// one hop deeper. Loops are judged within a chain, one piece of work: a
+// command that would hand work from one role to another again where the
+// chain above it already did (A → B → A → B: a bounce; a chain that came
+// back on itself) is refused, and so is a chain deeper than queue.max_hops.
+// Independent work between two roles, however much (a delegating role's
+// parts are siblings, not a chain), is no loop: only the rate limit,
+// queue.max_exchanges commands between two roles within ten minutes, bounds
+// its volume, with its own message. A refusal is a *fieldError naming the
+// chain and the key that placed the command in it (parent, or else from),
+// so the file goes to failed/ and its sender is told. pairs counts the
 // commands between two roles taken earlier in the same batch.
 func (q *Queue) placeInChain(c Command, pairs map[[2]string]int) (chainLink, error) {
 	var parent *store.Task
@@ -73,6 +78,11 @@ func (q *Queue) placeInChain(c Command, pairs map[[2]string]int) (chainLink, err
 		}
 	}
 	limits := q.config().Settings.Queue
+	if again := q.handedBefore(parent, c.From, c.To, max(limits.MaxHops, 8)); again != nil {
+		return chainLink{}, &fieldError{field: via, msg: fmt.Sprintf(
+			"loop guard: this command would hand work from %s to %s again within one chain, which already did at %s: %s; agents may be handing work back and forth. If the work is wanted, send it again with `shogun send`",
+			c.From, c.To, again.ID, q.chainText(parent, max(limits.MaxHops, 8)))}
+	}
 	if limits.MaxHops > 0 && link.depth > limits.MaxHops {
 		return chainLink{}, &fieldError{field: via, msg: fmt.Sprintf(
 			"loop guard: this command to %s would be hop %d of the chain %s, over queue.max_hops (%d); agents may be handing work back and forth. If the work is wanted, send it again with `shogun send`",
@@ -90,12 +100,36 @@ func (q *Queue) placeInChain(c Command, pairs map[[2]string]int) (chainLink, err
 				chain = " (chain " + q.chainText(parent, limits.MaxHops) + ")"
 			}
 			return chainLink{}, &fieldError{field: "from", msg: fmt.Sprintf(
-				"loop guard: %d commands between %s and %s within %v already, queue.max_exchanges is %d%s; if the work is wanted, send it again with `shogun send`",
+				"rate limit: %d commands between %s and %s within %v already, queue.max_exchanges is %d%s; this counts all their commands, loop or not. If the work is wanted, send it again later or with `shogun send`",
 				n+pairs[key], c.From, c.To, exchangeWindow, limits.MaxExchanges, chain)}
 		}
 		pairs[key]++
 	}
 	return link, nil
+}
+
+// handedBefore is the task of t's chain, t or above it, that from sent to
+// to: the hand-off a command from from to to would repeat; nil when there
+// is none, when from is no role (a person continues a chain as they like),
+// or past limit tasks up the chain.
+func (q *Queue) handedBefore(t *store.Task, from, to string, limit int) *store.Task {
+	if from == "" {
+		return nil
+	}
+	for cur, n := t, 0; cur != nil && n <= limit; n++ {
+		if cur.From == from && cur.Role == to {
+			return cur
+		}
+		if cur.Parent == "" {
+			return nil
+		}
+		next, err := q.st.Task(cur.Parent)
+		if err != nil {
+			return nil
+		}
+		cur = &next
+	}
+	return nil
 }
 
 // chainText names a chain from its root down to t: "t-1 (karo) → t-2

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -68,6 +69,9 @@ type worker struct {
 type note struct {
 	taskID string
 	text   string
+	// wakeup: the line is the task's wake-up for this role, recorded in
+	// the history, which is told once it is typed (store.WakeupTyped).
+	wakeup bool
 }
 
 func newWorker(q *Queue, a Agent) *worker {
@@ -96,8 +100,15 @@ func (w *worker) kick() {
 	}
 }
 
+// addNote queues a line to type. A task's wake-up already waiting is not
+// queued twice: the history's pending wake-ups are loaded when the worker
+// starts, and a report read before that queued its own.
 func (w *worker) addNote(n note) {
 	w.mu.Lock()
+	if n.wakeup && slices.ContainsFunc(w.notes, func(o note) bool { return o.wakeup && o.taskID == n.taskID }) {
+		w.mu.Unlock()
+		return
+	}
 	w.notes = append(w.notes, n)
 	w.mu.Unlock()
 	w.kick()
@@ -115,6 +126,7 @@ func (w *worker) popNote() (note, bool) {
 }
 
 func (w *worker) run(ctx context.Context) {
+	w.q.loadWakeups(w)
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
 	for {
@@ -307,6 +319,11 @@ func (w *worker) typeNote(ctx context.Context, n note) {
 	case ctx.Err() != nil:
 	case err == nil && d.Confirmed:
 		w.q.event(w.a.ID(), "notified", n.taskID, n.text)
+		if n.wakeup {
+			if err := w.q.st.WakeupTyped(n.taskID, w.q.now()); err != nil {
+				w.q.log.Warn().Err(err).Str("role", w.a.ID()).Str("task_id", n.taskID).Msg("record wake-up typed; it may be typed again after a restart")
+			}
+		}
 	default:
 		w.q.log.Warn().Err(err).Str("role", w.a.ID()).Str("task_id", n.taskID).Msg("notify not confirmed")
 		w.q.event(w.a.ID(), "notify-undelivered", n.taskID, n.text)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/textsafe"
 )
 
@@ -17,13 +18,16 @@ import (
 // Write tool renames its temporary file to the report's name and then stats
 // that name, and an agent told "no such file" writes its report again.
 //
-// Such a report is claimed by a hard link into .claimed rather than a
-// rename, so a crash is finished at the next start as before; the file the
-// agent sees is the same file. When the grace is over, the agent's name is
-// renamed into .claimed and compared with what was read: the same file is
-// removed, another one (the agent wrote again meanwhile) is a report of its
-// own, processed by the intake. After a crash the agent's file is read once
-// more and archived as a duplicate (sameAsRecorded).
+// Such a report is claimed by a copy: the bytes read are written into
+// .claimed as a new file, so a crash is finished at the next start as
+// before, and nothing the agent does to its file afterwards reaches the
+// claim, the archive or failed/ (never a hard link: the agent's file would
+// be the archived one). When the grace is over, the agent's name is renamed
+// into .claimed and compared with what was read: the same file is removed,
+// another one, or the same one changed (the agent wrote again meanwhile),
+// is a report of its own, processed by the intake. After a crash the
+// agent's file is read once more and archived as a duplicate
+// (sameAsRecorded).
 type heldReports struct {
 	mu    sync.Mutex
 	files map[string]heldReport // the agent's path → what was read there
@@ -101,35 +105,43 @@ func unchanged(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
+// errChanged means a file changed while it was being claimed: it is looked
+// at again once it has settled.
+var errChanged = errors.New("changed while it was read")
+
 // claimReport claims a report file. With a grace, a regular file is claimed
-// by a hard link and stays where it is, held; anything else (and any file
-// where links cannot be made) is claimed by a rename, as commands are.
+// by a copy and stays where it is, held; anything else (a file that cannot
+// be read: not regular, too large) is claimed by a rename, as commands are.
 func (q *Queue) claimReport(dir, name string) (claim, error) {
 	grace := q.config().Settings.Queue.ReportGrace
 	src := filepath.Join(dir, name)
-	fi, err := os.Lstat(src)
-	if grace <= 0 || err != nil || !fi.Mode().IsRegular() {
+	before, err := os.Lstat(src)
+	if grace <= 0 || err != nil || !before.Mode().IsRegular() {
 		return q.claimFile(dir, name)
 	}
-	id := q.now().UTC().Format(claimStamp) + "-" + name
-	c := claim{dir: dir, name: name, id: id, path: filepath.Join(q.dirs.claimed(dir), id), first: q.now()}
-	if err := os.Link(src, c.path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return claim{}, err
-		}
-		return q.claimFile(dir, name) // a file system without hard links
+	data, err := readRegular(src, name, q.limits())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return claim{}, err
+	case err != nil:
+		return q.claimFile(dir, name)
 	}
-	// What was linked is what is read; the agent's name is held only while
-	// it is still that file.
-	read, err := os.Lstat(c.path)
+	after, err := os.Lstat(src)
 	if err != nil {
-		return c, nil
+		return claim{}, err
 	}
-	if now, err := os.Lstat(src); err == nil && unchanged(read, now) {
-		q.held.mu.Lock()
-		q.held.files[src] = heldReport{read: read, role: q.reportRole(name), until: time.Now().Add(grace)}
-		q.held.mu.Unlock()
+	if !unchanged(before, after) {
+		return claim{}, errChanged // data may be half of each
 	}
+	id := q.now().UTC().Format(claimStamp) + "-" + name
+	c := claim{dir: dir, name: name, id: id, path: filepath.Join(q.dirs.claimed(dir), id), first: q.now(), src: after}
+	if err := atomicfile.Write(c.path, data, runtimeFileMode); err != nil {
+		return claim{}, err
+	}
+	// The agent's name is held only while it is still the file read.
+	q.held.mu.Lock()
+	q.held.files[src] = heldReport{read: after, role: q.reportRole(name), until: time.Now().Add(grace)}
+	q.held.mu.Unlock()
 	return c, nil
 }
 

@@ -284,8 +284,8 @@ func (in *intake) settleDue() {
 		c, err := claimFile(dir, name)
 		if err != nil {
 			switch {
-			case atomicfile.FileInUse(err):
-				in.note(r.path) // its writer still has it open (Windows): again after the settle time
+			case atomicfile.FileInUse(err), errors.Is(err, errChanged):
+				in.note(r.path) // its writer still has it open (Windows) or is at work: again after the settle time
 			case errors.Is(err, fs.ErrNotExist):
 				in.q.unblock(key)
 			case in.q.block(key, err):

@@ -158,6 +158,9 @@ func TestQuietRoleIsRemindedInterruptedThenStalled(t *testing.T) {
 	if n := submitsContaining(t, ashiRec, "Read runtime/queue/tasks/ashigaru1.yaml and carry out the task"); n != 2 {
 		t.Errorf("agent got the nudge %d times, want 2 (the delivery, then after the interrupt)", n)
 	}
+	// The task is marked stalled in the history first, then the event
+	// recorded.
+	waitFor(t, "the stalled event", 10*time.Second, func() bool { return len(r.events(t, "stalled", id)) == 1 })
 	for _, kind := range []string{"reminded", "interrupted", "stalled"} {
 		if len(r.events(t, kind, id)) != 1 {
 			t.Errorf("no %s event for %s", kind, id)
@@ -241,13 +244,14 @@ func TestBetweenTasksBeforeTheNextTask(t *testing.T) {
 }
 
 // Two agents that hand every task straight back to its sender are stopped
-// at queue.max_hops: the command that would go deeper lands in failed/ with
-// an error naming the chain, and nothing more is queued.
-func TestBouncingAgentsStopAtMaxHops(t *testing.T) {
+// within their chain, at the hand-off that repeats (karo → ashigaru1 →
+// karo → ashigaru1): the command lands in failed/ with an error naming the
+// chain, nothing more is queued, and karo, whose command it was, is told.
+func TestBouncingAgentsAreStoppedWithinTheirChain(t *testing.T) {
 	dir := t.TempDir()
-	ws := testWorkspace(t, sim("karo", filepath.Join(dir, "k.jsonl"), "--bounce", "--work-time", "300ms"),
+	karoRec := filepath.Join(dir, "k.jsonl")
+	ws := testWorkspace(t, sim("karo", karoRec, "--bounce", "--work-time", "300ms"),
 		sim("ashigaru1", filepath.Join(dir, "a.jsonl"), "--bounce", "--work-time", "300ms"))
-	settings(t, ws, "queue:\n  max_hops: 3\n")
 	r := startTeam(t, ws)
 	r.drop(t, "ping.yaml", "id: ping\nto: ashigaru1\nfrom: karo\ntitle: Ping\nbody: pass it on\n")
 
@@ -265,28 +269,29 @@ func TestBouncingAgentsStopAtMaxHops(t *testing.T) {
 		return false
 	})
 	tasks := r.waitTasks(t, "the chain's tasks done", 30*time.Second, func(ts []store.Task) bool {
-		return len(ts) == 4 && countStatus(ts, store.StatusDone) == 4
+		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
 	})
-	// Newest first: depths 3, 2, 1, 0, all of one chain.
-	root := tasks[3]
-	for i, tk := range tasks {
-		if tk.Depth != 3-i || tk.Root != root.ID {
-			t.Errorf("task %s depth %d root %s, want depth %d root %s", tk.ID, tk.Depth, tk.Root, 3-i, root.ID)
-		}
+	// Newest first: depths 1, 0, of one chain.
+	root := tasks[1]
+	if tasks[0].Depth != 1 || tasks[0].Root != root.ID {
+		t.Errorf("task %s depth %d root %s, want depth 1 root %s", tasks[0].ID, tasks[0].Depth, tasks[0].Root, root.ID)
 	}
-	for _, want := range []string{"over queue.max_hops (3)", root.ID + " (ashigaru1) → ", tasks[0].ID + " (karo)", "shogun send"} {
+	for _, want := range []string{"from karo to ashigaru1 again within one chain", root.ID + " (ashigaru1) → " + tasks[0].ID + " (karo)", "shogun send"} {
 		if !strings.Contains(errText, want) {
 			t.Errorf("error record %q does not say %q", errText, want)
 		}
 	}
+	waitFor(t, "karo told its command was refused", 20*time.Second, func() bool {
+		return submitsContaining(t, karoRec, "Your command to ashigaru1 'Ping' was refused, not queued: loop guard") == 1
+	})
 	time.Sleep(2 * time.Second)
-	if ts, _ := r.team.Store().Tasks(store.TaskFilter{}); len(ts) != 4 {
-		t.Errorf("%d tasks after the guard stopped the chain, want 4", len(ts))
+	if ts, _ := r.team.Store().Tasks(store.TaskFilter{}); len(ts) != 2 {
+		t.Errorf("%d tasks after the guard stopped the chain, want 2", len(ts))
 	}
 }
 
 // More than queue.max_exchanges commands between the same two roles within
-// ten minutes are refused.
+// ten minutes are refused, as a rate limit, not as a loop.
 func TestMaxExchangesBetweenTwoRoles(t *testing.T) {
 	dir := t.TempDir()
 	ws := testWorkspace(t, sim("karo", filepath.Join(dir, "k.jsonl")), fastSim("ashigaru1", filepath.Join(dir, "a.jsonl")))
@@ -298,7 +303,7 @@ func TestMaxExchangesBetweenTwoRoles(t *testing.T) {
 		if i == 2 {
 			waitFor(t, "c.yaml refused", 20*time.Second, func() bool {
 				b, err := os.ReadFile(filepath.Join(ws, "runtime", "queue", "failed", "c.yaml.error.yaml"))
-				return err == nil && strings.Contains(string(b), "2 commands between karo and ashigaru1 within 10m0s already, queue.max_exchanges is 2")
+				return err == nil && strings.Contains(string(b), "rate limit: 2 commands between karo and ashigaru1 within 10m0s already, queue.max_exchanges is 2")
 			})
 		}
 	}

@@ -14,10 +14,8 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/notify"
-	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
-	"github.com/shogun-dev/shogun/workspace"
 )
 
 // claim is a file moved into a .claimed folder: from then on it is the
@@ -36,6 +34,10 @@ type claim struct {
 	// written); due is when to try again.
 	tries int
 	due   time.Time
+	// src is the file where its writer left it, as it was when it was
+	// claimed: for a report claimed by a copy (claimReport), the agent's
+	// file, still there; else the claimed file itself. Nil after a restart.
+	src os.FileInfo
 }
 
 // key names the claim where the dashboard lists what blocks the queue.
@@ -70,6 +72,9 @@ func (q *Queue) claimFile(dir, name string) (claim, error) {
 	c := claim{dir: dir, name: name, id: id, path: filepath.Join(q.dirs.claimed(dir), id), first: q.now()}
 	if err := os.Rename(filepath.Join(dir, name), c.path); err != nil {
 		return claim{}, err
+	}
+	if fi, err := os.Lstat(c.path); err == nil {
+		c.src = fi
 	}
 	return c, nil
 }
@@ -121,7 +126,7 @@ func (q *Queue) recover() ([]claim, error) {
 		var ok []claim
 		for _, c := range cs {
 			if err := checkFileName(c.name); err != nil {
-				if again, rejected := q.reject(c, err); !rejected {
+				if again, rejected := q.reject(c, nil, err); !rejected {
 					retry = append(retry, again)
 				}
 				continue
@@ -196,6 +201,9 @@ func readRegular(path, name string, limits Limits) ([]byte, error) {
 	if int64(len(b)) > limit {
 		return nil, limits.CheckSize(name, max(int64(len(b)), fi.Size()))
 	}
+	if b == nil {
+		b = []byte{} // read, and empty: what was read is kept as such
+	}
 	return b, nil
 }
 
@@ -253,9 +261,11 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 	var recs []store.CommandRecord
 	var owners []int // index into claims for each record
 	ok := make([]bool, len(claims))
+	read := make([][]byte, len(claims))
 	pairs := map[[2]string]int{}
 	for i, c := range claims {
-		cmds, err := q.decodeCommands(c, pairs)
+		data, cmds, refused, err := q.decodeCommands(c, pairs)
+		read[i] = data
 		switch {
 		case err == nil:
 		case errors.Is(err, fs.ErrNotExist):
@@ -270,8 +280,11 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 			retry = append(retry, c)
 			continue
 		default:
-			if again, rejected := q.reject(c, err); !rejected {
+			again, rejected := q.reject(c, data, err)
+			if !rejected {
 				retry = append(retry, again)
+			} else if refused.From != "" {
+				q.tellRefused(refused, err)
 			}
 			continue
 		}
@@ -303,7 +316,8 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 		switch {
 		case res.Duplicate:
 			q.log.Warn().Str("path", c.name).Str("command_id", recs[k].ID).Str("first", res.FirstClaim).Msg("duplicate command id; archived, not dispatched")
-			q.event(recs[k].To, "duplicate", "", fmt.Sprintf("command %s in %s was already accepted from %s", recs[k].ID, c.name, res.FirstClaim))
+			answer := q.answerDuplicate(recs[k])
+			q.event(recs[k].To, "duplicate", "", fmt.Sprintf("command %s in %s was already accepted from %s%s", recs[k].ID, c.name, res.FirstClaim, answer))
 		case res.AlreadyRecorded:
 		default:
 			q.log.Info().Str("path", c.name).Str("command_id", recs[k].ID).Str("task_id", res.Task.ID).Str("role", res.Task.Role).Msg("command queued")
@@ -315,7 +329,7 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 		if !ok[i] {
 			continue
 		}
-		if _, err := q.archive(c, "commands", c.id); err != nil {
+		if _, err := q.archive(c, "commands", c.id, read[i]); err != nil {
 			retry = append(retry, q.later(c, "archive command file", err))
 			continue
 		}
@@ -327,29 +341,31 @@ func (q *Queue) processCommands(claims []claim) (retry []claim) {
 
 // decodeCommands reads and checks a command file: its format, that the
 // roles it names exist and are enabled, and the loop guard (placeInChain).
-func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]placed, error) {
+// It returns the bytes read, nil when none were, and with an error about
+// one command of a file that parsed, that command: its sender is told.
+func (q *Queue) decodeCommands(c claim, pairs map[[2]string]int) ([]byte, []placed, Command, error) {
 	data, err := q.readClaim(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, Command{}, err
 	}
 	cmds, err := DecodeCommands(c.name, data, q.limits())
 	if err != nil {
-		return nil, err
+		return data, nil, Command{}, err
 	}
 	for i, cmd := range cmds {
 		if err := CheckRoles(q.config(), cmd); err != nil {
-			return nil, commandKeyError(c.name, data, i, q.limits(), err)
+			return data, nil, cmd, commandKeyError(c.name, data, i, q.limits(), err)
 		}
 	}
 	out := make([]placed, 0, len(cmds))
 	for i, cmd := range cmds {
 		link, err := q.placeInChain(cmd, pairs)
 		if err != nil {
-			return nil, commandKeyError(c.name, data, i, q.limits(), err)
+			return data, nil, cmd, commandKeyError(c.name, data, i, q.limits(), err)
 		}
 		out = append(out, placed{Command: cmd, link: link})
 	}
-	return out, nil
+	return data, out, Command{}, nil
 }
 
 // processReport records a claimed report and closes its task, then tells the
@@ -375,8 +391,17 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 		return c, true
 	case !badFile(err):
 		return q.later(c, "read report file", err), false
+	case data == nil:
+		return q.reject(c, nil, err) // not a file that can be read: nothing to wait for
 	default:
-		return q.reject(c, err)
+		switch q.unfinishedReport(c) {
+		case reportSuperseded:
+			return q.dropSuperseded(c, err)
+		case reportWriting:
+			c.due = time.Now().Add(max(q.config().Settings.Queue.Settle, 100*time.Millisecond))
+			return c, false
+		}
+		return q.reject(c, data, err)
 	}
 	archiveName := reportArchiveName(c, rep.TaskID)
 	archived, err := freeName(q.archiveDir(c, "reports"), archiveName)
@@ -394,19 +419,19 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	task, again, err := q.st.AcceptReport(rec)
 	switch {
 	case errors.Is(err, store.ErrUnknownTask):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
+		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf("report for unknown task %q", rep.TaskID)})
 	case errors.Is(err, store.ErrTaskClosed) && q.sameAsRecorded(rep):
 		// The agent wrote the same report again (it could not see the
 		// first one), or a crash left its file behind: nothing is wrong.
 		q.log.Info().Str("task_id", rep.TaskID).Str("path", textsafe.Escape(c.name)).Msg("report already recorded; archived as a duplicate")
 		q.event(rec.Role, "report-duplicate", rep.TaskID, "the same report again: archived, not applied")
 	case errors.Is(err, store.ErrTaskClosed):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
+		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf("report for task %q, which is already closed", rep.TaskID)})
 	case errors.Is(err, store.ErrNotDelivered):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf(
+		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf(
 			"report for task %q, which is still queued for %s: no role has been given it, so no report can close it", rep.TaskID, q.taskRole(rep.TaskID))})
 	case errors.Is(err, store.ErrWrongRole):
-		return q.reject(c, &FormatError{File: c.name, Message: fmt.Sprintf(
+		return q.reject(c, data, &FormatError{File: c.name, Message: fmt.Sprintf(
 			"%s is role %s's report file, but task %q is %s's; a role reports only on its own task", c.name, rec.Role, rep.TaskID, q.taskRole(rep.TaskID))})
 	case err != nil:
 		return q.later(c, "record report", err), false
@@ -420,7 +445,7 @@ func (q *Queue) processReport(c claim) (claim, bool) {
 	default:
 		q.reported(task, rep, archived)
 	}
-	if _, err := q.archive(c, "reports", archiveName); err != nil {
+	if _, err := q.archive(c, "reports", archiveName, data); err != nil {
 		return q.later(c, "archive report file", err), false
 	}
 	q.done(c)
@@ -507,25 +532,6 @@ func (q *Queue) taskRole(id string) string {
 	return "its role"
 }
 
-// notifySender queues the notify line for the role that sent the command.
-func (q *Queue) notifySender(task store.Task, reportPath string) {
-	from, ok := q.config().Role(task.From)
-	w, running := q.worker(task.From)
-	if !ok || !running {
-		q.event(task.From, "notify-skipped", task.ID, "sender is not running")
-		return
-	}
-	// Titles were checked on the way in; escaping them again keeps a
-	// history written by an older shogun from typing controls. The report
-	// path is shogun's (reportArchiveName), never the agent's file name.
-	vars := from.TemplateVars(q.layout)
-	vars[roles.VarRole] = task.Role
-	vars[roles.VarTitle] = typedTitle(task.Title)
-	vars[roles.VarReportPath] = textsafe.Escape(workspace.RelTo(from.Command.Cwd, reportPath))
-	text := roles.Expand(from.Notify, vars)
-	w.addNote(note{taskID: task.ID, text: text})
-}
-
 // reportArchiveName is the name a report is archived under: when it
 // arrived and the task it names, never the name its agent gave the file
 // (the history keeps that, as the report's file). The archived path is
@@ -542,15 +548,21 @@ func reportArchiveName(c claim, taskID string) string {
 	return stamp + "-" + taskID + ".yaml"
 }
 
-// archive moves a processed file from .claimed to its archive folder
-// (archiveDir) as name, never over an existing file, and returns where it
-// went.
-func (q *Queue) archive(c claim, kind, name string) (string, error) {
-	dst, err := moveInto(c.path, q.archiveDir(c, kind), name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil // archived already, by a run that then crashed
+// archive writes data, the bytes read from the claimed file c, into its
+// archive folder (archiveDir) as name, never over another file, then
+// removes the claim, and returns where it went. What is archived is a new
+// file holding what shogun read, never the writer's file: an agent that
+// still has its file open, or whose file is a report left in place for it
+// (heldReports), cannot change the record of a closed task.
+func (q *Queue) archive(c claim, kind, name string, data []byte) (string, error) {
+	dst, err := keepRead(q.archiveDir(c, kind), name, data, true)
+	if err != nil {
+		return "", err
 	}
-	return dst, err
+	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dst, fmt.Errorf("remove claimed file: %w", err)
+	}
+	return dst, nil
 }
 
 // freeName is the path name would have in dir if nothing were in the way,
@@ -581,8 +593,12 @@ func freeName(dir, name string) (string, error) {
 // claimed and the next start rejects it again, never loses it. When the
 // record or the move fails (a full disk, a folder that cannot be written),
 // the file stays claimed: it returns the claim to try again and false.
-func (q *Queue) reject(c claim, cause error) (claim, bool) {
-	if err := q.moveToFailed(c.path, c.name, c.id, cause); err != nil {
+//
+// data is what was read from the file, kept in failed/ as a new file (see
+// archive); nil when the file could not be read (not a regular file, over
+// the size limit), and then the file itself is moved there.
+func (q *Queue) reject(c claim, data []byte, cause error) (claim, bool) {
+	if err := q.moveToFailed(c.path, c.name, c.id, data, cause); err != nil {
 		return q.later(c, "move rejected file to failed/", err), false
 	}
 	q.done(c)
@@ -595,7 +611,7 @@ func (q *Queue) reject(c claim, cause error) (claim, bool) {
 func (q *Queue) rejectUnclaimed(dir, name string, cause error) error {
 	key := filepath.Base(dir) + "/" + textsafe.Escape(name)
 	stamp := q.now().UTC().Format(claimStamp)
-	if err := q.moveToFailed(filepath.Join(dir, name), name, stamp+"-"+safeName(name), cause); err != nil {
+	if err := q.moveToFailed(filepath.Join(dir, name), name, stamp+"-"+safeName(name), nil, cause); err != nil {
 		if q.block(key, fmt.Errorf("move rejected file to failed/: %w", err)) {
 			q.log.Error().Err(err).Str("path", textsafe.Escape(name)).Msg("move rejected file to failed/; tried again at the next scan")
 		}
@@ -605,11 +621,12 @@ func (q *Queue) rejectUnclaimed(dir, name string, cause error) error {
 	return nil
 }
 
-// moveToFailed writes the failure record and then moves src into failed/.
-// The file keeps its name there (its id, if an earlier rejected file has the
-// name); an unsafe name is replaced by safeName, and the record keeps the
-// original, escaped.
-func (q *Queue) moveToFailed(src, name, id string, cause error) error {
+// moveToFailed writes the failure record and then puts src into failed/:
+// data, the bytes read from it, as a new file, and src removed; or, when
+// data is nil, src itself, moved. The file keeps its name there (its id,
+// if an earlier rejected file has the name); an unsafe name is replaced by
+// safeName, and the record keeps the original, escaped.
+func (q *Queue) moveToFailed(src, name, id string, data []byte, cause error) error {
 	failedName := safeName(name)
 	original := ""
 	if failedName != name {
@@ -626,8 +643,19 @@ func (q *Queue) moveToFailed(src, name, id string, cause error) error {
 	if _, err := writeFailure(q.dirs.failed, failedName, original, cause, q.now()); err != nil {
 		return err
 	}
-	if err := os.Rename(src, dst); err != nil {
-		return err
+	if data == nil {
+		if err := os.Rename(src, dst); err != nil {
+			return err
+		}
+	} else {
+		if _, err := keepRead(q.dirs.failed, failedName, data, false); err != nil {
+			return err
+		}
+		if err := os.Remove(src); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// Kept in failed/ already; the claim left behind is judged
+			// again at the next start.
+			q.log.Warn().Err(err).Str("path", textsafe.Escape(name)).Msg("remove rejected file after keeping a copy in failed/")
+		}
 	}
 	shown := textsafe.Escape(name)
 	msg := textsafe.Escape(cause.Error())

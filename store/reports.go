@@ -69,7 +69,8 @@ type Report struct {
 //     so a report cannot make work vanish before anyone did it;
 //   - Role is set and the task is another role's: ErrWrongRole;
 //   - else the report is inserted and the task takes its status, with
-//     finished_at, summary and report_path (the archived file).
+//     finished_at, summary and report_path (the archived file), and, when
+//     the task has a sender (From), its wake-up is due (PendingWakeups).
 func (s *Store) AcceptReport(r ReportRecord) (task Task, alreadyRecorded bool, err error) {
 	switch {
 	case r.ClaimName == "" || r.TaskID == "":
@@ -116,6 +117,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		if _, err := tx.Exec(`UPDATE tasks SET status = ?, finished_at = ?, summary = ?, report_path = ?, head_commit = ?, updated_at = ?
 WHERE id = ?`, r.Status, at, r.Summary, r.ArchivedPath, r.HeadCommit, at, r.TaskID); err != nil {
 			return err
+		}
+		if cur.From != "" {
+			if err := addWakeup(tx, r.TaskID, cur.From, at); err != nil {
+				return err
+			}
 		}
 		task, err = loadTask(tx, r.TaskID)
 		return err

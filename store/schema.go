@@ -438,7 +438,19 @@ CREATE INDEX approvals_pending ON approvals(run_id) WHERE decision = 'pending';
 	`
 CREATE INDEX approvals_task ON approvals(task_id, id) WHERE task_id != '';
 `,
-	// 9: tokens (usage.go): one row per model call a role's CLI recorded,
+	// 9: wake-ups (wakeups.go): the line typed to the role that sent a
+	// task's command when a report closes it, recorded with the close so
+	// that a supervisor killed before typing it types it after the restart.
+	`
+CREATE TABLE wakeups (
+  task_id TEXT PRIMARY KEY,
+  role TEXT NOT NULL,
+  due_at TEXT NOT NULL,
+  typed_at TEXT
+);
+CREATE INDEX wakeups_pending ON wakeups(role, due_at) WHERE typed_at IS NULL;
+`,
+	// 10: tokens (usage.go): one row per model call a role's CLI recorded,
 	// keyed by its file and its key in that file, with the task it was
 	// attributed to; and how far each record file has been read, so that
 	// reading costs what was written since, not the whole history.
@@ -482,7 +494,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

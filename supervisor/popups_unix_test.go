@@ -21,8 +21,8 @@ import (
 // of running tests; its value is the file the program records into.
 const popupsEnv = "SHOGUN_TEST_POPUPS"
 
-// runPopups is a program that raises a dialog at random moments: an empty
-// composer ("› ") for 0 to 40 ms, then "Do you want to proceed?" for 5 to
+// runPopups is a program that raises a dialog at random moments: after
+// two quiet seconds, an empty composer ("› ") for 0 to 40 ms, then "Do you want to proceed?" for 5 to
 // 30 ms, and so on until it is killed. It records each Enter it reads, in
 // order: "submit", or "dialog BYTES UNIX-NANOSECONDS" when the dialog was
 // on the screen, with how many bytes the program had written when all of
@@ -79,6 +79,10 @@ func runPopups(record string) int {
 			mu.Unlock()
 		}
 	}()
+	// Quiet at first, so that the role is seen ready (the test waits for
+	// that) before the dialogs begin: between two of them the composer
+	// shows for less than the settle time.
+	time.Sleep(2 * time.Second)
 	for {
 		time.Sleep(rand.N(40 * time.Millisecond))
 		mu.Lock()

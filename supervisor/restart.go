@@ -1,10 +1,36 @@
 package supervisor
 
 // Restart stops the role's program, whatever the restart policy says, and
-// starts it again at once. A fatal or stopped role starts again too.
+// starts it again at once. A fatal or stopped role starts again too. A
+// held role stays held (a reload restarts roles too, and an agent can edit
+// roles.yaml): the person's restart releases it (Release).
 func (r *Role) Restart() {
 	select {
 	case r.restartReq <- struct{}{}:
 	default: // a restart is already pending
 	}
+}
+
+// Hold keeps new tasks from being typed into the role (it is not
+// Workable) until Release (a person's restart or dismissal) or the end of
+// the run: what the team does when the role's approvals hook has gone
+// missing, since whatever the agent does next would not be judged. reason
+// is shown in its status.
+func (r *Role) Hold(reason string) {
+	r.mu.Lock()
+	r.held = reason
+	r.mu.Unlock()
+	r.notify()
+}
+
+// Release ends a Hold; it reports whether the role was held.
+func (r *Role) Release() bool {
+	r.mu.Lock()
+	was := r.held != ""
+	r.held = ""
+	r.mu.Unlock()
+	if was {
+		r.notify()
+	}
+	return was
 }

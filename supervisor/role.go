@@ -59,6 +59,7 @@ type Role struct {
 	learnedDelay time.Duration // a longer submit delay the program turned out to need
 	lastLine     string        // the most telling line the previous program left (tellingLine)
 	limitedUntil time.Time     // while limited: when the usage limit lifts
+	held         string        // why no task may be typed until a person looks (Hold); "" when none
 	busyAt       time.Time     // when the busy pattern last showed
 
 	// hookQuestions describe the questions its CLI's hook asked that wait
@@ -120,6 +121,9 @@ type Status struct {
 	// (left waiting or attention): time spent waiting does not count as
 	// the agent being quiet.
 	WaitedUntil time.Time
+	// Held says why no new task is typed into the role until a person
+	// looks (see Hold); "" when it is not held.
+	Held string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -191,6 +195,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
+		Held:      r.held,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 	}
 	if r.lastExit != nil {
@@ -226,7 +231,7 @@ func (r *Role) Session() *ptyhost.Session {
 func (r *Role) Workable() (generation int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.generation, r.state == Ready && r.session != nil && r.settled
+	return r.generation, r.state == Ready && r.session != nil && r.settled && r.held == ""
 }
 
 // Changed returns a channel that is closed at the role's next change of
@@ -370,6 +375,14 @@ func (r *Role) run(ctx context.Context) {
 			r.log.Info().Msg("restarting on request")
 			continue
 		}
+		if errors.Is(err, errNoSandbox) {
+			// Not restarted: the system will not grow a sandbox.
+			r.setState(Fatal, err.Error())
+			if !r.waitRestart(ctx) {
+				return
+			}
+			continue
+		}
 		if errors.Is(err, errCannotStart) && ptyhost.ProgramNotFound(err) {
 			// Not restarted: see MissingPrograms.
 			r.mu.Lock()
@@ -483,15 +496,24 @@ func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
 func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, asked int) {
 	cfg := r.conf()
 	r.setState(Starting, "starting "+cfg.Command.Exec)
+	args, env, err := r.sup.roleCommand(*cfg)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errCannotStart, err)
+		r.mu.Lock()
+		r.lastError = err.Error()
+		r.mu.Unlock()
+		r.log.Error().Err(err).Msg("cannot start")
+		return ptyhost.Exit{Code: -1}, err, askedNothing
+	}
 	cmd := ptyhost.Command{
 		Path: cfg.Command.Exec,
-		Args: cfg.Command.Args,
-		Env:  r.sup.roleEnv(*cfg),
+		Args: args,
+		Env:  env,
 		Dir:  cfg.Command.Cwd,
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,
 	}
-	sess, err := r.sup.spawn(ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
+	sess, err := r.sup.spawnRole(*cfg, ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()

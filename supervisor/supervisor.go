@@ -22,6 +22,7 @@ import (
 	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/rolelog"
+	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -77,6 +78,9 @@ type Options struct {
 	HumanQuiet time.Duration
 	// TreeGrace is how long leftovers in a process group get after SIGTERM (default 2 s).
 	TreeGrace time.Duration
+	// SandboxAvailable says whether the system has the sandbox of roles
+	// with sandbox: (default sandbox.Available).
+	SandboxAvailable func() (string, error)
 }
 
 // Supervisor runs the roles of one workspace.
@@ -111,6 +115,8 @@ type Supervisor struct {
 	humanQuiet    time.Duration
 	treeGrace     time.Duration
 	scrollback    int
+	// sandboxAvailable is Options.SandboxAvailable.
+	sandboxAvailable func() (string, error)
 
 	eventMu sync.Mutex
 	// reapMu is held while a role's program is being spawned and whenever
@@ -155,6 +161,9 @@ func New(opts Options) (*Supervisor, error) {
 	}
 	if s.env == nil {
 		s.env = os.Environ()
+	}
+	if s.sandboxAvailable = opts.SandboxAvailable; s.sandboxAvailable == nil {
+		s.sandboxAvailable = sandbox.Available
 	}
 	selected, err := selectRoles(opts.Config, opts.Roles)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/shoguntest"
 )
 
@@ -297,4 +299,73 @@ func TestAttentionBlocksTypingUntilAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitEvent(t, "prompt after attention", 15*time.Second, func(e Event) bool { return e.Kind == EventPrompted })
+}
+
+// Where the system has no sandbox, a role that requires it is fatal at
+// once with the reason and how to run it anyway, and is not restarted; a
+// role that only prefers it runs unsandboxed.
+func TestSandboxRequiredWithoutOneIsFatal(t *testing.T) {
+	ws := testWorkspace(t, `
+roles:
+  - id: strict
+    prompt_path: roles/strict.md
+    command: {exec: /bin/sh, args: ["-c", "echo running; sleep 60"]}
+    sandbox: true
+  - id: easy
+    prompt_path: roles/easy.md
+    command: {exec: /bin/sh, args: ["-c", "echo running; sleep 60"]}
+    sandbox: preferred
+`)
+	r := start(t, ws, func(o *Options) {
+		o.SandboxAvailable = func() (string, error) {
+			return "", fmt.Errorf("%w: this Linux kernel offers no Landlock", sandbox.ErrUnavailable)
+		}
+	})
+	r.waitState(t, "strict", Fatal, 20*time.Second)
+	st := r.role(t, "strict").Status()
+	for _, want := range []string{"cannot run sandboxed", "offers no Landlock", "sandbox: preferred"} {
+		if !strings.Contains(st.LastError+r.describe(), want) {
+			t.Errorf("fatal role does not say %q: %+v", want, st)
+		}
+	}
+	if st.Restarts != 0 {
+		t.Errorf("the role was restarted %d times", st.Restarts)
+	}
+	waitFor(t, "the preferring role running", 20*time.Second, func() bool { return r.role(t, "easy").Status().Pid != 0 })
+}
+
+// start says in one line when roles ask for a sandbox the system does not
+// have, naming them and what becomes of each; nothing when it has one.
+func TestSandboxNoticeNamesTheRoles(t *testing.T) {
+	ws := testWorkspace(t, `
+roles:
+  - id: strict
+    prompt_path: roles/strict.md
+    command: {exec: /bin/sh}
+    sandbox: true
+  - id: easy
+    prompt_path: roles/easy.md
+    command: {exec: /bin/sh}
+    sandbox: preferred
+  - id: plain
+    prompt_path: roles/plain.md
+    command: {exec: /bin/sh}
+`)
+	cfg, err := config.Load(ws, os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := func() (string, error) {
+		return "", fmt.Errorf("%w: this Linux kernel offers no Landlock", sandbox.ErrUnavailable)
+	}
+	got := SandboxNotice(cfg, nil, none)
+	if want := "sandbox: no sandbox: this Linux kernel offers no Landlock: easy (sandbox: preferred) run unsandboxed; strict (sandbox: true) are fatal"; got != want {
+		t.Errorf("notice = %q, want %q", got, want)
+	}
+	if got := SandboxNotice(cfg, []string{"plain"}, none); got != "" {
+		t.Errorf("notice for a run of roles without the sandbox = %q", got)
+	}
+	if got := SandboxNotice(cfg, nil, func() (string, error) { return "Landlock ABI 7", nil }); got != "" {
+		t.Errorf("notice with a sandbox = %q", got)
+	}
 }

@@ -91,8 +91,12 @@ type Team struct {
 	notifier     *notify.Notifier
 	desk         *approvals.Desk // the approvals asked of the policy
 	stateChanged chan struct{}   // a role changed state (keep_awake)
-	keepAwakeOn  bool
-	awakeLinger  time.Duration
+	// lastStart is when a role's program last started (Unix ns): the
+	// supervisor writes its CLI's configuration under runtime/state/cli
+	// then, which the tamper watch takes as shogun's own change.
+	lastStart   atomic.Int64
+	keepAwakeOn bool
+	awakeLinger time.Duration
 
 	historyCheck time.Duration
 	retain       time.Duration // data.retain; 0 keeps everything
@@ -344,6 +348,9 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 	msg := e.Message
 	if e.Kind == supervisor.EventState {
 		msg = fmt.Sprintf("%s: %s", e.State, e.Message)
+		if e.State == supervisor.Starting {
+			t.lastStart.Store(time.Now().UnixNano())
+		}
 		if !e.State.Running() && t.desk != nil {
 			// The hook that asked ended with the program: its questions
 			// have nobody to answer.
@@ -417,6 +424,11 @@ func (t *Team) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		t.watchConfig(qctx, t.configSettle, t.configPoll)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.watchEnforcement(qctx, t.configSettle, t.configPoll)
 	}()
 	wg.Add(1)
 	go func() {

@@ -86,9 +86,15 @@ func New(root string) Layout {
 	return Layout{Root: root}
 }
 
+// WorktreesDir is where role worktrees live, relative to the main
+// checkout of their repository: WorktreesDir/<role id> (package gitwork).
+const WorktreesDir = ".shogun/worktrees"
+
 // Find returns the workspace that holds dir, the way git finds a
 // repository: dir itself or the nearest folder above it that has
 // config/roles.yaml. ok is false when no folder up to the root has one.
+// A role's worktree holds the committed config/roles.yaml too; inside
+// one, the workspace is the one above the worktree, where its team runs.
 func Find(dir string) (root string, ok bool) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -96,6 +102,11 @@ func Find(dir string) (root string, ok bool) {
 	}
 	for {
 		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(RolesFile))); err == nil && fi.Mode().IsRegular() {
+			if above, ok := outsideWorktree(dir); ok {
+				if outer, ok := Find(above); ok {
+					return outer, true
+				}
+			}
 			return dir, true
 		}
 		parent := filepath.Dir(dir)
@@ -104,6 +115,16 @@ func Find(dir string) (root string, ok bool) {
 		}
 		dir = parent
 	}
+}
+
+// outsideWorktree returns the folder that holds the role worktrees dir is
+// in (the main checkout), when dir is inside one.
+func outsideWorktree(dir string) (string, bool) {
+	marker := string(filepath.Separator) + filepath.FromSlash(WorktreesDir) + string(filepath.Separator)
+	if i := strings.LastIndex(dir+string(filepath.Separator), marker); i > 0 {
+		return dir[:i], true
+	}
+	return "", false
 }
 
 // Path turns a slash-separated path relative to the workspace (one of the
@@ -230,4 +251,10 @@ func RelTo(dir, path string) string {
 		return path
 	}
 	return filepath.ToSlash(rel)
+}
+
+// CLIState is a file of the configuration shogun gives a role's CLI from
+// outside the role's folder (config.CLIEnforcement): runtime/state/cli/name.
+func (l Layout) CLIState(name string) string {
+	return filepath.Join(l.State(), "cli", name)
 }

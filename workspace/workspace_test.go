@@ -83,7 +83,9 @@ func TestFind(t *testing.T) {
 	outer := t.TempDir()
 	inner := filepath.Join(outer, "team", "nested")
 	deep := filepath.Join(outer, "team", "nested", "src", "pkg")
-	for _, ws := range []string{outer, inner} {
+	// A role's worktree checks out the committed config/roles.yaml too.
+	worktree := filepath.Join(outer, filepath.FromSlash(WorktreesDir), "ashigaru1")
+	for _, ws := range []string{outer, inner, worktree} {
 		if err := os.MkdirAll(filepath.Join(ws, "config"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -95,11 +97,13 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for dir, want := range map[string]string{
-		deep:                           inner,
-		inner:                          inner,
-		filepath.Join(inner, "config"): inner,
-		filepath.Join(outer, "team"):   outer,
-		filepath.Join(outer, "config"): outer,
+		deep:                              inner,
+		inner:                             inner,
+		filepath.Join(inner, "config"):    inner,
+		filepath.Join(outer, "team"):      outer,
+		filepath.Join(outer, "config"):    outer,
+		worktree:                          outer,
+		filepath.Join(worktree, "config"): outer,
 	} {
 		if got, ok := Find(dir); !ok || got != want {
 			t.Errorf("Find(%s) = %q, %v; want %q", dir, got, ok, want)

@@ -51,6 +51,7 @@ func agentSimCommand() *cli.Command {
 			&cli.StringFlag{Name: "record", Usage: "append every submit, paste-window newline, dialog answer, task and report to this JSON-lines `FILE`"},
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
 			&cli.StringFlag{Name: "commit-work", Usage: "for each task, write `FILE` (relative to the working directory) and commit it with git, as a coding agent would"},
+			&cli.StringSliceFlag{Name: "trespass", Usage: "for each task, try `read:PATH` or `write:PATH` (repeatable) as a hostile agent would, and list what happened in the report"},
 			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
 		},
 		Action: func(c *cli.Context) error {
@@ -81,6 +82,7 @@ func agentSimCommand() *cli.Command {
 				Role:             c.String("role"),
 				Delegate:         splitList(c.StringSlice("delegate")),
 				CommitWork:       c.String("commit-work"),
+				Trespass:         c.StringSlice("trespass"),
 				DropTurns:        c.Int("drop-turns"),
 				SkipReports:      c.Int("skip-reports"),
 				CheckReport:      c.Duration("check-report"),

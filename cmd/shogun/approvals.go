@@ -20,26 +20,36 @@ func hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "hook",
 		Usage: "run as a CLI's permission hook: its tool calls are decided by config/policy.yaml",
-		Description: "Run by the CLI, not by people: `shogun init` writes the hook configuration\n" +
-			"(.claude/settings.json, PreToolUse). The CLI's description of a tool call comes on standard\n" +
-			"input; the running supervisor decides it by the policy, waiting for a person when it says ask,\n" +
-			"and the decision goes to standard output in the CLI's format. Without SHOGUN_ROLE (the CLI was\n" +
-			"not started by shogun), a supervisor or a policy, it prints nothing: the CLI decides alone.",
-		Subcommands: []*cli.Command{{
-			Name:  "claude",
-			Usage: "Claude Code's PreToolUse hook",
-			Action: func(c *cli.Context) error {
-				ws, role := os.Getenv("SHOGUN_WORKSPACE"), os.Getenv("SHOGUN_ROLE")
-				if ws == "" {
-					role = "" // not a role of a supervisor: no opinion
-				}
-				return hooks.Claude(os.Stdin, c.App.Writer, hooks.Options{
-					Role: role, Supervisor: control.NewClient(ws),
-					// The CLI kills the hook at its limit: answer before.
-					Limit: time.Duration(config.ClaudeHookTimeout)*time.Second - 30*time.Second,
-				})
-			},
-		}},
+		Description: "Run by the CLI, not by people: `shogun start` gives each CLI the hook configuration\n" +
+			"(Claude Code and Copilot CLI: PreToolUse; Codex: PreToolUse; Gemini CLI: BeforeTool). The CLI's\n" +
+			"description of a tool call comes on standard input; the running supervisor decides it by the\n" +
+			"policy, waiting for a person when it says ask, and the decision goes to standard output in the\n" +
+			"CLI's format. Without SHOGUN_ROLE (the CLI was not started by shogun), a supervisor or a policy,\n" +
+			"it prints nothing: the CLI decides alone.",
+		Subcommands: []*cli.Command{
+			hookSubcommand("claude", "Claude Code's (and Copilot CLI's) PreToolUse hook", hooks.Claude),
+			hookSubcommand("codex", "Codex's PreToolUse hook", hooks.Codex),
+			hookSubcommand("gemini", "Gemini CLI's BeforeTool hook", hooks.Gemini),
+		},
+	}
+}
+
+// hookSubcommand is `shogun hook NAME`, which runs one CLI's hook.
+func hookSubcommand(name, usage string, run func(io.Reader, io.Writer, hooks.Options) error) *cli.Command {
+	return &cli.Command{
+		Name:  name,
+		Usage: usage,
+		Action: func(c *cli.Context) error {
+			ws, role := os.Getenv("SHOGUN_WORKSPACE"), os.Getenv("SHOGUN_ROLE")
+			if ws == "" {
+				role = "" // not a role of a supervisor: no opinion
+			}
+			return run(os.Stdin, c.App.Writer, hooks.Options{
+				Role: role, Supervisor: control.NewClient(ws),
+				// The CLI kills the hook at its limit: answer before.
+				Limit: time.Duration(config.ClaudeHookTimeout)*time.Second - 30*time.Second,
+			})
+		},
 	}
 }
 

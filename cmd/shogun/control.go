@@ -37,7 +37,19 @@ func roleClient(c *cli.Context) (string, *control.Client, error) {
 		return "", nil, err
 	}
 	cl, err := client(c)
-	return role, cl, err
+	if err != nil {
+		return "", nil, err
+	}
+	// A role that does not run is named with those that do, as attach and
+	// send name them.
+	st, err := cl.Status()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := knownRole(st.Roles, role); err != nil {
+		return "", nil, err
+	}
+	return role, cl, nil
 }
 
 // roleArg is the one ROLE argument of a command.
@@ -54,9 +66,9 @@ func statusCommand() *cli.Command {
 		Usage: "show each role of the running supervisor: state, pid, uptime, restarts, task, queue",
 		Description: "Exit code 0 when the supervisor is up, 3 when it is not.\n" +
 			"An attention line \"rejected FILE: ...\" lasts while the file is in runtime/queue/failed/;\n" +
-			"--dismiss clears those lines now (the files stay).",
+			"--dismiss clears those lines now (the files stay) and releases the roles held since their hook went missing.",
 		Flags: []cli.Flag{workspaceFlag, &cli.BoolFlag{Name: "json", Usage: "print JSON (keys in docs/api.md, GET /v1/status)"},
-			&cli.BoolFlag{Name: "dismiss", Usage: "first clear the alerts of rejected files (POST /v1/attention/dismiss)"}},
+			&cli.BoolFlag{Name: "dismiss", Usage: "first clear the alerts of rejected files and release held roles (POST /v1/attention/dismiss)"}},
 		Action: func(c *cli.Context) error {
 			cl, err := client(c)
 			if err != nil {

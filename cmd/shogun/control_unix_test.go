@@ -256,8 +256,12 @@ func TestScreenTypeAndUnknownRole(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Understood: paste burst safe") || !strings.Contains(out, "? for shortcuts") {
 		t.Errorf("screen (exit %d):\n%s", code, out)
 	}
-	if _, errOut, code := shogun(t, "screen", "nobody", "-w", ws); code == 0 || !strings.Contains(errOut, `no role "nobody"`) {
-		t.Errorf("screen of an unknown role: exit %d, %q", code, errOut)
+	// An unknown role is named with the roles that run, as attach and send
+	// name them.
+	for _, cmd := range []string{"screen", "restart"} {
+		if _, errOut, code := shogun(t, cmd, "ashigaru2", "-w", ws); code != 1 || errOut != "shogun: unknown role \"ashigaru2\" (did you mean \"ashigaru1\"? roles: ashigaru1)\n" {
+			t.Errorf("%s of an unknown role: exit %d, %q", cmd, code, errOut)
+		}
 	}
 }
 

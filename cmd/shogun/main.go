@@ -98,6 +98,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			agentSimCommand(),
 			versionCommand(),
 			helpCommand(),
+			sandboxExecCommand(),
 		},
 		// Errors are printed once, by run.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -133,7 +134,7 @@ func flagsFirst(app *cli.App, args []string) []string {
 		return args
 	}
 	cmd := app.Command(args[i])
-	if cmd == nil {
+	if cmd == nil || cmd.SkipFlagParsing {
 		return args
 	}
 	// A command with subcommands (shogun skills scan …): the same one level down.

@@ -29,6 +29,7 @@ func TestTyposNameTheNearestCommandOrFlag(t *testing.T) {
 		{[]string{"--quite", "status"}, `shogun: unknown flag --quite for shogun; did you mean --quiet?`},
 		{[]string{"logs", "-w", ws, "-n"}, "shogun: flag needs an argument: -n for shogun logs; see `shogun logs --help`"},
 		{[]string{"screen", "-w", ws}, "shogun: screen needs a role id: shogun screen ROLE"},
+		{[]string{"send", "-w", ws, "--title", "x", "--to", "karo"}, "shogun: a task needs a body: --body TEXT or --body-file FILE"},
 	} {
 		out, errOut, code := shogun(t, c.args...)
 		if code != 2 || out != "" || errOut != c.want+"\n" {

@@ -106,6 +106,8 @@ func mcpServers[S any](t *testing.T, name string, data []byte) S {
 		// Gemini CLI's settings name the policy files of the admin tier
 		// (its settings schema, 0.61.0); checked in the Gemini part.
 		AdminPolicyPaths []string `json:"adminPolicyPaths"`
+		// And its hooks (BeforeTool), checked in the Gemini part too.
+		Hooks map[string]json.RawMessage `json:"hooks"`
 	}
 	strictJSON(t, name, data, &top)
 	raw, ok := top.MCPServers["shogun"]
@@ -172,10 +174,24 @@ func TestInitWritesEachCLIsMCPConfiguration(t *testing.T) {
 	launches = append(launches, launch{"gemini", ".gemini/settings.json", gemini.Command, gemini.Args})
 	var geminiTop struct {
 		AdminPolicyPaths []string `json:"adminPolicyPaths"`
+		Hooks            struct {
+			BeforeTool []struct {
+				Hooks []struct {
+					Type    string `json:"type"`
+					Command string `json:"command"`
+					Timeout int    `json:"timeout"`
+				} `json:"hooks"`
+			} `json:"BeforeTool"`
+		} `json:"hooks"`
 	}
 	if err := json.Unmarshal(read(".gemini/settings.json"), &geminiTop); err != nil ||
 		len(geminiTop.AdminPolicyPaths) != 1 || geminiTop.AdminPolicyPaths[0] != ".gemini/shogun-policy.toml" {
 		t.Errorf("Gemini CLI: adminPolicyPaths = %q (%v), want the policy's deny rules", geminiTop.AdminPolicyPaths, err)
+	}
+	// Its BeforeTool hook runs `shogun hook gemini`, the time limit in ms.
+	if bt := geminiTop.Hooks.BeforeTool; len(bt) != 1 || len(bt[0].Hooks) != 1 || bt[0].Hooks[0].Type != "command" ||
+		!strings.HasSuffix(bt[0].Hooks[0].Command, " hook gemini") || bt[0].Hooks[0].Timeout < 60_000 {
+		t.Errorf("Gemini CLI: hooks.BeforeTool = %+v", bt)
 	}
 	if b := read(".gemini/shogun-policy.toml"); !strings.HasPrefix(string(b), "# Written by shogun") {
 		t.Errorf("Gemini CLI: the policy file adminPolicyPaths names:\n%s", b)

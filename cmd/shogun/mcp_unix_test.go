@@ -161,7 +161,7 @@ func visibleFiles(t *testing.T, dir string) []string {
 }
 
 // A command the running queue refuses after send_task wrote it (here the
-// loop guard: one exchange allowed between two roles) comes back as an
+// rate limit: one exchange allowed between two roles) comes back as an
 // error that says why, as the agent would otherwise never learn.
 func TestMCPSendTaskSaysWhyTheQueueRefusedIt(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("karo"), simEntry("ashigaru1", "--skip-reports", "5"))
@@ -179,7 +179,7 @@ func TestMCPSendTaskSaysWhyTheQueueRefusedIt(t *testing.T) {
 		t.Fatalf("first send_task: %+v", first)
 	}
 	second := callTool(t, karo, mcpserver.ToolSendTask, map[string]any{"to": "ashigaru1", "title": "Second", "body": "two"})
-	if !second.IsError || !strings.Contains(resultText(second), "refused") || !strings.Contains(resultText(second), "loop guard") {
-		t.Errorf("second send_task past the loop guard: isError %v, %q", second.IsError, resultText(second))
+	if !second.IsError || !strings.Contains(resultText(second), "refused") || !strings.Contains(resultText(second), "rate limit") {
+		t.Errorf("second send_task past the rate limit: isError %v, %q", second.IsError, resultText(second))
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/shogun-dev/shogun/gitwork"
 	"github.com/shogun-dev/shogun/policy"
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/sandbox"
 	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/workspace"
@@ -62,6 +63,9 @@ func startCommand() *cli.Command {
 					missingProgramsError(missing, of), selfCommand())
 			}
 			warnMissingPrograms(c.App.ErrWriter, cfg, ids)
+			if line := supervisor.SandboxNotice(cfg, ids, sandbox.Available); line != "" {
+				fmt.Fprintln(c.App.ErrWriter, "shogun: "+line)
+			}
 			ctx, stop := signalContext(context.Background())
 			defer stop()
 			_, err = runSupervisor(ctx, c, ws, cfg, ids, nil)

@@ -100,7 +100,7 @@ func sendBody(c *cli.Context) (string, error) {
 	body, file := c.String("body"), c.String("body-file")
 	switch {
 	case body != "" && file != "":
-		return "", errors.New("give --body or --body-file, not both")
+		return "", usageErrorf("give --body or --body-file, not both")
 	case file == "-":
 		b, err := readAllLimited(os.Stdin)
 		return string(b), err
@@ -113,7 +113,7 @@ func sendBody(c *cli.Context) (string, error) {
 		b, err := readAllLimited(f)
 		return string(b), err
 	case body == "":
-		return "", errors.New("a task needs a body: --body TEXT or --body-file FILE")
+		return "", usageErrorf("a task needs a body: --body TEXT or --body-file FILE")
 	}
 	return body, nil
 }

@@ -17,8 +17,8 @@ import (
 )
 
 // TestApprovalsThroughClaudesHook: Claude Code, under the default policy
-// plus one allow rule, runs a task whose commands are allowed, denied and
-// asked. Its PreToolUse hook (written by shogun init) lets the allowed one
+// plus one allow rule, runs a task whose commands are allowed, denied (a
+// force push, an append to config/policy.yaml) and asked. Its PreToolUse hook (written by shogun init) lets the allowed one
 // run with no prompt, refuses the denied one with the rule's note, and
 // holds the asked one until a person answers with `shogun answer`; the role
 // never waits on its screen, and `shogun approvals` lists all three.
@@ -44,9 +44,14 @@ func approvalsThroughHook(t *testing.T, cli string) {
 	policy := string(def) + `  - {decision: allow, kind: shell, command: "python3 -c *"}
 `
 	tm := startE2EPolicy(t, []string{cli}, nil, policy)
+	policyBefore, err := os.ReadFile(filepath.Join(tm.ws, "config", "policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	body := "Run the checks, then report.\n" +
 		`fakemodel: run python3 -c "open('allowed.txt','w').write('ran')"` + "\n" +
 		"fakemodel: run git push --force origin main\n" +
+		"fakemodel: run echo x >> config/policy.yaml\n" +
 		"fakemodel: run git init asked-repo\n" +
 		"fakemodel: report done via write the checks ran\n"
 	id := tm.send(cli, "Run the checks", body)
@@ -83,6 +88,9 @@ func approvalsThroughHook(t *testing.T, cli string) {
 	if fi, err := os.Stat(filepath.Join(tm.ws, "asked-repo", ".git")); err != nil || !fi.IsDir() {
 		t.Errorf("the answered command did not run: %v", err)
 	}
+	if after, _ := os.ReadFile(filepath.Join(tm.ws, "config", "policy.yaml")); string(after) != string(policyBefore) {
+		t.Errorf("config/policy.yaml was changed:\n%s", after)
+	}
 	logOut, _, _ := runShogun(tm.env, "logs", "-w", tm.ws, cli)
 	if !strings.Contains(logOut, "force pushes rewrite shared history") {
 		t.Errorf("%s did not show the refusal's reason; its log:\n%s", cli, tail([]byte(logOut), 40))
@@ -105,6 +113,7 @@ func approvalsThroughHook(t *testing.T, cli string) {
 	want := []string{
 		`python3 -c "open('allowed.txt','w').write('ran')": allow by policy`,
 		"git push --force origin main: deny by policy",
+		"echo x >> config/policy.yaml: deny by policy",
 		"git init asked-repo: allow by person",
 	}
 	if !slices.Equal(shells, want) {

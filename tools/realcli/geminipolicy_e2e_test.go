@@ -64,15 +64,18 @@ func testNativeDeny(t *testing.T, c nativeDeny) {
 }
 
 // Gemini CLI: .gemini/shogun-policy.toml, which .gemini/settings.json
-// (shogun init) names in adminPolicyPaths, refused by its policy engine.
+// (shogun init) names in adminPolicyPaths, is written, but shogun's
+// BeforeTool hook refuses first; its policy engine is the second line
+// ("Tool execution denied by policy. …" where the hook is not run).
 func TestGeminiRefusesThePolicysDenyRules(t *testing.T) {
 	testNativeDeny(t, nativeDeny{cli: "gemini", file: config.GeminiPolicyFile, rule: `commandPrefix = "git init"`,
-		refusal: "Tool execution denied by policy. no new repositories here"})
+		refusal: "Tool execution blocked: shogun policy: no new repositories here"})
 }
 
-// Codex: .codex/rules/shogun.rules, refused by its execpolicy
-// ("exec_command failed: … `/bin/bash -lc 'git init denied-repo'` rejected: …").
+// Codex: .codex/rules/shogun.rules is written, but shogun's PreToolUse
+// hook (given on the command line) refuses first; the execpolicy is the
+// second line ("… rejected: …" where the hook is not run).
 func TestCodexRefusesThePolicysDenyRules(t *testing.T) {
 	testNativeDeny(t, nativeDeny{cli: "codex", file: config.CodexRulesFile, rule: `pattern = ["git", "init"]`,
-		refusal: "git init denied-repo'` rejected: no new repositories here"})
+		refusal: "Command blocked by PreToolUse hook: shogun policy: no new repositories here"})
 }
