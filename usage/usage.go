@@ -134,7 +134,7 @@ func (s Source) Files(since time.Time) ([]string, error) {
 	var files []file
 	for _, n := range names {
 		fi, err := os.Stat(n)
-		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
+		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since.Add(-mtimeSlack)) {
 			continue
 		}
 		files = append(files, file{n, fi.ModTime()})
@@ -212,6 +212,12 @@ func (s Source) Read(path string, c Cursor, since time.Time) ([]Record, Cursor, 
 	}
 	return recs, Cursor{Offset: off, State: parse.state()}, nil
 }
+
+// mtimeSlack widens the look back at files' modification times: file
+// systems stamp them from a coarse clock that can lag the time a program
+// reads by a few milliseconds, so a file written just after since may
+// carry an earlier time. The records themselves are held to since.
+const mtimeSlack = 2 * time.Second
 
 // stateNotOurs marks a file that holds another folder's conversation.
 const stateNotOurs = "other"
