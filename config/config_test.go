@@ -239,6 +239,22 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 			},
 		},
 		{
+			name: "usage prices",
+			settings: `usage:
+  prices:
+    my-model: {input: 1, outptu: 2}
+    other: {input: -1, output: lots}
+  price: 1
+`,
+			roles: "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: codex}}\n",
+			want: []string{
+				`config/settings.yaml:3:26: unknown key "outptu" in usage.prices.my-model (did you mean "output"?)`,
+				`config/settings.yaml:4:20: "input" must be a number of dollars per million tokens, 0 or more, got number -1`,
+				`config/settings.yaml:4:32: "output" must be a number of dollars per million tokens, 0 or more, got string "lots"`,
+				`config/settings.yaml:5:3: unknown key "price" in usage (did you mean "prices"?)`,
+			},
+		},
+		{
 			name: "left-running keys: hooks, limits, timings",
 			settings: `notify:
   command: []

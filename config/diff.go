@@ -160,6 +160,7 @@ var settingKeys = []struct {
 	{"logs", false, func(s Settings) any { return s.Logs }},
 	{"notify", false, func(s Settings) any { return s.Notify }},
 	{"keep_awake", false, func(s Settings) any { return s.KeepAwake }},
+	{"usage.prices", true, func(s Settings) any { return s.Usage }},
 }
 
 // SettingsChanges lists the settings that differ between a and b: live,

@@ -3,11 +3,13 @@ package config
 import (
 	"math"
 	"net/url"
+	"strconv"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
+	"github.com/shogun-dev/shogun/usage"
 )
 
 // The PTY backends settings.yaml may name (pty.backend).
@@ -41,6 +43,16 @@ type Settings struct {
 	// KeepAwake keeps the machine from sleeping while any role is busy
 	// (keep_awake, default true).
 	KeepAwake bool
+	// Usage tunes how tokens are priced (usage:).
+	Usage UsageSettings
+}
+
+// UsageSettings tune the cost estimate of `shogun usage` (usage:).
+type UsageSettings struct {
+	// Prices add to or replace entries of the shipped price table
+	// (usage.prices: model name prefix → input, output, cache_read,
+	// cache_write in US dollars per million tokens).
+	Prices map[string]usage.Price
 }
 
 // NotifySettings say how a person is told when something needs them
@@ -395,11 +407,53 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		}
 		sec.done()
 	}
+	if sec := d.section(m, "usage"); sec != nil {
+		if v := sec.take("prices"); v != nil {
+			s.Usage.Prices = d.prices(v)
+		}
+		sec.done()
+	}
 	if v := m.take("keep_awake"); v != nil {
 		if b, ok := d.boolean(v, "keep_awake"); ok {
 			s.KeepAwake = b
 		}
 	}
+}
+
+// prices reads usage.prices: per model name prefix, a mapping of the four
+// prices, each a number of dollars per million tokens (0 or more).
+func (d *decoder) prices(n *yaml.Node) map[string]usage.Price {
+	models := d.mapping(n, "prices", "usage.prices")
+	if models == nil {
+		return nil
+	}
+	out := map[string]usage.Price{}
+	for _, name := range models.all() {
+		pm := d.mapping(models.vals[name], name, "usage.prices."+name)
+		if pm == nil {
+			continue
+		}
+		var p usage.Price
+		for _, f := range []struct {
+			key string
+			dst *float64
+		}{{"input", &p.Input}, {"output", &p.Output}, {"cache_read", &p.CacheRead}, {"cache_write", &p.CacheWrite}} {
+			v := pm.take(f.key)
+			if v == nil {
+				continue
+			}
+			tag := v.ShortTag()
+			x, err := strconv.ParseFloat(v.Value, 64)
+			if v.Kind != yaml.ScalarNode || tag != "!!float" && tag != "!!int" || err != nil || math.IsNaN(x) || x < 0 || math.IsInf(x, 0) {
+				d.errorf(v, "%q must be a number of dollars per million tokens, 0 or more, got %s", f.key, yamlstrict.Describe(v))
+				continue
+			}
+			*f.dst = x
+		}
+		pm.done()
+		out[name] = p
+	}
+	return out
 }
 
 // section takes a top-level settings key whose value is a mapping.

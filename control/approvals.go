@@ -46,6 +46,7 @@ func (s *Server) registerApprovals(mux *router) {
 	mux.HandleFunc("POST /v1/approvals/{id}/answer", s.answerApproval)
 	mux.HandleFunc("POST /v1/roles/{id}/answer", s.answerRole)
 	mux.HandleFunc("GET /v1/questions", s.listQuestions)
+	mux.HandleFunc("GET /v1/usage", s.usageReport)
 }
 
 // hookOptions are the answers to a hook's question.

@@ -20,6 +20,7 @@ func TestAPIDocsMatchTheTypes(t *testing.T) {
 		"## Errors — `ErrorReply`":                         ErrorReply{},
 		"### The body — `CancelRequest`":                   CancelRequest{},
 		"### The answer to retry and cancel — `TaskReply`": TaskReply{},
+		"## GET /v1/usage — `UsageReply`":                  UsageReply{},
 	} {
 		t.Run(heading, func(t *testing.T) {
 			shoguntest.CheckDocShape(t, shoguntest.ReadDocShape(t, "api.md", heading), v)

@@ -112,6 +112,12 @@ func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
 	for _, t := range ts {
 		out.Tasks = append(out.Tasks, TaskFrom(t))
 	}
+	tokens, err := s.team.Store().TaskTokens(taskIDs(out.Tasks))
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	WithTokens(out.Tasks, tokens)
 	reply(w, out)
 }
 
@@ -156,6 +162,13 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := TaskDetailReply{Task: TaskFrom(t), Attempts: t.Attempts, Submits: t.Submits, Events: []TaskEvent{}, Subtasks: []Subtask{}, Approvals: []Approval{}}
+	if tokens, err := s.team.Store().TaskTokens([]string{t.ID}); err == nil {
+		one := []Task{out.Task}
+		WithTokens(one, tokens)
+		out.Task = one[0]
+	} else {
+		s.log.Warn().Err(err).Str("task_id", t.ID).Msg("read a task's tokens for the console")
+	}
 	text, path, err := s.team.Queue().ReadTaskFile(t)
 	switch {
 	case err == nil:

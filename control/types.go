@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/usage"
 )
 
 // The JSON that people and scripts see: the API's requests and answers
@@ -171,6 +172,27 @@ type Task struct {
 	// directory (its worktree, with worktree: true) when its report
 	// arrived; left out without a report or outside git.
 	HeadCommit string `json:"head_commit,omitempty"`
+	// Tokens are what its role's CLI recorded while it worked on the
+	// task (see docs/usage.md); left out when none were recorded.
+	Tokens *usage.Tokens `json:"tokens,omitempty"`
+}
+
+// WithTokens sets each task's Tokens from tokens (store.TaskTokens).
+func WithTokens(tasks []Task, tokens map[string]usage.Tokens) {
+	for i := range tasks {
+		if t, ok := tokens[tasks[i].ID]; ok {
+			tasks[i].Tokens = &t
+		}
+	}
+}
+
+// taskIDs are the ids of tasks.
+func taskIDs(tasks []Task) []string {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	return ids
 }
 
 // TaskFrom is t as Task shows it.

@@ -450,6 +450,41 @@ CREATE TABLE wakeups (
 );
 CREATE INDEX wakeups_pending ON wakeups(role, due_at) WHERE typed_at IS NULL;
 `,
+	// 10: tokens (usage.go): one row per model call a role's CLI recorded,
+	// keyed by its file and its key in that file, with the task it was
+	// attributed to; and how far each record file has been read, so that
+	// reading costs what was written since, not the whole history.
+	`
+CREATE TABLE usage_records (
+  file TEXT NOT NULL,
+  key TEXT NOT NULL,
+  role TEXT NOT NULL,
+  cli TEXT NOT NULL DEFAULT '',
+  task_id TEXT NOT NULL DEFAULT '',
+  at TEXT NOT NULL,
+  day TEXT NOT NULL,
+  model TEXT NOT NULL DEFAULT '',
+  input INTEGER NOT NULL DEFAULT 0,
+  output INTEGER NOT NULL DEFAULT 0,
+  cache_read INTEGER NOT NULL DEFAULT 0,
+  cache_write INTEGER NOT NULL DEFAULT 0,
+  reasoning INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (file, key)
+);
+CREATE INDEX usage_records_day ON usage_records(day, role);
+CREATE INDEX usage_records_task ON usage_records(task_id) WHERE task_id != '';
+
+-- Per role: a file in a CLI home that roles share is another folder's
+-- conversation for one role and its own for the other.
+CREATE TABLE usage_cursors (
+  role TEXT NOT NULL,
+  file TEXT NOT NULL,
+  offset INTEGER NOT NULL,
+  state TEXT NOT NULL DEFAULT '',
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (role, file)
+);
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -459,7 +494,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

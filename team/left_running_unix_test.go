@@ -31,7 +31,12 @@ func TestMain(m *testing.M) { shoguntest.Main(m, &shogunBin) }
 // runTeam runs a team on a workspace with the given roles and settings.
 func runTeam(t *testing.T, roles, settings string, tune func(*Options)) *Team {
 	t.Helper()
-	ws := t.TempDir()
+	return runTeamIn(t, t.TempDir(), roles, settings, tune)
+}
+
+// runTeamIn is runTeam in the folder ws.
+func runTeamIn(t *testing.T, ws, roles, settings string, tune func(*Options)) *Team {
+	t.Helper()
 	if _, err := config.Scaffold(ws, config.ScaffoldOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -70,6 +70,9 @@ type Options struct {
 	// the files must be left alone before a reload (default 300 ms), and
 	// how often they are looked at without an event (default 2 s).
 	ConfigSettle, ConfigPoll time.Duration
+	// UsageEvery is how often the roles' CLI records are read for tokens
+	// (default 30 s; also when a task closes and when the team stops).
+	UsageEvery time.Duration
 }
 
 // Team is a workspace's supervisor, queue and history.
@@ -107,6 +110,13 @@ type Team struct {
 	git   gitwork.Git
 	heads atomic.Pointer[func(string) string]
 
+	// usageWanted asks for the roles' tokens to be read now (a task
+	// closed); usageEvery is how often they are read anyway; supEnv is
+	// the supervisor's environment when a test set it (nil: the process's).
+	usageWanted chan struct{}
+	usageEvery  time.Duration
+	supEnv      []string
+
 	// cfgMu and stateMu guard live (see liveConfig).
 	cfgMu                    sync.Mutex
 	stateMu                  sync.Mutex
@@ -142,7 +152,8 @@ func Open(opts Options) (*Team, error) {
 	}
 	t := &Team{st: st, log: opts.Logger, historyCheck: opts.HistoryCheck, git: g,
 		retain: cfg.Settings.Data.Retain, pruneAfter: opts.PruneAfter,
-		stateChanged: make(chan struct{}, 1), keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
+		stateChanged: make(chan struct{}, 1), usageWanted: make(chan struct{}, 1), usageEvery: opts.UsageEvery,
+		keepAwakeOn: cfg.Settings.KeepAwake, awakeLinger: opts.AwakeLinger,
 		notifier: notify.New(notify.Options{
 			Command: cfg.Settings.Notify.Command, Webhook: cfg.Settings.Notify.Webhook,
 			Dir: cfg.Workspace, Logger: opts.Logger,
@@ -156,6 +167,9 @@ func Open(opts Options) (*Team, error) {
 	}
 	if t.pruneAfter <= 0 {
 		t.pruneAfter = pruneAfter
+	}
+	if t.usageEvery <= 0 {
+		t.usageEvery = usageEvery
 	}
 	t.configSettle, t.configPoll = opts.ConfigSettle, opts.ConfigPoll
 	if t.configSettle <= 0 {
@@ -204,6 +218,7 @@ func (t *Team) open(opts Options) error {
 	if opts.Tune != nil {
 		opts.Tune(&sopts)
 	}
+	t.supEnv = sopts.Env
 	if t.sup, err = supervisor.New(sopts); err != nil {
 		return err
 	}
@@ -220,6 +235,7 @@ func (t *Team) open(opts Options) error {
 	t.setHeads(t.headCommits(cfg))
 	t.setSkills(cfg.Settings.Skills)
 	qopts.OnReport = func(store.Task) {
+		t.wantUsage()
 		t.skillsMu.Lock()
 		on := t.skillsOn
 		t.skillsMu.Unlock()
@@ -415,6 +431,11 @@ func (t *Team) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		t.watchEnforcement(qctx, t.configSettle, t.configPoll)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t.readUsage(qctx)
 	}()
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	// Nobody is left to ask: the open questions are denied, on record.

@@ -84,6 +84,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			retryCommand(),
 			cancelCommand(),
 			approvalsCommand(),
+			usageCommand(),
 			questionsCommand(),
 			answerCommand(),
 			hookCommand(),

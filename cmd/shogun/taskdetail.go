@@ -31,7 +31,13 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 		return err
 	}
 	if asJSON {
-		return printJSON(w, control.TaskFrom(t))
+		tokens, err := st.TaskTokens([]string{t.ID})
+		if err != nil {
+			return err
+		}
+		out := []control.Task{control.TaskFrom(t)}
+		control.WithTokens(out, tokens)
+		return printJSON(w, out[0])
 	}
 	at := func(t time.Time) string {
 		if t.IsZero() {

@@ -213,9 +213,16 @@ func tasksCommand() *cli.Command {
 			w := c.App.Writer
 			if c.Bool("json") {
 				out := make([]control.Task, 0, len(tasks))
+				ids := make([]string, 0, len(tasks))
 				for _, t := range tasks {
 					out = append(out, control.TaskFrom(t))
+					ids = append(ids, t.ID)
 				}
+				tokens, err := st.TaskTokens(ids)
+				if err != nil {
+					return err
+				}
+				control.WithTokens(out, tokens)
 				return printJSON(w, out)
 			}
 			if len(tasks) == 0 {

@@ -117,7 +117,7 @@ func (a anthropicAPI) write(out *stream, s *Server, c *conversation, st step) {
 	} else {
 		blocks = append(blocks, map[string]any{"type": "text", "text": st.Text})
 	}
-	usage := map[string]any{"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	usage := map[string]any{"input_tokens": st.In, "output_tokens": st.Out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	msg := map[string]any{"id": id, "type": "message", "role": "assistant", "model": c.Model, "content": blocks,
 		"stop_reason": stop, "stop_sequence": nil, "usage": usage}
 	if !c.Stream {
@@ -130,7 +130,9 @@ func (a anthropicAPI) write(out *stream, s *Server, c *conversation, st step) {
 		start[k] = v
 	}
 	start["content"], start["stop_reason"] = []any{}, nil
-	start["usage"] = map[string]any{"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	// As Anthropic streams: the input in message_start (output 1 so
+	// far), the final output count in message_delta.
+	start["usage"] = map[string]any{"input_tokens": st.In, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	out.event("message_start", map[string]any{"type": "message_start", "message": start})
 	out.event("ping", map[string]any{"type": "ping"})
 	for i, b := range blocks {
@@ -153,7 +155,7 @@ func (a anthropicAPI) write(out *stream, s *Server, c *conversation, st step) {
 		out.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
 	out.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": st.Out}})
 	out.event("message_stop", map[string]any{"type": "message_stop"})
 }
 

@@ -92,7 +92,7 @@ func (chatAPI) parse(r *http.Request, body []byte) (*conversation, error) {
 func (chatAPI) write(out *stream, s *Server, c *conversation, st step) {
 	id := s.nextID("chatcmpl-fake")
 	created := time.Now().Unix()
-	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+	usage := map[string]any{"prompt_tokens": st.In, "completion_tokens": st.Out, "total_tokens": st.In + st.Out}
 	msg := map[string]any{"role": "assistant", "content": st.Text}
 	finish := "stop"
 	var tc map[string]any

@@ -82,4 +82,16 @@
 // A request that wants JSON matching a schema (Claude Code's title request,
 // Gemini CLI's next-speaker check) gets an object filled from the schema:
 // the first enum value, "fakemodel" for strings, 0, false.
+//
+// # Usage
+//
+// Every answer reports tokens in its API's own fields (Anthropic's usage
+// in message_start and message_delta, the Responses API's in
+// response.completed, Gemini's usageMetadata, Chat Completions' usage in
+// the last chunk): a quarter of the request body's bytes as input, a
+// quarter of the answer's text (a tool call's name and arguments) as
+// output, no cache. Each Request records them with a short hash of its
+// credential, and Server.Served sums them per credential, so that a test
+// that gives each role its own API key can compare what the CLIs
+// recorded with what was served.
 package fakemodel

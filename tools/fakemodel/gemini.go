@@ -131,7 +131,7 @@ func (geminiAPI) write(out *stream, s *Server, c *conversation, st step) {
 			cand["finishReason"] = finish
 		}
 		return map[string]any{"candidates": []any{cand}, "modelVersion": c.Model, "responseId": s.nextID("fake"),
-			"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20}}
+			"usageMetadata": map[string]any{"promptTokenCount": st.In, "candidatesTokenCount": st.Out, "totalTokenCount": st.In + st.Out}}
 	}
 	if !c.Stream {
 		out.wait()

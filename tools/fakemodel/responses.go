@@ -150,8 +150,8 @@ func (responsesAPI) write(out *stream, s *Server, c *conversation, st step) {
 		item = map[string]any{"type": "message", "id": s.nextID("msg_fake"), "status": "completed", "role": "assistant",
 			"content": []any{map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}}}
 	}
-	usage := map[string]any{"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 20}
+	usage := map[string]any{"input_tokens": st.In, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": st.Out, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": st.In + st.Out}
 	resp := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": "completed",
 		"model": c.Model, "output": []any{item}, "usage": usage}
 	if !c.Stream {

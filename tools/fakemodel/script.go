@@ -24,6 +24,9 @@ type step struct {
 	// Reset, when set, makes the answer HTTP 429, a usage limit that lifts
 	// then.
 	Reset time.Time
+	// In and Out are the tokens the answer reports in its API's usage
+	// fields (see Server.ServeHTTP).
+	In, Out int
 }
 
 // call is one tool call.

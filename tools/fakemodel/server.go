@@ -3,6 +3,8 @@ package fakemodel
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +64,15 @@ type Request struct {
 	Step string
 	// Status is the HTTP status answered.
 	Status int
+	// InputTokens and OutputTokens are the usage the answer reported:
+	// a quarter of the request body's bytes, and a quarter of the
+	// answer's text (or tool name and arguments), each at least 1; 0 for
+	// a request not answered by a model.
+	InputTokens, OutputTokens int
+	// Key tells apart the credentials a request came with (a short hash
+	// of its API key or bearer token; "" for none), so that a test can
+	// give each role its own key and sum what each was served.
+	Key string
 	// Header holds the request's headers, secrets redacted.
 	Header http.Header
 }
@@ -73,6 +84,12 @@ func (r Request) String() string {
 	}
 	if r.Step != "" {
 		s += fmt.Sprintf(" step=%q", r.Step)
+	}
+	if r.InputTokens+r.OutputTokens > 0 {
+		s += fmt.Sprintf(" in=%d out=%d", r.InputTokens, r.OutputTokens)
+	}
+	if r.Key != "" {
+		s += " key=" + r.Key
 	}
 	if len(r.Tools) > 0 {
 		s += " tools=" + strings.Join(r.Tools, ",")
@@ -187,7 +204,7 @@ func (s *Server) limitStart(key string) time.Time {
 
 // ServeHTTP routes a request to its API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rec := &Request{Time: s.now(), Method: r.Method, Path: redactQuery(r.URL), Header: redactHeader(r.Header)}
+	rec := &Request{Time: s.now(), Method: r.Method, Path: redactQuery(r.URL), Header: redactHeader(r.Header), Key: credentialKey(r)}
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
 		rec.Status = sw.status
@@ -252,8 +269,57 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.writeLimit(sw, st.Reset)
 		return
 	}
+	st.In, st.Out = max(len(body)/4, 1), max(len(answerText(st))/4, 1)
+	rec.InputTokens, rec.OutputTokens = st.In, st.Out
 	out := &stream{w: sw, delay: st.Delay}
 	a.write(out, s, req, st)
+}
+
+// answerText is what the answer's output tokens are counted from.
+func answerText(st step) string {
+	if st.Call != nil {
+		return st.Call.Tool.Name + st.Call.argsJSON() + st.Call.Input
+	}
+	return st.Text
+}
+
+// credentialKey is a short hash of the request's API key or bearer token.
+func credentialKey(r *http.Request) string {
+	v := r.Header.Get("x-api-key")
+	for _, h := range []string{"Authorization", "x-goog-api-key"} {
+		if v == "" {
+			v = r.Header.Get(h)
+		}
+	}
+	if v == "" {
+		v = r.URL.Query().Get("key")
+	}
+	if v == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.TrimPrefix(v, "Bearer ")))
+	return hex.EncodeToString(sum[:4])
+}
+
+// Served sums the tokens answered per credential key (Request.Key).
+func (s *Server) Served() map[string]Tokens {
+	out := map[string]Tokens{}
+	for _, r := range s.Requests() {
+		if r.InputTokens+r.OutputTokens == 0 {
+			continue
+		}
+		t := out[r.Key]
+		t.Input += r.InputTokens
+		t.Output += r.OutputTokens
+		t.Calls++
+		out[r.Key] = t
+	}
+	return out
+}
+
+// Tokens are what the server reported answering for one key.
+type Tokens struct {
+	Input, Output, Calls int
 }
 
 func (s *Server) record(r Request) {

@@ -1,0 +1,108 @@
+package team
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/usage"
+)
+
+// usageEvery is how often the roles' CLI records are read for tokens.
+const usageEvery = 30 * time.Second
+
+// readUsage reads the roles' CLI records for tokens every usageEvery, at
+// once when a task closes (usageWanted), and a last time when ctx ends,
+// so that a task's tokens are in the history soon after its report.
+func (t *Team) readUsage(ctx context.Context) {
+	tick := time.NewTicker(t.usageEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			t.collectUsage(context.WithoutCancel(ctx))
+			return
+		case <-tick.C:
+		case <-t.usageWanted:
+		}
+		t.collectUsage(ctx)
+	}
+}
+
+// collectUsage reads what each role's CLI wrote since the last time. Only
+// records from this run on count: a CLI home may hold a person's own
+// conversations from before.
+func (t *Team) collectUsage(ctx context.Context) {
+	cfg := t.Config()
+	since := t.run.StartedAt
+	// A file is one role's: the first whose folder it holds (two roles
+	// with the same CLI home and folder cannot be told apart).
+	claimed := map[string]bool{}
+	for _, rc := range cfg.Roles {
+		if !rc.Enabled {
+			continue
+		}
+		src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, t.roleLookup(rc.Command.Env))
+		if !ok {
+			continue
+		}
+		files, err := src.Files(since)
+		if err != nil {
+			t.log.Debug().Err(err).Str("role", rc.ID).Msg("usage: list records")
+			continue
+		}
+		for _, path := range files {
+			if ctx.Err() != nil || claimed[path] {
+				continue
+			}
+			mine, err := t.readUsageFile(src, path, since)
+			if err != nil {
+				t.log.Warn().Err(err).Str("role", rc.ID).Str("path", path).Msg("usage: read records")
+			}
+			claimed[path] = mine
+		}
+	}
+}
+
+// readUsageFile reads what path holds for src's role since the last time;
+// mine is false for a file of another folder.
+func (t *Team) readUsageFile(src usage.Source, path string, since time.Time) (mine bool, err error) {
+	c, err := t.st.UsageCursor(src.Role, path)
+	if err != nil {
+		return false, err
+	}
+	recs, next, err := src.Read(path, c, since)
+	if err != nil || next == c {
+		return !next.Foreign(), err
+	}
+	return !next.Foreign(), t.st.AddUsage(store.UsageFile{Role: src.Role, CLI: src.CLI, Path: path, Cursor: next}, recs, time.Now())
+}
+
+// roleLookup looks a variable up in a role's environment: its env entries
+// over the supervisor's.
+func (t *Team) roleLookup(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if v, ok := env[k]; ok {
+			return v, true
+		}
+		if t.supEnv != nil {
+			for _, kv := range t.supEnv {
+				if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+					return v, true
+				}
+			}
+			return "", false
+		}
+		return os.LookupEnv(k)
+	}
+}
+
+// wantUsage asks readUsage to read now (a task closed).
+func (t *Team) wantUsage() {
+	select {
+	case t.usageWanted <- struct{}{}:
+	default:
+	}
+}
