@@ -139,12 +139,20 @@ func CLIEnforcement(l workspace.Layout, cli, exec, cwd, exe string) (e Enforceme
 		}
 		return Enforcement{Args: args}, true, nil
 	case roles.CLIGemini:
+		var queue []string
+		if cwd != "" && !within(filepath.Clean(cwd), filepath.Clean(l.Path(workspace.QueueDir))) {
+			// A role in a folder of its own (a worktree, a cwd below the
+			// workspace) reads its task and writes its report in the
+			// workspace's queue, which Gemini CLI's file tools refuse
+			// outside its workspace directories ("Path not in workspace").
+			queue = []string{"--include-directories", l.Path(workspace.QueueDir)}
+		}
 		file := l.CLIState("gemini-system-settings.json")
 		if !geminiTrustsSystemFile(filepath.Dir(file)) {
 			if !geminiProjectHooked(filepath.Join(cwd, filepath.FromSlash(workspace.GeminiSettingsFile))) {
-				return Enforcement{}, false, nil
+				return Enforcement{Args: queue}, len(queue) > 0, nil
 			}
-			return Enforcement{Args: GeminiUnattendedArgs}, true, nil
+			return Enforcement{Args: append(queue, GeminiUnattendedArgs...)}, true, nil
 		}
 		settings, err := jsonFile(map[string]any{
 			"hooks":            hooksFor(exe, "gemini", "BeforeTool", ClaudeHookTimeout*1000),
@@ -155,7 +163,7 @@ func CLIEnforcement(l workspace.Layout, cli, exec, cwd, exe string) (e Enforceme
 		if err != nil {
 			return Enforcement{}, false, err
 		}
-		return Enforcement{Args: GeminiUnattendedArgs, Env: []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + file},
+		return Enforcement{Args: append(queue, GeminiUnattendedArgs...), Env: []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + file},
 			Files: map[string][]byte{file: settings}}, true, nil
 	}
 	return Enforcement{}, false, nil

@@ -81,3 +81,23 @@ func TestCodexWorktreeRoleMayWriteItsReport(t *testing.T) {
 		t.Errorf("a role in the workspace gets writable roots it has: %v", e.Args)
 	}
 }
+
+// A Gemini CLI role in a worktree reads its task file and writes its
+// report in the workspace's queue: Gemini CLI's file tools refuse a path
+// outside its workspace directories unless it is included (a tester's
+// worktree role never read its task: "Path not in workspace").
+func TestGeminiWorktreeRoleMayReadItsTask(t *testing.T) {
+	ws := t.TempDir()
+	l := workspace.New(ws)
+	wt := filepath.Join(ws, ".shogun", "worktrees", "gemini")
+	e, ok, err := CLIEnforcement(l, "gemini", "/usr/bin/gemini", wt, "/opt/shogun")
+	if err != nil || !ok {
+		t.Fatalf("CLIEnforcement = %v, %v", ok, err)
+	}
+	if args := strings.Join(e.Args, " "); !strings.Contains(args, "--include-directories "+l.Path(workspace.QueueDir)) {
+		t.Errorf("a worktree role's Gemini CLI cannot read its task: %s", args)
+	}
+	if e, _, _ := CLIEnforcement(l, "gemini", "/usr/bin/gemini", ws, "/opt/shogun"); slices.Contains(e.Args, "--include-directories") {
+		t.Errorf("a role in the workspace gets a folder it has: %v", e.Args)
+	}
+}
