@@ -44,7 +44,7 @@ func hookCalls(ws string) []hookCall {
 
 // hookSeries are the times of one run of calls: each `shogun hook claude`
 // process from start to exit, and each POST /v1/approvals alone.
-type hookSeries struct{ process, request []time.Duration }
+type hookSeries struct{ process, request, bare []time.Duration }
 
 // measureHook times the approvals hook as Claude Code runs it, on a team
 // of agent-sim roles under `shogun init`'s policy: first with the
@@ -100,9 +100,9 @@ func measureHook(r *report, shogun string, n int, every time.Duration) error {
 		go func() { defer wg.Done(); followStream(ctx, ws, &events) }()
 	}
 	time.Sleep(3 * time.Second) // let the load settle in
-	began := time.Now()
+	began, sent0, events0 := time.Now(), sent.Load(), events.Load()
 	loaded, err := runHookCalls(shogun, ws, "sim1", calls, n)
-	loadFor := time.Since(began)
+	loadFor, sent1, events1 := time.Since(began), sent.Load(), events.Load()
 	cancel()
 	wg.Wait()
 	if err != nil {
@@ -118,8 +118,10 @@ func measureHook(r *report, shogun string, n int, every time.Duration) error {
 		"over the control socket with the control client, timed alone. The bench asks from outside the team, so the supervisor "+
 		"looks through every role's process tree before deciding (a real hook's search ends at its own role): if anything slower "+
 		"than for an agent. The machine is shared: see the load average.\n\n", n, roles)
-	fmt.Fprintf(&b, "Load: a command through the queue every %s (%d sent, %d tasks done by the end) and 3 event-stream clients "+
-		"(%d events read), over the %.1f s of the loaded run. Load average %s.\n\n", every, sent.Load(), done, events.Load(), loadFor.Seconds(), loadAverage())
+	fmt.Fprintf(&b, "Load: a command through the queue every %s (%d sent, %d tasks of all done by the end) and 3 event-stream clients "+
+		"(%d events read), over the %.1f s of the loaded run. Load average %s. *Start-up only* is the same process without "+
+		"SHOGUN_ROLE, which reads its input and exits with no request: the cost of starting the binary.\n\n",
+		every, sent1-sent0, done, events1-events0, loadFor.Seconds(), loadAverage())
 	b.WriteString("| series | supervisor | p50 | p90 | p99 | max |\n|---|---|---|---|---|---|\n")
 	row := func(name, state string, ds []time.Duration) {
 		q := hookQuantiles(ds)
@@ -127,6 +129,8 @@ func measureHook(r *report, shogun string, n int, every time.Duration) error {
 	}
 	row("hook process", "idle", idle.process)
 	row("hook process", "under load", loaded.process)
+	row("start-up only", "idle", idle.bare)
+	row("start-up only", "under load", loaded.bare)
 	row("request", "idle", idle.request)
 	row("request", "under load", loaded.request)
 	pi, pl := hookQuantiles(idle.process)[2], hookQuantiles(loaded.process)[2]
@@ -146,7 +150,9 @@ func measureHook(r *report, shogun string, n int, every time.Duration) error {
 func runHookCalls(shogun, ws, role string, calls []hookCall, n int) (hookSeries, error) {
 	var s hookSeries
 	c := control.NewClient(ws)
-	env := append(os.Environ(), "SHOGUN_ROLE="+role, "SHOGUN_WORKSPACE="+ws)
+	// The bench's own SHOGUN_* (were it run by a role) must not reach the hook.
+	plain := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "SHOGUN_") })
+	env := append(slices.Clip(plain), "SHOGUN_ROLE="+role, "SHOGUN_WORKSPACE="+ws)
 	for i := range n {
 		call := calls[i%len(calls)]
 		in := fmt.Sprintf(`{"session_id":"bench","hook_event_name":"PreToolUse","tool_name":%q,"tool_input":%s,"cwd":%q}`,
@@ -169,6 +175,13 @@ func runHookCalls(shogun, ws, role string, calls []hookCall, n int) (hookSeries,
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Out.Decision != call.want {
 			return s, fmt.Errorf("hook for %s %s: want %s, got %q", call.tool, call.input, call.want, out.Bytes())
 		}
+		bare := exec.Command(shogun, "hook", "claude")
+		bare.Dir, bare.Env, bare.Stdin = ws, plain, strings.NewReader(in)
+		t0 = time.Now()
+		if err := bare.Run(); err != nil {
+			return s, fmt.Errorf("hook without a role: %w", err)
+		}
+		s.bare = append(s.bare, time.Since(t0))
 		req := call.req
 		req.Role, req.CLI, req.Cwd = role, "claude", ws
 		t0 = time.Now()
