@@ -23,7 +23,7 @@ func main() {
 	drainMB := flag.Int("drain-mb", 120, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 10*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, realcli, history, search, prune, console, soak or go; its section replaces the one of the same title in -out, the others are kept")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, hook, realcli, history, search, prune, console, soak or go; its section replaces the one of the same title in -out, the others are kept")
 	consoleIdle := flag.Duration("console-idle-for", 5*time.Second, "how long each idle-tab cost is sampled")
 	consoleFloodMB := flag.Int("console-flood-mb", 120, "size of the file the flooding role writes while console tabs watch, in MB")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
@@ -38,6 +38,7 @@ func main() {
 	steadyFor := flag.Duration("steady-for", 10*time.Second, "how long the steady work on each history is fed")
 	typingN := flag.Int("typing-tasks", 250, "tasks to roles with an input marker in the typing-truth measurement")
 	typingPlainN := flag.Int("typing-unmarked-tasks", 40, "tasks to roles without an input marker in the typing-truth measurement")
+	hookN := flag.Int("hook-calls", 300, "hook processes per run in the approvals hook measurement")
 	realN := flag.Int("realcli-tasks", 20, "tasks per real CLI in the real-CLI measurement")
 	var soakOpts soakOptions
 	flag.DurationVar(&soakOpts.For, "soak-for", 3*time.Minute, "how long the soak sends commands")
@@ -117,6 +118,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %d deliveries under random paste windows, %d to roles without an input marker …\n", *typingN+*typingPlainN, *typingPlainN)
 		if err := measureTyping(r, bin, 10, *typingN, *typingPlainN, 8); err != nil {
 			fatal(fmt.Errorf("typing: %w", err))
+		}
+	}
+	if want("hook") {
+		fmt.Fprintf(os.Stderr, "bench: %d approvals hook decisions, supervisor idle and under load …\n", *hookN)
+		if err := measureHook(r, bin, *hookN, 100*time.Millisecond); err != nil {
+			fatal(fmt.Errorf("hook: %w", err))
 		}
 	}
 	if want("realcli") {
