@@ -83,6 +83,13 @@ func startE2EPolicy(t *testing.T, clis []string, tune func(id string) string, po
 // when git is set, as most users' are.
 func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy string, git bool) *e2eTeam {
 	t.Helper()
+	return startE2ESetup(t, clis, tune, policy, git, nil)
+}
+
+// startE2ESetup is startE2EIn with setup run on the workspace just before
+// shogun start (a test's own settings.yaml, say).
+func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, policy string, git bool, setup func(ws string) error) *e2eTeam {
+	t.Helper()
 	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
@@ -144,6 +151,12 @@ func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy
 	}
 	if policy != "" {
 		if err := os.WriteFile(policyFile, []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if setup != nil {
+		if err := setup(ws); err != nil {
 			t.Fatal(err)
 		}
 	}
