@@ -191,7 +191,7 @@ func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, pol
 	started := time.Now()
 	for _, role := range clis {
 		if !tm.waitState(role, "ready", 2*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
+			t.Fatalf("%s never became ready; screen:\n%s\nshogun start said:\n%s", role, screen(t, tm.env, tm.ws, role), tm.supOut.String())
 		}
 	}
 	t.Logf("%s ready %.1fs after shogun start", strings.Join(clis, ", "), time.Since(started).Seconds())

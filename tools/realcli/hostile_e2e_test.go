@@ -261,13 +261,14 @@ func strconvQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-// TestHostileAgentRewritesThePolicyThroughABuild: the policy lets a role
+// TestHostileAgentRewritesPolicyViaBuild (a short name: the socket path
+// holds it): the policy lets a role
 // run its build (make, go test, npm test), and a build runs whatever the
 // agent wrote into it. A Makefile that rewrites config/policy.yaml to
 // allow everything must not make the role's later actions allowed. A
 // sandboxed role (Landlock) cannot write config/; an unsandboxed one can
 // today (see the skip; SHOGUN_E2E_FINDINGS=1 runs it).
-func TestHostileAgentRewritesThePolicyThroughABuild(t *testing.T) {
+func TestHostileAgentRewritesPolicyViaBuild(t *testing.T) {
 	t.Run("sandboxed", func(t *testing.T) {
 		if _, err := sandbox.Available(); err != nil {
 			t.Skipf("no sandbox here: %v", err)
@@ -289,7 +290,7 @@ func TestHostileAgentRewritesThePolicyThroughABuild(t *testing.T) {
 	})
 }
 
-// rewriteThroughBuild is TestHostileAgentRewritesThePolicyThroughABuild
+// rewriteThroughBuild is TestHostileAgentRewritesPolicyViaBuild
 // for a Claude Code role with tune added to its roles.yaml entry.
 func rewriteThroughBuild(t *testing.T, tune string) {
 	const role = "claude"
