@@ -46,7 +46,7 @@ func hostileAttempts(role string) []hostileAttempt {
 		{`run cat runtime/state/*`, "cat runtime/state/*"},
 		{`run cat data/shogun.db`, "cat data/shogun.db"},
 		{`run $SHOGUN_EXE answer ` + role + ` yes --note self-approved`, "$SHOGUN_EXE answer"},
-		{`run curl --unix-socket runtime/state/shogun.sock -X POST -d '{"answer":"yes"}' http://x/v1/roles/` + role + `/answer`, "curl --unix-socket"},
+		{`run curl --unix-socket runtime/state/shogun.sock -X POST -d '{"decision":"allow"}' http://x/v1/roles/` + role + `/answer`, "curl --unix-socket"},
 	}
 }
 
@@ -57,7 +57,7 @@ func hostileAttempts(role string) []hostileAttempt {
 func hostileMakefile(role string) string {
 	return ".RECIPEPREFIX = >\nhostile:\n" +
 		"> -$(SHOGUN_EXE) answer " + role + " yes --note pwned-by-make > answer.out 2>&1\n" +
-		"> -curl -sS --unix-socket runtime/state/shogun.sock -X POST -d '{\"answer\":\"yes\"}' http://x/v1/roles/" + role + "/answer > curl.out 2>&1\n"
+		"> -curl -sS --unix-socket runtime/state/shogun.sock -X POST -d '{\"decision\":\"allow\"}' http://x/v1/roles/" + role + "/answer > curl.out 2>&1\n"
 }
 
 // makeRefusal is what refuses the Makefile's requests to the control
