@@ -185,6 +185,10 @@ func TestDefaultPolicyDecides(t *testing.T) {
 		{root, sh("env -u HOME sh -c 'cp x .gemini/settings.json'"), deny},
 		{wt, sh("echo x >> ../../config/policy.yaml"), deny},
 		{root, sh("cp roles/karo.md /etc/cron.d/x"), deny},
+		// An awk program that runs a command is a shell in disguise.
+		{root, sh(`awk 'BEGIN{system("cp /dev/null roles/ashigaru.md")}'`), ask},
+		{root, sh(`awk 'BEGIN{print "x" > "config/policy.yaml"}'`), ask},
+		{root, sh(`awk '{print $1}' src/main.go`), allow},
 	} {
 		where := "root"
 		if tc.place.Dir != ws {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -152,6 +153,16 @@ func (rc rawCommand) subjects(place Place, cwd *string, opaque bool, depth int) 
 		args = nil
 	case name == "echo" || name == "printf":
 		args = nil // text, not files
+	case awks[name]:
+		// awk's program is a language of its own: system(), pipes,
+		// getline and print > FILE run commands and touch files no rule
+		// sees, so such a program is read like a script (never allowed).
+		// The program is text, not a file.
+		prog, opaque := awkProgram(args)
+		s.opaque = s.opaque || opaque
+		if prog >= 0 {
+			args = append(args[:prog:prog], args[prog+1:]...)
+		}
 	case withSubcommands[name]:
 		// The first argument that is not an option names an action.
 		for i, w := range args {
@@ -321,4 +332,42 @@ func isAssignment(w string) bool {
 		}
 	}
 	return true
+}
+
+// awks are the awk implementations.
+var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true}
+
+// awkEffects finds what an awk program does beyond printing: running a
+// command (system, a pipe), reading a file or a command (getline), or
+// printing into a file (print … > FILE).
+var awkEffects = regexp.MustCompile(`\bsystem\s*\(|\|&?|\bgetline\b|\bprintf?\b[^;{}\n]*>`)
+
+// awkProgram finds awk's program among its arguments (its index, -1 for
+// none) and reports whether it is opaque: it does more than read its
+// input files and print (an effect of awkEffects), or comes from a file
+// (-f) or a variable.
+func awkProgram(args []word) (int, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i].text
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return i + 1, awkProgramOpaque(args[i+1])
+			}
+			return -1, false
+		case strings.HasPrefix(a, "-f") || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "-E") ||
+			strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "-e") || strings.HasPrefix(a, "--source"):
+			return -1, true // a program file the line does not show, or gawk's -e/--source
+		case a == "-v" || a == "-F":
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+		default:
+			return i, awkProgramOpaque(args[i])
+		}
+	}
+	return -1, false
+}
+
+func awkProgramOpaque(w word) bool {
+	return w.dynamic || awkEffects.MatchString(strings.ReplaceAll(w.text, "||", " "))
 }

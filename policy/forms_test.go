@@ -309,3 +309,37 @@ func TestRoleInPathPatterns(t *testing.T) {
 		}
 	}
 }
+
+// An awk program that runs a command, reads with getline or prints into
+// a file does what no rule sees (awk 'BEGIN{system("…")}' is a shell in
+// disguise): it is never allowed by a rule, only asked or denied. One
+// that reads its input and prints is judged as before.
+func TestAwkProgramsThatRunOrWriteAreNeverAllowed(t *testing.T) {
+	place := rootPlace(t)
+	p := &Policy{Default: Ask, Rules: []Rule{
+		{Decision: Allow, Kind: Shell, Commands: []Pattern{mustPattern(t, "awk *"), mustPattern(t, "gawk *")}, Paths: []PathCond{mustPath(t, "inside")}, Where: "allow"},
+	}}
+	for _, tc := range []struct {
+		command string
+		want    Decision
+	}{
+		{`awk '{print $1}' src/a.txt`, Allow},
+		{`awk -F: -v n=2 '$2 > n {print $1}' src/a.txt`, Allow},
+		{`awk 'NR==1 || /x/ {n++} END {print n}' src/a.txt`, Allow},
+		{`awk 'BEGIN{system("echo x >> config/policy.yaml")}'`, Ask},
+		{`awk 'BEGIN{print "x" > "config/policy.yaml"}'`, Ask},
+		{`awk '{print >> "out"}' src/a.txt`, Ask},
+		{`awk 'BEGIN{while ((getline l < "runtime/state/ui.token") > 0) print l}'`, Ask},
+		{`awk 'BEGIN{"cat runtime/state/ui.token" | getline t; print t}'`, Ask},
+		{`awk '{print | "sh"}' src/a.txt`, Ask},
+		{`gawk -f prog.awk src/a.txt`, Ask},
+		{`awk -- 'BEGIN{system("x")}'`, Ask},
+		{`awk "$PROG" src/a.txt`, Ask},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			if v := p.Decide("dev", place, Action{Kind: Shell, Command: tc.command}); v.Decision != tc.want {
+				t.Errorf("%q is %s (%s), want %s", tc.command, v.Decision, v.Reason, tc.want)
+			}
+		})
+	}
+}

@@ -83,6 +83,13 @@ func startE2EPolicy(t *testing.T, clis []string, tune func(id string) string, po
 // when git is set, as most users' are.
 func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy string, git bool) *e2eTeam {
 	t.Helper()
+	return startE2ESetup(t, clis, tune, policy, git, nil)
+}
+
+// startE2ESetup is startE2EIn with setup run on the workspace just before
+// shogun start (a test's own settings.yaml, say).
+func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, policy string, git bool, setup func(ws string) error) *e2eTeam {
+	t.Helper()
 	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
@@ -148,6 +155,12 @@ func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy
 		}
 	}
 
+	if setup != nil {
+		if err := setup(ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	tm := &e2eTeam{t: t, ws: ws, env: env, model: model, supOut: &syncBuffer{}, done: make(chan error, 1), marker: marker}
 	tm.sup = exec.Command(bin, "start", "--workspace", ws)
 	tm.sup.Env = env
@@ -178,7 +191,7 @@ func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy
 	started := time.Now()
 	for _, role := range clis {
 		if !tm.waitState(role, "ready", 2*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", role, screen(t, tm.env, tm.ws, role))
+			t.Fatalf("%s never became ready; screen:\n%s\nshogun start said:\n%s", role, screen(t, tm.env, tm.ws, role), tm.supOut.String())
 		}
 	}
 	t.Logf("%s ready %.1fs after shogun start", strings.Join(clis, ", "), time.Since(started).Seconds())
