@@ -38,7 +38,13 @@ import (
 // and shogun's MCP server for a CLI, slash separated; a pattern may hold
 // "*". The CLI's own files count too: a person edits them, and each is
 // where an agent would switch the hook off.
+//
+// config/policy.yaml is one of them: the rules themselves. It is applied
+// as it changes (a person edits it), but an agent that rewrote it through
+// a command the policy allows (a Makefile's recipe under `make`) must not
+// do so unseen.
 var enforcementFiles = []string{
+	workspace.PolicyFile,
 	".claude/settings.json", ".claude/settings.local.json", workspace.MCPJSONFile,
 	".codex/config.toml", ".codex/hooks.json", ".codex/rules/*",
 	".gemini/settings.json", ".gemini/*.toml",

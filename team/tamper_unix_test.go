@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -195,5 +196,41 @@ func TestUserSettingsDisablingHooksHoldsTheRole(t *testing.T) {
 	}
 	if a := strings.Join(st.Attention, "\n"); !strings.Contains(a, "role claude1 is held") || !strings.Contains(a, settings+" sets disableAllHooks") {
 		t.Errorf("attention does not name the role and %s:\n%s", settings, a)
+	}
+}
+
+// A rewrite of config/policy.yaml while the team runs (a person's edit,
+// or an agent's through a command the policy allows, such as a Makefile's
+// recipe under make) is told: an attention line and a config-changed
+// event naming the file. It is applied all the same: a person edits it.
+func TestAPolicyRewriteIsTold(t *testing.T) {
+	roles := `roles:
+  - id: plain
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--work-time", "100ms"]}
+    cli: generic
+    ready_pattern: "› "
+    submit_delay: 50ms
+`
+	var ws string
+	tm := runTeam(t, roles, "keep_awake: false\n", func(o *Options) { ws = o.Config.Workspace })
+	p, _ := tm.Supervisor().Role("plain")
+	shoguntest.WaitFor(t, "the role ready", 20*time.Second, func() bool { _, ok := p.Workable(); return ok })
+	shoguntest.WaitFor(t, "the start settled", 20*time.Second, func() bool { return !tm.startedWithin(ownedGrace) })
+	if err := os.WriteFile(filepath.Join(ws, "config", "policy.yaml"), []byte("default: allow\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "an attention line naming config/policy.yaml", 20*time.Second, func() bool {
+		st, err := tm.Queue().Snapshot()
+		return err == nil && strings.Contains(strings.Join(st.Attention, "\n"), "config/policy.yaml was changed, not by shogun")
+	})
+	evs, err := tm.Store().Events(50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(evs, func(e store.Event) bool {
+		return e.Kind == notify.KindConfigChanged && strings.Contains(e.Message, "config/policy.yaml")
+	}) {
+		t.Errorf("no config-changed event names config/policy.yaml")
 	}
 }
