@@ -24,6 +24,11 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	// turn: the busy pattern showed since the role was last ready (see
 	// streamHold).
 	turn := false
+	// noisy: the role was last seen ready while its output went on (a
+	// program writing elsewhere on its screen, a flood): output during its
+	// turns is no sign of an answer streaming, so the turn holds it busy no
+	// longer than steadyReady once its prompt shows without the busy line.
+	noisy := false
 	// readySince: since when the ready pattern has shown without the busy
 	// or attention pattern (zero while it does not).
 	var readySince time.Time
@@ -63,7 +68,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			}
 		}
 		quiet := time.Since(sess.LastOutput())
-		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle, turn))
+		// streaming: output now may be an answer streaming (see classify).
+		streaming := turn && !noisy
+		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle, streaming))
 		if !everReady && !overdue && cfg.StartTimeout > 0 {
 			left := cfg.StartTimeout - time.Since(sess.Started())
 			if left <= 0 && !sig.attention && !(sig.ready && !sig.busy && quiet >= r.sup.settle) {
@@ -71,7 +78,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 				r.setState(Attention, notReadyReason(cfg.StartTimeout, sess))
 				continue
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), max(left, 0)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), max(left, 0)+time.Millisecond))
 		}
 		if until, limited := limit.check(sig, time.Now(), cfg.LimitWait); limited {
 			// Nothing is typed into a limited role; a dialog still wins.
@@ -81,7 +88,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			} else {
 				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), time.Until(until)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), time.Until(until)+time.Millisecond))
 			continue
 		}
 		was := r.State()
@@ -92,7 +99,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		if !readySince.IsZero() {
 			readyFor = time.Since(readySince)
 		}
-		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn, readyFor)
+		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, streaming, readyFor)
 		if overdue && next != Ready && next != Attention {
 			// Still not ready: the role keeps waiting for a person.
 			continue
@@ -112,6 +119,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		r.setState(next, why)
 		if next == Ready {
 			turn = false
+			// The soak's flooding role was read busy for two minutes
+			// (maxTurnHold) after every task, its queue stuck behind it.
+			noisy = quiet < recentOutput(*cfg, r.sup.settle)
 		}
 		if next == Ready && !everReady {
 			everReady = true
@@ -170,7 +180,9 @@ func match(cfg config.Role, text string) signals {
 // program is at work on a turn. Then output counts as work for streamHold,
 // not the settle time: Codex 0.169 hides its busy line while an answer
 // streams, its composer showing, and a role read as ready between two
-// chunks flapped ready⇄busy about once a second.
+// chunks flapped ready⇄busy about once a second. The caller passes false
+// for a role last seen ready while its output went on: its output is no
+// sign of a turn, and its turn ends steadyReady after its prompt shows.
 //
 // readyFor is how long the ready pattern has shown without the busy
 // pattern. A program that keeps writing elsewhere on its screen (a log, a
