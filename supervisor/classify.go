@@ -24,10 +24,12 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	// turn: the busy pattern showed since the role was last ready (see
 	// streamHold).
 	turn := false
-	// noisy: the role was last seen ready while its output went on (a
-	// program writing elsewhere on its screen, a flood): output during its
-	// turns is no sign of an answer streaming, so the turn holds it busy no
+	// noisy: the program was once seen ready while its output went on (it
+	// writes elsewhere on its screen: a log, a flood): output during its
+	// turns is no sign of an answer streaming, so a turn holds it busy no
 	// longer than steadyReady once its prompt shows without the busy line.
+	// It stays so for the program's life: a pause in its output now and
+	// then (a loaded machine) does not make it a quiet program.
 	noisy := false
 	// readySince: since when the ready pattern has shown without the busy
 	// or attention pattern (zero while it does not).
@@ -121,7 +123,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			turn = false
 			// The soak's flooding role was read busy for two minutes
 			// (maxTurnHold) after every task, its queue stuck behind it.
-			noisy = quiet < recentOutput(*cfg, r.sup.settle)
+			noisy = noisy || readyFor >= steadyReady && sess.LastOutput().After(readySince)
 		}
 		if next == Ready && !everReady {
 			everReady = true
@@ -181,7 +183,7 @@ func match(cfg config.Role, text string) signals {
 // not the settle time: Codex 0.169 hides its busy line while an answer
 // streams, its composer showing, and a role read as ready between two
 // chunks flapped ready⇄busy about once a second. The caller passes false
-// for a role last seen ready while its output went on: its output is no
+// for a program once seen ready while its output went on: its output is no
 // sign of a turn, and its turn ends steadyReady after its prompt shows.
 //
 // readyFor is how long the ready pattern has shown without the busy
