@@ -24,6 +24,13 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 	// turn: the busy pattern showed since the role was last ready (see
 	// streamHold).
 	turn := false
+	// noisy: the program was once seen ready while its output went on (it
+	// writes elsewhere on its screen: a log, a flood): output during its
+	// turns is no sign of an answer streaming, so a turn holds it busy no
+	// longer than steadyReady once its prompt shows without the busy line.
+	// It stays so for the program's life: a pause in its output now and
+	// then (a loaded machine) does not make it a quiet program.
+	noisy := false
 	// readySince: since when the ready pattern has shown without the busy
 	// or attention pattern (zero while it does not).
 	var readySince time.Time
@@ -63,7 +70,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			}
 		}
 		quiet := time.Since(sess.LastOutput())
-		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle, turn))
+		// streaming: output now may be an answer streaming (see classify).
+		streaming := turn && !noisy
+		wake.Reset(nextCheck(*cfg, quiet, r.sup.settle, streaming))
 		if !everReady && !overdue && cfg.StartTimeout > 0 {
 			left := cfg.StartTimeout - time.Since(sess.Started())
 			if left <= 0 && !sig.attention && !(sig.ready && !sig.busy && quiet >= r.sup.settle) {
@@ -71,7 +80,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 				r.setState(Attention, notReadyReason(cfg.StartTimeout, sess))
 				continue
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), max(left, 0)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), max(left, 0)+time.Millisecond))
 		}
 		if until, limited := limit.check(sig, time.Now(), cfg.LimitWait); limited {
 			// Nothing is typed into a limited role; a dialog still wins.
@@ -81,7 +90,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			} else {
 				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, turn), time.Until(until)+time.Millisecond))
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), time.Until(until)+time.Millisecond))
 			continue
 		}
 		was := r.State()
@@ -95,7 +104,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		r.mu.Lock()
 		echo := !r.echoAt.IsZero() && time.Since(r.echoAt) < maxEcho
 		r.mu.Unlock()
-		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, turn, readyFor, echo)
+		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, streaming, readyFor, echo)
 		if next == Starting {
 			next = r.booting()
 		}
@@ -118,6 +127,9 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		r.setState(next, why)
 		if next == Ready {
 			turn = false
+			// The soak's flooding role was read busy for two minutes
+			// (maxTurnHold) after every task, its queue stuck behind it.
+			noisy = noisy || readyFor >= steadyReady && sess.LastOutput().After(readySince)
 		}
 		if next == Ready && !everReady {
 			everReady = true
@@ -180,7 +192,9 @@ func match(cfg config.Role, text string) signals {
 // program is at work on a turn. Then output counts as work for streamHold,
 // not the settle time: Codex 0.169 hides its busy line while an answer
 // streams, its composer showing, and a role read as ready between two
-// chunks flapped ready⇄busy about once a second.
+// chunks flapped ready⇄busy about once a second. The caller passes false
+// for a program once seen ready while its output went on: its output is no
+// sign of a turn, and its turn ends steadyReady after its prompt shows.
 //
 // readyFor is how long the ready pattern has shown without the busy
 // pattern. A program that keeps writing elsewhere on its screen (a log, a

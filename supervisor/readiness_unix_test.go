@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,42 @@ roles:
 	r := start(t, ws, func(o *Options) { o.Settle = 500 * time.Millisecond })
 	r.waitState(t, "ticker", Ready, 30*time.Second)
 	if quiet := time.Since(r.role(t, "ticker").Session().LastOutput()); quiet > 100*time.Millisecond {
+		t.Errorf("the program was quiet for %v: the test needs one that writes all the time", quiet)
+	}
+}
+
+// A role flooding its terminal (agent-sim --flood, the soak's ashigaru4)
+// takes one task after another: after each, once its prompt shows without
+// the busy line, it is ready for the next, though its output never stops.
+// It was read busy for two minutes after every task (output during a turn
+// held it), and the soak ended with its tasks queued and none delivered.
+func TestFloodingRoleTakesTasksInARow(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "received.jsonl")
+	ws := testWorkspace(t, "roles:"+markedSimRole("flood", "›", "",
+		"--record", rec, "--work-time", "2s", "--flood", "30000"))
+	r := start(t, ws, nil)
+	role := r.role(t, "flood")
+	for i := range 3 {
+		// Far below the two minutes it took, far above a loaded machine's
+		// delays.
+		r.waitState(t, "flood", Ready, 30*time.Second)
+		task := filepath.Join(ws, fmt.Sprintf("task%d.yaml", i+1))
+		report := filepath.Join(ws, fmt.Sprintf("report%d.yaml", i+1))
+		if err := os.WriteFile(task, []byte(fmt.Sprintf(
+			"task_id: t-%d\ntitle: Task %d\nbody: say hello\nreport_to: %s\nrole: flood\nfrom: shogun\n", i+1, i+1, report)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := role.Type(t.Context(), "Read "+task+" and do the task.", TypeOptions{})
+		if err != nil || !d.Confirmed {
+			t.Fatalf("task %d: type: %+v, %v", i+1, d, err)
+		}
+		waitFor(t, fmt.Sprintf("the report of task %d", i+1), 30*time.Second, func() bool {
+			_, err := os.Stat(report)
+			return err == nil
+		})
+	}
+	r.waitState(t, "flood", Ready, 30*time.Second)
+	if quiet := time.Since(role.Session().LastOutput()); quiet > 200*time.Millisecond {
 		t.Errorf("the program was quiet for %v: the test needs one that writes all the time", quiet)
 	}
 }
