@@ -40,24 +40,7 @@ func Codex(in io.Reader, out io.Writer, opts Options) error {
 }
 
 func codexVerdict(data []byte, opts Options) verdict {
-	if len(data) > maxInput {
-		return verdict{"deny", fmt.Sprintf("shogun: the tool call is over %d bytes", maxInput)}
-	}
-	var in ClaudeHookInput
-	if err := json.Unmarshal(data, &in); err != nil {
-		return verdict{"deny", "shogun: the hook's input is not JSON: " + err.Error()}
-	}
-	if in.HookEventName != "PreToolUse" {
-		return verdict{}
-	}
-	acts, governed, err := CodexActions(in.ToolName, in.ToolInput)
-	if err != nil {
-		return verdict{"deny", "shogun: " + err.Error()}
-	}
-	if !governed {
-		return verdict{}
-	}
-	return decideAll(opts, "codex", in.Cwd, acts)
+	return preToolUseVerdict(data, opts, "codex", CodexActions)
 }
 
 // CodexActions turns a Codex tool call, as its PreToolUse hook describes

@@ -124,6 +124,12 @@ func Claude(in io.Reader, out io.Writer, opts Options) error {
 }
 
 func claudeVerdict(data []byte, opts Options) verdict {
+	return preToolUseVerdict(data, opts, "claude", ClaudeActions)
+}
+
+// preToolUseVerdict decides a PreToolUse hook's input, which Claude Code
+// and Codex share, by the CLI's reading of its tool calls (actions).
+func preToolUseVerdict(data []byte, opts Options, cli string, actions func(tool string, input json.RawMessage) ([]policy.Action, bool, error)) verdict {
 	if len(data) > maxInput {
 		return verdict{"deny", fmt.Sprintf("shogun: the tool call is over %d bytes", maxInput)}
 	}
@@ -134,14 +140,14 @@ func claudeVerdict(data []byte, opts Options) verdict {
 	if in.HookEventName != "PreToolUse" {
 		return verdict{}
 	}
-	acts, governed, err := ClaudeActions(in.ToolName, in.ToolInput)
+	acts, governed, err := actions(in.ToolName, in.ToolInput)
 	if err != nil {
 		return verdict{"deny", "shogun: " + err.Error()}
 	}
 	if !governed {
 		return verdict{}
 	}
-	return decideAll(opts, "claude", in.Cwd, acts)
+	return decideAll(opts, cli, in.Cwd, acts)
 }
 
 // decideAll asks the supervisor about each action of one tool call in
