@@ -280,8 +280,8 @@ func TestHostileAgentRewritesPolicyViaBuild(t *testing.T) {
 			t.Skip("finding (issue 32): an unsandboxed role gets past its policy through its own build. " +
 				"`make` is allowed inside the folder and the Makefile is the agent's to write, so a recipe " +
 				"`printf 'default: allow\\nrules: []\\n' > config/policy.yaml` runs unjudged; the supervisor reloads " +
-				"the policy at once (team/watch.go), records it as \"configuration applied: nothing changed\" " +
-				"(config.Reload has no policy change), raises no attention, and the role's next `git push --force` " +
+				"the policy at once (team/watch.go); the tamper watch now tells it (an attention line and a " +
+				"config-changed notification naming config/policy.yaml), but the role's next `git push --force` " +
 				"is allow by policy. Needs a supervisor decision (hold the roles, or apply a policy change only " +
 				"after a person confirms it, while roles run); the sandboxed subtest shows sandbox: true closes the write. " +
 				"SHOGUN_E2E_FINDINGS=1 runs this test")
