@@ -161,6 +161,14 @@ func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, pol
 		}
 	}
 
+	return runSupervisor(t, ws, env, model, modelLog.Name(), marker, clis, 2*time.Minute)
+}
+
+// runSupervisor runs `shogun start` in ws and waits until every role of ids
+// is ready; the test's end stops it and, with $SHOGUN_E2E_KEEP, keeps the
+// runtime folder, the model's log and its request dumps.
+func runSupervisor(t *testing.T, ws string, env []string, model *fakemodel.Server, modelLog, marker string, ids []string, ready time.Duration) *e2eTeam {
+	t.Helper()
 	tm := &e2eTeam{t: t, ws: ws, env: env, model: model, supOut: &syncBuffer{}, done: make(chan error, 1), marker: marker}
 	tm.sup = exec.Command(bin, "start", "--workspace", ws)
 	tm.sup.Env = env
@@ -181,20 +189,20 @@ func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, pol
 			// For a look afterwards: the logs and the model's requests.
 			dst := filepath.Join(keep, t.Name())
 			_ = os.MkdirAll(dst, 0o755)
-			_ = exec.Command("cp", "-r", filepath.Join(ws, "runtime", "logs"), modelLog.Name(), dst).Run()
+			_ = exec.Command("cp", "-r", filepath.Join(ws, "runtime"), modelLog, model.DumpDir, dst).Run()
 		}
 		if t.Failed() {
-			b, _ := os.ReadFile(modelLog.Name())
-			t.Logf("scripted model's log:\n%s", tail(b, 25))
+			b, _ := os.ReadFile(modelLog)
+			t.Logf("scripted model's log:\n%s", tail(b, 40))
 		}
 	})
 	started := time.Now()
-	for _, role := range clis {
-		if !tm.waitState(role, "ready", 2*time.Minute) {
+	for _, role := range ids {
+		if !tm.waitState(role, "ready", ready) {
 			t.Fatalf("%s never became ready; screen:\n%s\nshogun start said:\n%s", role, screen(t, tm.env, tm.ws, role), tm.supOut.String())
 		}
 	}
-	t.Logf("%s ready %.1fs after shogun start", strings.Join(clis, ", "), time.Since(started).Seconds())
+	t.Logf("%s ready %.1fs after shogun start", strings.Join(ids, ", "), time.Since(started).Seconds())
 	return tm
 }
 

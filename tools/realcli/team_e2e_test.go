@@ -119,40 +119,16 @@ func startUsersTeam(t *testing.T) *e2eTeam {
 		t.Fatal(err)
 	}
 
-	tm := &e2eTeam{t: t, ws: ws, env: env, model: model, supOut: &syncBuffer{}, done: make(chan error, 1), marker: marker}
-	tm.sup = exec.Command(bin, "start", "--workspace", ws)
-	tm.sup.Env = env
-	tm.sup.Stdout, tm.sup.Stderr = tm.supOut, tm.supOut
-	if err := tm.sup.Start(); err != nil {
-		t.Fatal(err)
+	ids := make([]string, len(usersTeam))
+	for i, r := range usersTeam {
+		ids[i] = r.id
 	}
-	go func() { tm.done <- tm.sup.Wait() }()
+	tm := runSupervisor(t, ws, env, model, modelLog.Name(), marker, ids, 3*time.Minute)
 	t.Cleanup(func() {
-		select {
-		case err := <-tm.done:
-			tm.done <- err
-		default:
-			_ = tm.sup.Process.Kill()
-			<-tm.done
-		}
-		if keep := os.Getenv("SHOGUN_E2E_KEEP"); keep != "" {
-			dst := filepath.Join(keep, t.Name())
-			_ = os.MkdirAll(dst, 0o755)
-			_ = exec.Command("cp", "-r", filepath.Join(ws, "runtime"), modelLog.Name(), model.DumpDir, dst).Run()
-		}
 		if t.Failed() {
-			b, _ := os.ReadFile(modelLog.Name())
-			t.Logf("scripted model's log:\n%s", tail(b, 40))
 			t.Logf("shogun start's output:\n%s", tail([]byte(tm.supOut.String()), 40))
 		}
 	})
-	started := time.Now()
-	for _, r := range usersTeam {
-		if !tm.waitState(r.id, "ready", 3*time.Minute) {
-			t.Fatalf("%s never became ready; screen:\n%s", r.id, screen(t, tm.env, tm.ws, r.id))
-		}
-	}
-	t.Logf("the team is ready %.1fs after shogun start", time.Since(started).Seconds())
 	return tm
 }
 
@@ -189,7 +165,7 @@ func TestTeamAsUsersHaveIt(t *testing.T) {
 			body: "fakemodel: report done as t-20000101-0001 via shell stale id\nfakemodel: report done via shell right id\n"},
 		{role: "codex", title: "A slow stream", summary: "slow one",
 			body: "fakemodel: write codex-slow.txt slow\nfakemodel: report done via shell slow one\nfakemodel: slow 25s\n"},
-		{role: "codex", title: "A third task after /new", summary: "third",
+		{role: "codex", title: "A third task after the reset", summary: "third",
 			body: "fakemodel: report done via shell third\n"},
 		{role: "gemini", title: "Empty, then filled", summary: "filled after empty",
 			body: "fakemodel: write $REPORT \"\"\nfakemodel: report done via write filled after empty\n"},
