@@ -145,6 +145,20 @@ type Options struct {
 	// text is still on the screen after a submit, just not in the input area.
 	Transcript bool
 
+	// TornPaint splits each paint that adds lines to the history in two, as
+	// an Ink-based TUI such as Gemini CLI writes its static output before
+	// its live frame: the pane is erased and the new history lines written
+	// (the cursor under them, no composer on the screen), and the pane is
+	// drawn again only this long after. With Transcript, the submitted text
+	// is then the last prompt-marked row on the screen. Under RedrawFull
+	// every paint is torn so, each key typed too.
+	TornPaint time.Duration
+
+	// Placeholder is shown in the empty composer, as Gemini CLI's
+	// "Type your message or @path/to/file": the input area is then never
+	// empty, even when nothing is typed.
+	Placeholder string
+
 	// BusyLine replaces the busy indicator "• Working… (esc to interrupt) ·
 	// {elapsed}"; "{elapsed}" in it becomes the seconds worked ("3s").
 	BusyLine string

@@ -88,7 +88,7 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		opts:     opts,
 		role:     role,
 		dir:      dir,
-		scr:      &screen{out: out, w: w, full: opts.Redraw == RedrawFull},
+		scr:      &screen{out: out, w: w, full: opts.Redraw == RedrawFull, torn: opts.TornPaint},
 		rec:      rec,
 		handler:  handler,
 		keys:     keyDecoder{pasteWindow: opts.pasteWindow()},
@@ -784,7 +784,7 @@ func (a *agent) view() pane {
 	case phaseStarting:
 		return pane{header: []string{"Starting…"}}
 	case phaseReady:
-		p := pane{prompt: true, style: a.opts.Composer, input: string(a.input), footer: "  ? for shortcuts"}
+		p := pane{prompt: true, style: a.opts.Composer, input: string(a.input), footer: "  ? for shortcuts", placeholder: a.opts.Placeholder}
 		if a.opts.Echo == EchoNone {
 			p.input = ""
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,12 +24,14 @@ type pane struct {
 	style  string   // how it is drawn: a Composer* constant, "" for plain
 	input  string   // the composer's text
 	footer string   // hint below the composer
+	// placeholder is shown in an empty composer.
+	placeholder string
 }
 
 // equal reports whether p and q draw the same rows.
 func (p pane) equal(q pane) bool {
 	return p.prompt == q.prompt && p.style == q.style && p.input == q.input &&
-		p.footer == q.footer && slices.Equal(p.header, q.header)
+		p.footer == q.footer && p.placeholder == q.placeholder && slices.Equal(p.header, q.header)
 }
 
 // screen owns the output. The agent and the flood writer share it, so every
@@ -49,6 +52,10 @@ type screen struct {
 	full     bool
 	history  []string
 	fullRows int // rows the last full paint drew
+
+	// torn: the pause between the history lines and the pane of one paint
+	// (Options.TornPaint).
+	torn time.Duration
 }
 
 // historyKeep bounds the rows a full-redraw screen remembers: more than any
@@ -101,6 +108,10 @@ func (s *screen) update(p pane, lines ...string) {
 		}
 	}
 	s.pane = p
+	if s.torn > 0 && len(lines) > 0 {
+		s.flushLocked()
+		time.Sleep(s.torn)
+	}
 	s.drawLocked()
 	s.flushLocked()
 }
@@ -212,6 +223,13 @@ func (s *screen) paintLocked() {
 		}
 		s.buf = append(s.buf, r...)
 	}
+	if s.torn > 0 && len(hist) > 0 {
+		// The cursor under the history, no pane yet.
+		s.buf = append(s.buf, "\r\n"...)
+		s.flushLocked()
+		time.Sleep(s.torn)
+		s.buf = fmt.Appendf(s.buf, "\x1b[%d;1H", len(hist))
+	}
 	for i, r := range rows {
 		if i > 0 || len(hist) > 0 {
 			s.buf = append(s.buf, "\r\n"...)
@@ -260,7 +278,15 @@ func layout(p pane, width, height int) (rows []string, cursorRow, cursorCol int)
 		marker, frameRows = "❯ ", 2
 	}
 	var input []string
-	for i, line := range strings.Split(p.input, "\n") {
+	lines := strings.Split(p.input, "\n")
+	if p.input == "" && p.placeholder != "" {
+		// The cursor before it, as the real CLIs draw theirs (dimmed
+		// there; the supervisor reads text, not colours).
+		input = []string{marker + truncate(p.placeholder, textCols)}
+		cursorCol = textWidth(marker)
+		lines = nil
+	}
+	for i, line := range lines {
 		prefix := "  "
 		if i == 0 {
 			prefix = marker
@@ -283,7 +309,9 @@ func layout(p pane, width, height int) (rows []string, cursorRow, cursorCol int)
 		hidden := len(input) - room + 1
 		input = append([]string{fmt.Sprintf("%s[… %d more lines]", marker, hidden)}, input[hidden:]...)
 	}
-	cursorCol = textWidth(input[len(input)-1])
+	if p.input != "" || p.placeholder == "" {
+		cursorCol = textWidth(input[len(input)-1])
+	}
 	switch p.style {
 	case ComposerBox:
 		edge := strings.Repeat("─", maxCols-2)

@@ -82,6 +82,15 @@ func (s ScreenSnapshot) InputArea(marker string) (text string, marked bool) {
 	return strings.Join(strings.Fields(b.String()), ""), false
 }
 
+// CursorAtMarker reports whether the cursor is on a row that starts with one
+// of marker's marks: where every CLI's empty composer keeps it. A paint half
+// done (the history written, the composer not yet) leaves the cursor on a
+// blank row under the history instead.
+func (s ScreenSnapshot) CursorAtMarker(marker string) bool {
+	row, _, ok := s.markerRow(marker)
+	return ok && row == s.CursorRow
+}
+
 // markerRow finds the composer's first row: the nearest row at or above the
 // cursor whose text, after indent and box border, starts with one of
 // marker's marks. rest is that row after the mark.

@@ -170,7 +170,7 @@ func (r *Role) typeOnce(ctx context.Context, sess *ptyhost.Session, gen int, tex
 	}
 	// What the empty composer looks like, once the clear has been drawn.
 	time.Sleep(min(r.submitDelay(), 20*time.Millisecond))
-	clean := sess.Screen()
+	clean := restingScreen(ctx, sess, marker, inputTail(text))
 	baseline, _ := clean.InputArea(marker)
 	payload, err := payloadFor(text, sess.BracketedPaste())
 	if err != nil {
@@ -583,6 +583,45 @@ const (
 	dialog            // the screen asks for a person
 )
 
+// restingScreen is the screen once the program has finished painting it,
+// for the empty composer to compare with: two looks alike, the cursor on
+// the composer's marked row (with a marker), and the composer not holding
+// the text about to be typed. A TUI that writes
+// its history before its live frame (Gemini CLI) shows for a moment no
+// composer at all, its last prompt-marked row the text sent last time,
+// which is often this very text: taken for the empty composer, it would
+// make the real one look foreign after the submit, and the text typed
+// again. After restWait it takes the screen as it is.
+func restingScreen(ctx context.Context, sess *ptyhost.Session, marker, snippet string) ptyhost.ScreenSnapshot {
+	deadline := time.Now().Add(restWait)
+	prev := sess.Screen()
+	for {
+		select {
+		case <-ctx.Done():
+			return prev
+		case <-time.After(pollEvery):
+		}
+		scr := sess.Screen()
+		area, _ := scr.InputArea(marker)
+		settled := scr.Text() == prev.Text() && scr.CursorRow == prev.CursorRow && scr.CursorCol == prev.CursorCol &&
+			(marker == "" || scr.CursorAtMarker(marker))
+		if settled && (snippet == "" || !strings.Contains(area, snippet)) || time.Now().After(deadline) {
+			return scr
+		}
+		prev = scr
+	}
+}
+
+// restWait bounds how long restingScreen waits for a whole paint.
+const restWait = 500 * time.Millisecond
+
+// newlineHold is how long the text must stay in a composer whose cursor
+// moved before the submit counts as a newline. A torn paint (history
+// written, live frame not yet) shows the sent text as the last
+// prompt-marked row with the cursor under it for a moment; a real newline
+// stays.
+const newlineHold = 100 * time.Millisecond
+
 // confirmHold is how long a sign that the text left the composer must hold
 // before it counts (two looks in a row): a program that redraws its whole
 // screen may show an empty one for a moment. The busy pattern counts at once.
@@ -600,7 +639,8 @@ const pollEvery = 5 * time.Millisecond
 // Without watchWhole it returns at the first of these.
 func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, before ptyhost.ScreenSnapshot, d time.Duration, what watchFor) outcome {
 	deadline := time.Now().Add(d)
-	var since time.Time // when the current sign of a submit first showed
+	var since time.Time   // when the current sign of a submit first showed
+	var nlSince time.Time // when the text first showed still there, the cursor moved
 	result := nothing
 	for {
 		scr := sess.Screen()
@@ -634,12 +674,17 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 				return submitted
 			case !took:
 				since = time.Time{}
-				if here && (scr.CursorRow != before.CursorRow || scr.CursorCol != before.CursorCol) {
-					if what&watchWhole == 0 {
-						return newline
-					}
-					result = newline
+			}
+			switch {
+			case took || !here || scr.CursorRow == before.CursorRow && scr.CursorCol == before.CursorCol:
+				nlSince = time.Time{}
+			case nlSince.IsZero():
+				nlSince = time.Now()
+			case time.Since(nlSince) >= newlineHold:
+				if what&watchWhole == 0 {
+					return newline
 				}
+				result = newline
 			}
 		}
 		left := time.Until(deadline)

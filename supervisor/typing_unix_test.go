@@ -251,3 +251,31 @@ func TestTypingWithoutMarkerWaitsOutThePasteWindow(t *testing.T) {
 		})
 	}
 }
+
+// A program that paints its history before its live frame (Gemini CLI's
+// Ink: the submitted text moves into the transcript, and for a moment the
+// screen shows no composer at all, its last prompt-marked row the text just
+// sent), with a placeholder in its empty composer. The same text typed again
+// and again, each right after the last was taken, is submitted once each
+// time: a torn frame is neither the empty composer to compare with nor the
+// text still waiting in it.
+func TestTornPaintsAreNotTheComposer(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "received.jsonl")
+	ws := testWorkspace(t, "roles:"+markedSimRole("agent", "›", "", "--record", rec, "--work-time", "0",
+		"--transcript", "--redraw", "full", "--torn-paint", "60ms", "--placeholder", "Type your message or @path/to/file"))
+	r := start(t, ws, nil)
+	r.waitState(t, "agent", Ready, 15*time.Second)
+	role := r.role(t, "agent")
+	text := "Read runtime/queue/tasks/agent.yaml and carry out the task."
+	const times = 5
+	for i := range times {
+		d, err := role.Type(t.Context(), text, TypeOptions{})
+		if err != nil || !d.Confirmed || d.Attempts != 1 {
+			t.Errorf("delivery %d: %+v, %v; want one confirmed submit; screen:\n%s", i+1, d, err, role.Session().Screen().Text())
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // a second, wrong submit would show by now
+	if subs := shoguntest.Kinds(shoguntest.Records(t, rec), "submit"); len(subs) != times {
+		t.Errorf("agent took %d submits of %d deliveries: %+v", len(subs), times, subs)
+	}
+}
