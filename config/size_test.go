@@ -9,7 +9,7 @@ import (
 // bound, included), in decimal or binary units.
 func TestMemoryMaxDefaultsAndOverrides(t *testing.T) {
 	dir := testWorkspace(t, map[string]string{
-		"roles/a.md":  "a",
+		"roles/a.md": "a",
 		SettingsFile: "agent:\n  memory_max: 2GB\n",
 		RolesFile: "roles:\n" +
 			"  - {id: a, prompt_path: roles/a.md, command: {exec: claude}}\n" +
