@@ -71,6 +71,8 @@ type conPTY struct {
 	mu  sync.RWMutex
 	hpc windows.Handle // zero once ClosePseudoConsole has been started
 	job windows.Handle // zero once closed
+	// memoryMax is the job's memory limit (Command.MemoryMax; 0 none).
+	memoryMax uint64
 
 	consoleDone chan struct{} // closed when ClosePseudoConsole has returned
 	killed      atomic.Bool
@@ -174,7 +176,7 @@ func start(c Command) (_ Process, err error) {
 	if err := windows.CreatePseudoConsole(windows.Coord{X: x, Y: y}, h.inRead, h.outWrite, 0, &h.hpc); err != nil {
 		return nil, fmt.Errorf("create pseudo console: %w", err)
 	}
-	if h.job, err = newKillOnCloseJob(); err != nil {
+	if h.job, err = newKillOnCloseJob(c.MemoryMax); err != nil {
 		return nil, err
 	}
 
@@ -244,6 +246,7 @@ func start(c Command) (_ Process, err error) {
 		out:         os.NewFile(uintptr(h.outRead), "conpty-output"),
 		hpc:         h.hpc,
 		job:         h.job,
+		memoryMax:   c.MemoryMax,
 		consoleDone: make(chan struct{}),
 		exited:      make(chan struct{}),
 	}
@@ -271,18 +274,23 @@ func workingDir(dir string) (string, error) {
 
 // newKillOnCloseJob creates the job that holds the child's tree. Its handle
 // is not inheritable, so the supervisor holds the only one and the tree ends
-// when the supervisor does.
-func newKillOnCloseJob() (windows.Handle, error) {
+// when the supervisor does. memoryMax, when not 0, is the job's memory
+// limit: the private memory all its processes may commit together.
+func newKillOnCloseJob(memoryMax uint64) (windows.Handle, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return 0, fmt.Errorf("create job object: %w", err)
 	}
 	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	if memoryMax > 0 {
+		info.BasicLimitInformation.LimitFlags |= windows.JOB_OBJECT_LIMIT_JOB_MEMORY
+		info.JobMemoryLimit = uintptr(min(memoryMax, uint64(math.MaxUint)))
+	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		_ = windows.CloseHandle(job)
-		return 0, fmt.Errorf("set job object kill-on-close: %w", err)
+		return 0, fmt.Errorf("set job object limits: %w", err)
 	}
 	return job, nil
 }

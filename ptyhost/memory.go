@@ -1,0 +1,30 @@
+package ptyhost
+
+// TreeMemory measures the memory of each session's whole process tree, as
+// the platform counts it against a limit, in one look at the OS for all of
+// them (with many roles the supervisor measures them together, so the cost
+// is one walk of the process table, not one per role):
+//   - Linux: the sum of the resident set sizes (RSS, field 24 of
+//     /proc/PID/stat) of the child, its descendants and the members of its
+//     session, the processes Holds counts as the tree. Pages two of them
+//     share are counted in each.
+//   - Windows: the private committed memory (PrivateUsage) of every
+//     process in the child's job: what the job's memory limit counts
+//     (Command.MemoryMax).
+//
+// It returns one amount in bytes per session, in order; 0 for a session
+// whose tree is gone. It returns ErrNoProcessTree where the OS does not
+// tell (Unix systems other than Linux).
+func TreeMemory(sessions []*Session) ([]uint64, error) {
+	procs := make([]Process, len(sessions))
+	for i, s := range sessions {
+		procs[i] = s.proc
+	}
+	return treeMemory(procs)
+}
+
+// MemoryLimited reports whether the OS itself bounds the memory of the
+// session's tree at Command.MemoryMax (a Windows job's memory limit), so
+// that the tree cannot grow past it; elsewhere only a watch of TreeMemory
+// bounds it.
+func (s *Session) MemoryLimited() bool { return memoryLimited(s.proc) }

@@ -1,0 +1,7 @@
+//go:build !linux && !windows
+
+package ptyhost
+
+func treeMemory([]Process) ([]uint64, error) { return nil, ErrNoProcessTree }
+
+func memoryLimited(Process) bool { return false }
