@@ -1,0 +1,106 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shogun-dev/shogun/config"
+	"github.com/shogun-dev/shogun/ptyhost"
+)
+
+// EventMemory: a role's process tree went over its memory_max and its
+// program was restarted; the message says by how much.
+const EventMemory EventKind = "memory"
+
+// The memory watch: every memoryEvery the supervisor measures the process
+// trees of all running roles in one look (ptyhost.TreeMemory, one walk of
+// /proc on Linux however many roles run), keeps each role's amount for its
+// status, and asks a role whose tree is over its memory_max to restart
+// (supervise). Where the OS bounds the tree itself (a Windows job's memory
+// limit, ptyhost.Session.MemoryLimited) the watch only measures.
+
+// memoryLoop measures the roles' memory until ctx ends.
+func (s *Supervisor) memoryLoop(ctx context.Context) {
+	t := time.NewTicker(s.memoryEvery)
+	defer t.Stop()
+	warned := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.measureMemory(); err != nil && !warned {
+			warned = true // the OS will not start telling: once is enough
+			s.log.Warn().Err(err).Msg("the memory of the roles' process trees cannot be measured here; memory_max is not enforced")
+		}
+	}
+}
+
+// measureMemory measures every running role's tree once.
+func (s *Supervisor) measureMemory() error {
+	var roles []*Role
+	var sessions []*ptyhost.Session
+	for _, r := range s.Roles() {
+		if sess := r.Session(); sess != nil {
+			roles = append(roles, r)
+			sessions = append(sessions, sess)
+		}
+	}
+	if len(sessions) == 0 {
+		return nil
+	}
+	mem, err := ptyhost.TreeMemory(sessions)
+	if err != nil {
+		return err
+	}
+	for i, r := range roles {
+		r.noteMemory(sessions[i], mem[i])
+	}
+	return nil
+}
+
+// noteMemory records what sess's tree holds, and asks for a restart when
+// that is over the role's memory_max and nothing else bounds it. A
+// measure of a program that has been replaced meanwhile is dropped.
+func (r *Role) noteMemory(sess *ptyhost.Session, bytes uint64) {
+	limit := r.conf().MemoryMax
+	r.mu.Lock()
+	if r.session != sess {
+		r.mu.Unlock()
+		return
+	}
+	r.memory = bytes
+	over := limit > 0 && bytes > uint64(limit) && !sess.MemoryLimited() && r.overSession != sess
+	if over {
+		r.overSession = sess
+		r.overWhy = fmt.Sprintf("memory %s over memory_max %s", config.ByteSize(bytes).Like(limit), limit)
+	}
+	r.mu.Unlock()
+	if over {
+		select {
+		case r.overMemory <- struct{}{}:
+		default: // a request is already pending
+		}
+	}
+}
+
+// takeOverMemory reports whether the request on overMemory is for sess,
+// and why; a request left from an earlier program is dropped.
+func (r *Role) takeOverMemory(sess *ptyhost.Session) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.overSession != sess {
+		return "", false
+	}
+	r.lastOverMemory = r.overWhy + " at " + time.Now().Format("15:04:05")
+	return r.overWhy, true
+}
+
+// overMemoryReason is why the last program was restarted for memory.
+func (r *Role) overMemoryReason() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.overWhy
+}
