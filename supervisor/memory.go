@@ -31,7 +31,7 @@ func (s *Supervisor) memoryLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := s.measureMemory(); err != nil && !warned {
+		if err := s.measureMemory(); err != nil && !warned && s.anyMemoryMax() {
 			warned = true // the OS will not start telling: once is enough
 			s.log.Warn().Err(err).Msg("the memory of the roles' process trees cannot be measured here; memory_max is not enforced")
 		}
@@ -103,4 +103,14 @@ func (r *Role) overMemoryReason() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.overWhy
+}
+
+// anyMemoryMax reports whether a role has a memory_max.
+func (s *Supervisor) anyMemoryMax() bool {
+	for _, r := range s.Roles() {
+		if r.conf().MemoryMax > 0 {
+			return true
+		}
+	}
+	return false
 }
