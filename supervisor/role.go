@@ -606,6 +606,9 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		Dir:  cfg.Command.Cwd,
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,
+		// Where the OS bounds a tree (a Windows job) it does so from the
+		// start; elsewhere the memory watch does (memory.go).
+		MemoryMax: uint64(cfg.MemoryMax),
 	}
 	sess, err := r.sup.spawnRole(*cfg, ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
