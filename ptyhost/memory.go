@@ -28,3 +28,12 @@ func TreeMemory(sessions []*Session) ([]uint64, error) {
 // that the tree cannot grow past it; elsewhere only a watch of TreeMemory
 // bounds it.
 func (s *Session) MemoryLimited() bool { return memoryLimited(s.proc) }
+
+// DelegatedCgroup says whether the calling process's cgroup v2 is
+// delegated to its user, so that it could bound its children's memory
+// with memory.max: cgroup v2 mounted at /sys/fs/cgroup, the process's own
+// cgroup (from /proc/self/cgroup) offering the memory controller, and the
+// cgroup's folder, cgroup.subtree_control and cgroup.procs writable (a
+// systemd user service or scope with Delegate=yes). It returns the
+// cgroup's folder, or why not. Nothing is changed.
+func DelegatedCgroup() (string, error) { return delegatedCgroup() }

@@ -22,6 +22,16 @@ const EventMemory EventKind = "memory"
 
 // memoryLoop measures the roles' memory until ctx ends.
 func (s *Supervisor) memoryLoop(ctx context.Context) {
+	if s.anyMemoryMax() {
+		// Say once how memory_max is enforced here; a delegated cgroup v2
+		// is detected, and named, but not used yet (docs/configuration.md).
+		cg, err := ptyhost.DelegatedCgroup()
+		if err != nil {
+			cg = "none: " + err.Error()
+		}
+		s.log.Info().Dur("every", s.memoryEvery).Str("cgroup_v2", cg).
+			Msg("memory_max: the roles' process trees are measured, and a role over it restarted; on Windows each role's job also refuses its tree more")
+	}
 	t := time.NewTicker(s.memoryEvery)
 	defer t.Stop()
 	warned := false
