@@ -1,6 +1,7 @@
 package ptyhost
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -84,16 +85,51 @@ func readProcTable() (map[int]procMem, error) {
 		if !ok {
 			continue
 		}
-		f, err := statFields(b)
-		if err != nil || len(f) < 22 {
+		ppid, sid, rss, ok := statMemory(b)
+		if !ok {
 			continue
 		}
-		ppid, _ := strconv.Atoi(f[1])
-		sid, _ := strconv.Atoi(f[3])
-		rss, _ := strconv.ParseInt(f[21], 10, 64) // field 24, in pages
-		table[pid] = procMem{ppid: ppid, sid: sid, rss: uint64(max(rss, 0)) * page}
+		table[pid] = procMem{ppid: ppid, sid: sid, rss: rss * page}
 	}
 	return table, nil
+}
+
+// statMemory reads the parent (field 4), session (field 6) and resident
+// pages (field 24) of /proc/PID/stat without splitting the line into
+// strings: the watch reads every process's every few seconds.
+func statMemory(b []byte) (ppid, sid int, rss uint64, ok bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	field := 2 // the command name, which ends at i
+	var n uint64
+	in := false
+	for _, c := range b[i+1:] {
+		switch {
+		case c == ' ' || c == '\n':
+			if in {
+				switch field {
+				case 4:
+					ppid = int(n)
+				case 6:
+					sid = int(n)
+				case 24:
+					return ppid, sid, n, true
+				}
+			}
+			in, n = false, 0
+		default:
+			if !in {
+				in = true
+				field++
+			}
+			if c >= '0' && c <= '9' {
+				n = n*10 + uint64(c-'0')
+			}
+		}
+	}
+	return 0, 0, 0, false
 }
 
 // readSmall reads a small file into buf, without the allocation of

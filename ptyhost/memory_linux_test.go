@@ -77,30 +77,52 @@ func openUnixSession(t *testing.T, c Command) *Session {
 }
 
 // BenchmarkTreeMemory is the watch's cost per look: one walk of /proc for
-// all of 64 roles' trees (here 64 roots that are not running; the walk is
-// the same).
+// all of 64 roles' trees, each a shell with two children (192 processes
+// more than the machine runs anyway).
 func BenchmarkTreeMemory(b *testing.B) {
-	procs := make([]Process, 64)
-	for i := range procs {
-		procs[i] = fakePid(1_000_000 + i)
+	sessions := make([]*Session, 64)
+	for i := range sessions {
+		s, err := Open(Options{Command: Command{Path: "sh", Args: []string{"-c", "sleep 60 & sleep 60 & wait"}, Env: os.Environ(), Cols: 80, Rows: 24}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sessions[i] = s
+		defer func() {
+			_ = s.Kill()
+			s.Wait()
+			s.Close()
+		}()
 	}
+	var mem []uint64
 	for b.Loop() {
-		if _, err := treeMemory(procs); err != nil {
+		var err error
+		if mem, err = TreeMemory(sessions); err != nil {
 			b.Fatal(err)
 		}
 	}
+	var total uint64
+	for _, m := range mem {
+		total += m
+	}
+	b.ReportMetric(float64(total>>20)/64, "MiB/tree")
 }
 
-// fakePid is a Process with a pid only.
-type fakePid int
-
-func (p fakePid) Pid() int                { return int(p) }
-func (fakePid) Read([]byte) (int, error)  { return 0, nil }
-func (fakePid) Write([]byte) (int, error) { return 0, nil }
-func (fakePid) Resize(int, int) error     { return nil }
-func (fakePid) Wait() (Exit, error)       { return Exit{}, nil }
-func (fakePid) Terminate() error          { return nil }
-func (fakePid) Kill() error               { return nil }
-func (fakePid) TreeAlive() bool           { return false }
-func (fakePid) Holds(int) (bool, error)   { return false, nil }
-func (fakePid) Close() error              { return nil }
+// statMemory reads what statFields does, for a command name with spaces
+// and parentheses too.
+func TestStatMemoryReadsTheFields(t *testing.T) {
+	self, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	odd := []byte("42 (a) b (c) S 7 42 9 34816 42 4194560 99 0 0 0 1 2 0 0 20 0 1 0 123 4096 321 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n")
+	for _, b := range [][]byte{self, odd} {
+		f, err := statFields(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ppid, sid, rss, ok := statMemory(b)
+		if !ok || strconv.Itoa(ppid) != f[1] || strconv.Itoa(sid) != f[3] || strconv.FormatUint(rss, 10) != f[21] {
+			t.Errorf("statMemory(%q) = %d %d %d %v; fields say %s %s %s", b, ppid, sid, rss, ok, f[1], f[3], f[21])
+		}
+	}
+}
