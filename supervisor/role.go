@@ -482,7 +482,12 @@ func (r *Role) run(ctx context.Context) {
 		// are the ones before it.
 		if n := window.add(time.Now()); n > r.conf().Restart.MaxRestarts {
 			r.mu.Lock()
-			r.lastError = fatalReason(n-1, r.conf().Restart.Window, exit, err, r.lastLine)
+			line := r.lastLine
+			if overMemory != "" {
+				// Its last output says nothing of why it was stopped.
+				err, line = errors.New(overMemory), ""
+			}
+			r.lastError = fatalReason(n-1, r.conf().Restart.Window, exit, err, line)
 			why := r.lastError
 			r.mu.Unlock()
 			r.setState(Fatal, why)
@@ -628,7 +633,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	}
 	r.mu.Lock()
 	r.session = sess
-	r.memory = 0
+	r.memory, r.overSession = 0, nil
 	r.generation++
 	r.prompted = false
 	// A resumed conversation has had its startup prompt already.
