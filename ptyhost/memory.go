@@ -29,6 +29,13 @@ func TreeMemory(sessions []*Session) ([]uint64, error) {
 // bounds it.
 func (s *Session) MemoryLimited() bool { return memoryLimited(s.proc) }
 
+// MemoryLimitReached reports whether the OS has refused the session's tree
+// memory past Command.MemoryMax since it started (a Windows job's
+// JOB_OBJECT_MSG_JOB_MEMORY_LIMIT); always false where nothing refuses it
+// (see MemoryLimited). It may be asked after the child has exited, until
+// Close.
+func (s *Session) MemoryLimitReached() bool { return memoryLimitReached(s.proc) }
+
 // DelegatedCgroup says whether the calling process's cgroup v2 is
 // delegated to its user, so that it could bound its children's memory
 // with memory.max: cgroup v2 mounted at /sys/fs/cgroup, the process's own

@@ -149,3 +149,6 @@ func readSmall(path string, buf []byte) ([]byte, bool) {
 
 // memoryLimited is false: on Linux a watch of TreeMemory bounds a tree.
 func memoryLimited(Process) bool { return false }
+
+// memoryLimitReached is false: nothing refuses a tree memory on Linux.
+func memoryLimitReached(Process) bool { return false }

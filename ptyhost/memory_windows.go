@@ -92,6 +92,58 @@ func processPrivateBytes(pid uint32) (uint64, error) {
 	return uint64(max(c.privateUsage, c.pagefileUsage)), nil
 }
 
+// jobObjectMsgJobMemoryLimit is JOB_OBJECT_MSG_JOB_MEMORY_LIMIT: a process
+// of the job asked for memory past the job's limit and was refused.
+const jobObjectMsgJobMemoryLimit = 10
+
+// jobAssociateCompletionPort is JOBOBJECT_ASSOCIATE_COMPLETION_PORT.
+type jobAssociateCompletionPort struct {
+	key  uintptr
+	port windows.Handle
+}
+
+// jobMemoryPort makes a completion port that the job posts its messages
+// to, so that memoryLimitReached can tell that the job's memory limit
+// refused an allocation (a CLI may carry on, or exit, after one). It is
+// read without waiting (no goroutine waits on it), and the messages of
+// process starts and exits that pile up meanwhile are drained then.
+func jobMemoryPort(job windows.Handle) (windows.Handle, error) {
+	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 1)
+	if err != nil {
+		return 0, fmt.Errorf("create completion port for the job: %w", err)
+	}
+	assoc := jobAssociateCompletionPort{port: port}
+	if _, err := windows.SetInformationJobObject(job, windows.JobObjectAssociateCompletionPortInformation,
+		uintptr(unsafe.Pointer(&assoc)), uint32(unsafe.Sizeof(assoc))); err != nil {
+		_ = windows.CloseHandle(port)
+		return 0, fmt.Errorf("associate completion port with the job: %w", err)
+	}
+	return port, nil
+}
+
+// memoryLimitReached drains the job's messages and reports whether one
+// said its memory limit refused memory, now or before.
+func memoryLimitReached(p Process) bool {
+	c, ok := p.(*conPTY)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.memoryPort != 0 {
+		var msg uint32
+		var key uintptr
+		var ov *windows.Overlapped
+		if err := windows.GetQueuedCompletionStatus(c.memoryPort, &msg, &key, &ov, 0); err != nil {
+			break // none waiting (WAIT_TIMEOUT)
+		}
+		if msg == jobObjectMsgJobMemoryLimit {
+			c.memoryHit = true
+		}
+	}
+	return c.memoryHit
+}
+
 // memoryLimited: the job's memory limit bounds a conPTY's tree.
 func memoryLimited(p Process) bool {
 	c, ok := p.(*conPTY)

@@ -39,9 +39,10 @@ func commitMemory() int {
 }
 
 // TreeMemory measures a job's tree: a process that committed 50 MiB is
-// counted with them.
+// counted with them, and a tree within its limit is not told it reached it.
 func TestTreeMemoryCountsTheJobsCommittedMemory(t *testing.T) {
 	c := helperCommand(t, "commit", commitEnv+"=50")
+	c.MemoryMax = 100 << 20
 	s := openSession(t, Options{Command: c})
 	waitFor(t, "the helper to commit", 30*time.Second, func() bool { return strings.Contains(string(s.Scrollback()), "committed") })
 	mem, err := TreeMemory([]*Session{s})
@@ -50,6 +51,9 @@ func TestTreeMemoryCountsTheJobsCommittedMemory(t *testing.T) {
 	}
 	if mem[0] == 0 {
 		t.Fatal("a running tree measured as 0 bytes")
+	}
+	if s.MemoryLimitReached() {
+		t.Error("a tree within its memory limit was told it reached it")
 	}
 	if mem[0] < 50<<20 && underWine() {
 		t.Skipf("Wine does not charge a VirtualAlloc commit to the process: %d MiB measured", mem[0]>>20)
@@ -60,7 +64,8 @@ func TestTreeMemoryCountsTheJobsCommittedMemory(t *testing.T) {
 }
 
 // A role's job with memory_max refuses the tree more than that: a process
-// that asks for 300 MiB under a 100 MiB limit is refused.
+// that asks for 300 MiB under a 100 MiB limit is refused, and the session
+// tells (the supervisor restarts the role then).
 func TestJobMemoryLimitRefusesMoreThanMemoryMax(t *testing.T) {
 	over := helperCommand(t, "commit", commitEnv+"=300")
 	over.MemoryMax = 100 << 20
@@ -77,5 +82,8 @@ func TestJobMemoryLimitRefusesMoreThanMemoryMax(t *testing.T) {
 			t.Skip("Wine does not enforce a job's memory limit (JOB_OBJECT_LIMIT_JOB_MEMORY): 300 MiB committed under 100 MiB")
 		}
 		t.Fatalf("300 MiB committed in a job limited to 100 MiB: %q", out)
+	}
+	if !s.MemoryLimitReached() {
+		t.Error("the job refused memory, yet its session does not tell")
 	}
 }

@@ -73,6 +73,11 @@ type conPTY struct {
 	job windows.Handle // zero once closed
 	// memoryMax is the job's memory limit (Command.MemoryMax; 0 none).
 	memoryMax uint64
+	// memoryPort receives the job's messages when it has a memory limit
+	// (jobMemoryPort; zero without one, and once closed); memoryHit is
+	// set once one said the limit refused memory. Both under mu.
+	memoryPort windows.Handle
+	memoryHit  bool
 
 	consoleDone chan struct{} // closed when ClosePseudoConsole has returned
 	killed      atomic.Bool
@@ -90,6 +95,7 @@ type conPTY struct {
 type startHandles struct {
 	inRead, inWrite, outRead, outWrite windows.Handle
 	hpc, job, process, thread          windows.Handle
+	memoryPort                         windows.Handle // see jobMemoryPort
 }
 
 // release undoes a start that failed. Our ends of the pipes are closed before
@@ -99,7 +105,7 @@ func (h *startHandles) release() {
 	if h.process != 0 {
 		_ = windows.TerminateProcess(h.process, killExitCode)
 	}
-	for _, p := range []*windows.Handle{&h.inWrite, &h.outRead, &h.inRead, &h.outWrite, &h.thread, &h.process, &h.job} {
+	for _, p := range []*windows.Handle{&h.inWrite, &h.outRead, &h.inRead, &h.outWrite, &h.thread, &h.process, &h.job, &h.memoryPort} {
 		if *p != 0 {
 			_ = windows.CloseHandle(*p)
 			*p = 0
@@ -179,6 +185,13 @@ func start(c Command) (_ Process, err error) {
 	if h.job, err = newKillOnCloseJob(c.MemoryMax); err != nil {
 		return nil, err
 	}
+	if c.MemoryMax > 0 {
+		// Before the child is in the job: the port hears only of what
+		// happens after it is associated.
+		if h.memoryPort, err = jobMemoryPort(h.job); err != nil {
+			return nil, err
+		}
+	}
 
 	attrs, err := windows.NewProcThreadAttributeList(1)
 	if err != nil {
@@ -247,6 +260,7 @@ func start(c Command) (_ Process, err error) {
 		hpc:         h.hpc,
 		job:         h.job,
 		memoryMax:   c.MemoryMax,
+		memoryPort:  h.memoryPort,
 		consoleDone: make(chan struct{}),
 		exited:      make(chan struct{}),
 	}
@@ -505,13 +519,16 @@ func (p *conPTY) close() error {
 	timer.Stop()
 
 	p.mu.Lock()
-	job := p.job
-	p.job = 0
+	job, port := p.job, p.memoryPort
+	p.job, p.memoryPort = 0, 0
 	p.mu.Unlock()
 
 	var errs []error
 	if err := windows.CloseHandle(job); err != nil {
 		errs = append(errs, fmt.Errorf("ptyhost: close job object: %w", err))
+	}
+	if port != 0 {
+		_ = windows.CloseHandle(port)
 	}
 	// os.File cancels a pending synchronous read or write (CancelIoEx) and
 	// waits for it before it closes the handle. With our read end closed, a

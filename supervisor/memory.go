@@ -76,16 +76,28 @@ func (s *Supervisor) measureMemory() error {
 // measure of a program that has been replaced meanwhile is dropped.
 func (r *Role) noteMemory(sess *ptyhost.Session, bytes uint64) {
 	limit := r.conf().MemoryMax
+	why := ""
+	switch {
+	case limit == 0:
+	case sess.MemoryLimited():
+		// The OS holds the tree under the limit; that it had to refuse
+		// memory is what says the tree is over it.
+		if sess.MemoryLimitReached() {
+			why = refusedReason(limit, bytes)
+		}
+	case bytes > uint64(limit):
+		why = fmt.Sprintf("memory %s over memory_max %s", config.ByteSize(bytes).Like(limit), limit)
+	}
 	r.mu.Lock()
 	if r.session != sess {
 		r.mu.Unlock()
 		return
 	}
 	r.memory = bytes
-	over := limit > 0 && bytes > uint64(limit) && !sess.MemoryLimited() && r.overSession != sess
+	over := why != "" && r.overSession != sess
 	if over {
 		r.overSession = sess
-		r.overWhy = fmt.Sprintf("memory %s over memory_max %s", config.ByteSize(bytes).Like(limit), limit)
+		r.overWhy = why
 	}
 	r.mu.Unlock()
 	if over {
@@ -123,4 +135,26 @@ func (s *Supervisor) anyMemoryMax() bool {
 		}
 	}
 	return false
+}
+
+// refusedReason says that the OS refused a tree memory at its memory_max
+// (a Windows job's limit), and what it held at the last look.
+func refusedReason(limit config.ByteSize, bytes uint64) string {
+	return fmt.Sprintf("memory reached memory_max %s: the system refused the tree more (%s in use at the last look)",
+		limit, config.ByteSize(bytes).Like(limit))
+}
+
+// refusedOnExit reports whether a program that exited by itself had been
+// refused memory at its memory_max (most CLIs exit when an allocation
+// fails), and then records it as a restart for its memory.
+func (r *Role) refusedOnExit(sess *ptyhost.Session) bool {
+	limit := r.conf().MemoryMax
+	if limit == 0 || !sess.MemoryLimitReached() {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.overWhy = refusedReason(limit, r.memory)
+	r.lastOverMemory = r.overWhy + " at " + time.Now().Format("15:04:05")
+	return true
 }

@@ -660,6 +660,9 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	asked = r.supervise(ctx, sess, exited)
 	cancelRun()
 	watchers.Wait()
+	if asked == askedNothing && ctx.Err() == nil && r.refusedOnExit(sess) {
+		asked = askedMemory
+	}
 	r.reapTree(sess, exited)
 
 	last := tellingLine(sess, cmd.Cols, cmd.Rows)
