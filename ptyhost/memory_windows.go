@@ -13,6 +13,9 @@ import (
 // not wrap it.
 var procGetProcessMemoryInfo = windows.NewLazySystemDLL("kernel32.dll").NewProc("K32GetProcessMemoryInfo")
 
+// procGetQueuedCompletionStatus is called directly: see memoryLimitReached.
+var procGetQueuedCompletionStatus = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetQueuedCompletionStatus")
+
 // processMemoryCountersEx is PROCESS_MEMORY_COUNTERS_EX.
 type processMemoryCountersEx struct {
 	cb                         uint32
@@ -131,10 +134,14 @@ func memoryLimitReached(p Process) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.memoryPort != 0 {
+		// A job's message carries a process id where an OVERLAPPED
+		// pointer would be: it is received as the integer it is, never
+		// into a Go pointer, as x/sys/windows' wrapper would.
 		var msg uint32
-		var key uintptr
-		var ov *windows.Overlapped
-		if err := windows.GetQueuedCompletionStatus(c.memoryPort, &msg, &key, &ov, 0); err != nil {
+		var key, pid uintptr
+		r, _, _ := procGetQueuedCompletionStatus.Call(uintptr(c.memoryPort), uintptr(unsafe.Pointer(&msg)),
+			uintptr(unsafe.Pointer(&key)), uintptr(unsafe.Pointer(&pid)), 0)
+		if r == 0 {
 			break // none waiting (WAIT_TIMEOUT)
 		}
 		if msg == jobObjectMsgJobMemoryLimit {
