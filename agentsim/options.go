@@ -226,6 +226,17 @@ type Options struct {
 	// without a report: it works, says the turn ended, and writes nothing.
 	SkipReports int
 
+	// HoldMemory makes the agent allocate this many bytes and write every
+	// page of them, so that they are resident, and keep them until it
+	// exits: a CLI that grows, for memory_max and the memory bench. When
+	// is HoldFromTask's. Zero: nothing held.
+	HoldMemory uint64
+	// HoldFromTask is the task, counted from 1 in this run of the agent,
+	// at whose start HoldMemory is taken; 0 takes it at start. With 2, a
+	// run restarted for its memory while on its second task does that
+	// task, delivered again, as its first, and stays small.
+	HoldFromTask int
+
 	// Bounce hands every task straight back: before working on a task it
 	// writes a command to the task's from role with the same title and the
 	// task as its parent, as two agents that keep asking each other do.
@@ -305,6 +316,9 @@ func (o *Options) Validate() error {
 	}
 	if o.CheckReport < 0 || o.DeafAfterCommand < 0 {
 		return fmt.Errorf("agent-sim: negative time before looking at the report again (%v) or of deafness after a command (%v)", o.CheckReport, o.DeafAfterCommand)
+	}
+	if o.HoldFromTask < 0 {
+		return fmt.Errorf("agent-sim: negative task to hold memory from (%d)", o.HoldFromTask)
 	}
 	if o.DropTurns < 0 || o.SkipReports < 0 {
 		return fmt.Errorf("agent-sim: negative count of turns to drop (%d) or reports to skip (%d)", o.DropTurns, o.SkipReports)

@@ -95,7 +95,22 @@ func Run(ctx context.Context, opts Options, in *os.File, out *os.File) error {
 		results:  make(chan jobResult, 1),
 		handoffs: make(map[string]*handoff),
 	}
+	if opts.HoldFromTask == 0 {
+		a.holdMemory()
+	}
 	return a.run(ctx, in)
+}
+
+// holdMemory takes HoldMemory and writes to every page of it, so that the
+// kernel gives it real pages: memory only reserved is not resident.
+func (a *agent) holdMemory() {
+	if a.opts.HoldMemory == 0 || a.held != nil {
+		return
+	}
+	a.held = make([]byte, a.opts.HoldMemory)
+	for i := 0; i < len(a.held); i += 4096 {
+		a.held[i] = 1
+	}
 }
 
 // handlerFor picks the handler opts ask for and names the agent.
@@ -166,6 +181,8 @@ type agent struct {
 	quotaBack   bool      // the limit has lifted and does not come again
 	dropped     int       // DropTurns: task lines lost so far
 	skipped     int       // SkipReports: reports not written so far
+	tasks       int       // tasks started in this run (HoldFromTask)
+	held        []byte    // HoldMemory, once taken
 
 	// dialog is the one shown, over the composer when the phase is ready;
 	// dialogsLeft are to come after it.
@@ -615,6 +632,10 @@ func (a *agent) handleLine(line string) {
 func (a *agent) start(t *task) {
 	if err := a.rec.task(t); err != nil {
 		a.say("✗ agent-sim: record: " + err.Error())
+	}
+	a.tasks++
+	if a.tasks == a.opts.HoldFromTask {
+		a.holdMemory()
 	}
 	ctx, cancel := context.WithCancel(a.life)
 	j := &job{t: t, started: time.Now(), cancel: cancel}

@@ -159,6 +159,10 @@ type Role struct {
 	// so that its CLI resumes its conversation (resume_args, default the
 	// preset's); none: the CLI starts afresh and gets its startup prompt.
 	ResumeArgs []string
+	// MemoryMax bounds the memory of the role's whole process tree; over
+	// it the role is restarted and its task delivered again (memory_max,
+	// default agent.memory_max; 0 no bound).
+	MemoryMax ByteSize
 	// Set are the keys written in the role's entry of roles.yaml, in file
 	// order; every other key has its preset's default.
 	Set []string
@@ -222,6 +226,9 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 	for i := range roleList {
 		if !slices.Contains(roleList[i].Set, "idle_after") {
 			roleList[i].IdleAfter = settings.Agent.IdleAfter
+		}
+		if !slices.Contains(roleList[i].Set, "memory_max") {
+			roleList[i].MemoryMax = settings.Agent.MemoryMax
 		}
 	}
 	pol := loadPolicy(files, roleList)

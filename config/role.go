@@ -354,6 +354,11 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 			r.IdleAfter = d
 		}
 	}
+	if v := m.take("memory_max"); v != nil {
+		if n, ok := rd.size(v, "memory_max"); ok {
+			r.MemoryMax = n
+		}
+	}
 	if v := m.take("resume_args"); v != nil {
 		if args, ok := rd.strList(v, "resume_args"); ok {
 			r.ResumeArgs = args

@@ -96,6 +96,10 @@ type AgentSettings struct {
 	// MaxRunning bounds how many roles' CLIs are alive at once
 	// (agent.max_running; 0, the default, means no bound).
 	MaxRunning int
+	// MemoryMax bounds the memory of each role's whole process tree
+	// (agent.memory_max; 0, the default, no bound); a role's memory_max
+	// overrides it. Over it the role is restarted (supervisor).
+	MemoryMax ByteSize
 }
 
 // UISettings place the web console that `shogun start` serves (ui:).
@@ -249,6 +253,11 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		if v := sec.take("max_running"); v != nil {
 			if n, ok := d.integer(v, "max_running", 0, 10_000); ok {
 				s.Agent.MaxRunning = int(n)
+			}
+		}
+		if v := sec.take("memory_max"); v != nil {
+			if n, ok := d.size(v, "memory_max"); ok {
+				s.Agent.MemoryMax = n
 			}
 		}
 		sec.done()

@@ -270,8 +270,11 @@ func (w *watcher) look(publish bool) {
 		}
 	} else {
 		for _, rr := range w.h.s.roleReplies(snap) {
+			// What moves on by itself (the memory with every look of
+			// the supervisor's watch) goes with the status every
+			// statusEvery, not as a role event.
 			key := rr
-			key.UptimeS, key.SinceOutput = 0, 0
+			key.UptimeS, key.SinceOutput, key.MemoryBytes = 0, 0, 0
 			if prev, ok := w.roles[rr.ID]; ok && reflect.DeepEqual(prev, key) {
 				continue
 			}

@@ -61,6 +61,15 @@ type RoleReply struct {
 	// LimitedUntil is when a limited role's usage limit lifts (UTC);
 	// left out when the role is not limited.
 	LimitedUntil time.Time `json:"limited_until,omitzero"`
+	// MemoryBytes is what the running program's whole process tree held
+	// at the supervisor's last look (every 2 s); left out when no program
+	// runs or the OS does not tell.
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+	// MemoryMaxBytes is the role's memory_max; left out without one.
+	MemoryMaxBytes uint64 `json:"memory_max_bytes,omitempty"`
+	// OverMemory is why and when the role was last restarted for going
+	// over memory_max; left out when it never was.
+	OverMemory string `json:"over_memory,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen

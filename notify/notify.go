@@ -43,6 +43,9 @@ const (
 	// KindQuestion: an action of an agent waits for a person's answer
 	// (config/policy.yaml said ask).
 	KindQuestion = "question"
+	// KindMemory: a role's process tree went over its memory_max and its
+	// program was restarted, its open task delivered again.
+	KindMemory = "memory"
 )
 
 // Event is what a hook receives: one JSON object (docs/notify.md).

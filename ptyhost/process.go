@@ -29,6 +29,12 @@ type Command struct {
 	// Cols and Rows are the terminal size, within MinCols..MaxCols and
 	// MinRows..MaxRows.
 	Cols, Rows int
+	// MemoryMax, when not 0, bounds the memory of the whole process tree in
+	// bytes where the OS does it for a tree: on Windows the job's memory
+	// limit (JOB_OBJECT_LIMIT_JOB_MEMORY), past which the tree's
+	// allocations fail. Elsewhere it is not enforced here: the caller
+	// watches TreeMemory (see MemoryLimited).
+	MemoryMax uint64
 }
 
 // Validate reports whether c can be started.

@@ -71,6 +71,13 @@ type conPTY struct {
 	mu  sync.RWMutex
 	hpc windows.Handle // zero once ClosePseudoConsole has been started
 	job windows.Handle // zero once closed
+	// memoryMax is the job's memory limit (Command.MemoryMax; 0 none).
+	memoryMax uint64
+	// memoryPort receives the job's messages when it has a memory limit
+	// (jobMemoryPort; zero without one, and once closed); memoryHit is
+	// set once one said the limit refused memory. Both under mu.
+	memoryPort windows.Handle
+	memoryHit  bool
 
 	consoleDone chan struct{} // closed when ClosePseudoConsole has returned
 	killed      atomic.Bool
@@ -88,6 +95,7 @@ type conPTY struct {
 type startHandles struct {
 	inRead, inWrite, outRead, outWrite windows.Handle
 	hpc, job, process, thread          windows.Handle
+	memoryPort                         windows.Handle // see jobMemoryPort
 }
 
 // release undoes a start that failed. Our ends of the pipes are closed before
@@ -97,7 +105,7 @@ func (h *startHandles) release() {
 	if h.process != 0 {
 		_ = windows.TerminateProcess(h.process, killExitCode)
 	}
-	for _, p := range []*windows.Handle{&h.inWrite, &h.outRead, &h.inRead, &h.outWrite, &h.thread, &h.process, &h.job} {
+	for _, p := range []*windows.Handle{&h.inWrite, &h.outRead, &h.inRead, &h.outWrite, &h.thread, &h.process, &h.job, &h.memoryPort} {
 		if *p != 0 {
 			_ = windows.CloseHandle(*p)
 			*p = 0
@@ -174,8 +182,15 @@ func start(c Command) (_ Process, err error) {
 	if err := windows.CreatePseudoConsole(windows.Coord{X: x, Y: y}, h.inRead, h.outWrite, 0, &h.hpc); err != nil {
 		return nil, fmt.Errorf("create pseudo console: %w", err)
 	}
-	if h.job, err = newKillOnCloseJob(); err != nil {
+	if h.job, err = newKillOnCloseJob(c.MemoryMax); err != nil {
 		return nil, err
+	}
+	if c.MemoryMax > 0 {
+		// Before the child is in the job: the port hears only of what
+		// happens after it is associated.
+		if h.memoryPort, err = jobMemoryPort(h.job); err != nil {
+			return nil, err
+		}
 	}
 
 	attrs, err := windows.NewProcThreadAttributeList(1)
@@ -244,6 +259,8 @@ func start(c Command) (_ Process, err error) {
 		out:         os.NewFile(uintptr(h.outRead), "conpty-output"),
 		hpc:         h.hpc,
 		job:         h.job,
+		memoryMax:   c.MemoryMax,
+		memoryPort:  h.memoryPort,
 		consoleDone: make(chan struct{}),
 		exited:      make(chan struct{}),
 	}
@@ -271,18 +288,23 @@ func workingDir(dir string) (string, error) {
 
 // newKillOnCloseJob creates the job that holds the child's tree. Its handle
 // is not inheritable, so the supervisor holds the only one and the tree ends
-// when the supervisor does.
-func newKillOnCloseJob() (windows.Handle, error) {
+// when the supervisor does. memoryMax, when not 0, is the job's memory
+// limit: the private memory all its processes may commit together.
+func newKillOnCloseJob(memoryMax uint64) (windows.Handle, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return 0, fmt.Errorf("create job object: %w", err)
 	}
 	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	if memoryMax > 0 {
+		info.BasicLimitInformation.LimitFlags |= windows.JOB_OBJECT_LIMIT_JOB_MEMORY
+		info.JobMemoryLimit = uintptr(min(memoryMax, uint64(math.MaxUint)))
+	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
 		_ = windows.CloseHandle(job)
-		return 0, fmt.Errorf("set job object kill-on-close: %w", err)
+		return 0, fmt.Errorf("set job object limits: %w", err)
 	}
 	return job, nil
 }
@@ -497,13 +519,16 @@ func (p *conPTY) close() error {
 	timer.Stop()
 
 	p.mu.Lock()
-	job := p.job
-	p.job = 0
+	job, port := p.job, p.memoryPort
+	p.job, p.memoryPort = 0, 0
 	p.mu.Unlock()
 
 	var errs []error
 	if err := windows.CloseHandle(job); err != nil {
 		errs = append(errs, fmt.Errorf("ptyhost: close job object: %w", err))
+	}
+	if port != 0 {
+		_ = windows.CloseHandle(port)
 	}
 	// os.File cancels a pending synchronous read or write (CancelIoEx) and
 	// waits for it before it closes the handle. With our read end closed, a

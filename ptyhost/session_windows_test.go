@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 		os.Exit(spawnDetached())
 	case "print-env":
 		os.Exit(printEnv())
+	case "commit":
+		os.Exit(commitMemory())
 	case "sleep":
 		// A grandchild that only waits; bounded so that a test that fails
 		// to end it leaves nothing running for long.

@@ -100,6 +100,17 @@ type Role struct {
 	waking bool
 	// sleepWhy says why the role went to sleep (under mu).
 	sleepWhy string
+
+	// memory is what the current program's tree held at the last look of
+	// the memory watch (under mu; 0 before it).
+	memory uint64
+	// overMemory asks supervise to restart the program overSession for
+	// overWhy: its tree went over memory_max (memory.go). lastOverMemory
+	// is the last such restart's reason and time, for the status. Under mu.
+	overMemory     chan struct{}
+	overSession    *ptyhost.Session
+	overWhy        string
+	lastOverMemory string
 }
 
 // Status is a snapshot of a role for status output.
@@ -141,6 +152,16 @@ type Status struct {
 	// Held says why no new task is typed into the role until a person
 	// looks (see Hold); "" when it is not held.
 	Held string
+	// Memory is what the running program's whole process tree held at the
+	// supervisor's last look, in bytes (0: no program, or not measured
+	// yet, or not measurable on this OS).
+	Memory uint64
+	// MemoryMax is the role's memory_max (0: no bound).
+	MemoryMax config.ByteSize
+	// OverMemory is the reason and time of the role's last restart for
+	// going over memory_max ("memory 2.3 GB over memory_max 2 GB at
+	// 14:02:05"); "" when it has had none.
+	OverMemory string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -158,6 +179,7 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 		stopReq:      make(chan struct{}, 1),
 		reconfigured: make(chan struct{}, 1),
 		heldChanged:  make(chan struct{}, 1),
+		overMemory:   make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
 	r.cfg.Store(&cfg)
@@ -216,6 +238,7 @@ func (r *Role) Status() Status {
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
 		Held:      r.held,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
+		MemoryMax: r.conf().MemoryMax, OverMemory: r.lastOverMemory,
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -224,6 +247,7 @@ func (r *Role) Status() Status {
 		st.Pid = r.session.Pid()
 		st.Started = r.session.Started()
 		st.LastOutput = r.session.LastOutput()
+		st.Memory = r.memory
 	}
 	return st
 }
@@ -399,6 +423,12 @@ func (r *Role) run(ctx context.Context) {
 		if err != nil {
 			reason = err.Error()
 		}
+		overMemory := ""
+		if asked == askedMemory {
+			overMemory = r.overMemoryReason()
+			reason = overMemory + "; restarting it"
+			r.sup.emit(Event{Time: time.Now(), Role: r.id, Kind: EventMemory, Message: overMemory})
+		}
 		r.setState(Exited, reason)
 		if asked == askedStop {
 			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
@@ -437,7 +467,7 @@ func (r *Role) run(ctx context.Context) {
 			window = &restartWindow{window: r.conf().Restart.Window}
 			continue
 		}
-		if !r.shouldRestart(exit, err) {
+		if asked != askedMemory && !r.shouldRestart(exit, err) {
 			r.setState(Stopped, "not restarted (policy "+r.conf().Restart.Policy+")")
 			if !r.waitRestart(ctx) {
 				return
@@ -452,7 +482,12 @@ func (r *Role) run(ctx context.Context) {
 		// are the ones before it.
 		if n := window.add(time.Now()); n > r.conf().Restart.MaxRestarts {
 			r.mu.Lock()
-			r.lastError = fatalReason(n-1, r.conf().Restart.Window, exit, err, r.lastLine)
+			line := r.lastLine
+			if overMemory != "" {
+				// Its last output says nothing of why it was stopped.
+				err, line = errors.New(overMemory), ""
+			}
+			r.lastError = fatalReason(n-1, r.conf().Restart.Window, exit, err, line)
 			why := r.lastError
 			r.mu.Unlock()
 			r.setState(Fatal, why)
@@ -467,7 +502,11 @@ func (r *Role) run(ctx context.Context) {
 		r.mu.Lock()
 		r.restarts++
 		r.mu.Unlock()
-		r.setState(Backoff, fmt.Sprintf("restart %d in %s", failures, delay.Round(time.Millisecond)))
+		backoffWhy := fmt.Sprintf("restart %d in %s", failures, delay.Round(time.Millisecond))
+		if overMemory != "" {
+			backoffWhy = overMemory + "; " + backoffWhy
+		}
+		r.setState(Backoff, backoffWhy)
 		select {
 		case <-time.After(delay):
 		case <-r.restartReq:
@@ -518,6 +557,7 @@ const (
 	askedRestart // Restart: start it again at once
 	askedStop    // Stop: leave it stopped
 	askedSleep   // idle, or making room: sleep until work comes
+	askedMemory  // over memory_max: start it again, as after a crash
 )
 
 func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
@@ -571,6 +611,9 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		Dir:  cfg.Command.Cwd,
 		Cols: cfg.Terminal.Cols,
 		Rows: cfg.Terminal.Rows,
+		// Where the OS bounds a tree (a Windows job) it does so from the
+		// start; elsewhere the memory watch does (memory.go).
+		MemoryMax: uint64(cfg.MemoryMax),
 	}
 	sess, err := r.sup.spawnRole(*cfg, ptyhost.Options{Command: cmd, Log: r.output, ScrollbackBytes: r.sup.scrollback})
 	if err != nil {
@@ -590,6 +633,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	}
 	r.mu.Lock()
 	r.session = sess
+	r.memory, r.overSession = 0, nil
 	r.generation++
 	r.prompted = false
 	// A resumed conversation has had its startup prompt already.
@@ -616,6 +660,9 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	asked = r.supervise(ctx, sess, exited)
 	cancelRun()
 	watchers.Wait()
+	if asked == askedNothing && ctx.Err() == nil && r.refusedOnExit(sess) {
+		asked = askedMemory
+	}
 	r.reapTree(sess, exited)
 
 	last := tellingLine(sess, cmd.Cols, cmd.Rows)
@@ -660,6 +707,15 @@ func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-ch
 			r.log.Info().Msg("stopping on request")
 			r.stop(sess, exited)
 			return askedStop
+		case <-r.overMemory:
+			if why, ok := r.takeOverMemory(sess); ok {
+				// No stop keys: typed into a busy CLI they wait for its
+				// turn to end while the tree goes on growing. SIGTERM
+				// lets it save and quit at once.
+				r.log.Warn().Str("reason", why).Msg("stopping to restart: over memory_max")
+				r.terminate(sess, exited, r.conf().Stop.Timeout)
+				return askedMemory
+			}
 		case <-r.sleepReq:
 			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
 				r.sup.slots.declined(r)
@@ -712,6 +768,12 @@ func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
 			timeout -= timeout / 2
 		}
 	}
+	r.terminate(sess, exited, timeout)
+}
+
+// terminate sends SIGTERM to the tree (Windows: closes its console) and
+// kills it if it has not exited within timeout.
+func (r *Role) terminate(sess *ptyhost.Session, exited <-chan struct{}, timeout time.Duration) {
 	r.log.Info().Msg("terminating process tree")
 	_ = sess.Terminate()
 	select {

@@ -78,6 +78,9 @@ type Options struct {
 	HumanQuiet time.Duration
 	// TreeGrace is how long leftovers in a process group get after SIGTERM (default 2 s).
 	TreeGrace time.Duration
+	// MemoryEvery is how often the memory of the roles' process trees is
+	// measured, for their status and memory_max (default 2 s).
+	MemoryEvery time.Duration
 	// SandboxAvailable says whether the system has the sandbox of roles
 	// with sandbox: (default sandbox.Available).
 	SandboxAvailable func() (string, error)
@@ -114,6 +117,7 @@ type Supervisor struct {
 	verifyTimeout time.Duration
 	humanQuiet    time.Duration
 	treeGrace     time.Duration
+	memoryEvery   time.Duration
 	scrollback    int
 	// sandboxAvailable is Options.SandboxAvailable.
 	sandboxAvailable func() (string, error)
@@ -157,6 +161,7 @@ func New(opts Options) (*Supervisor, error) {
 		verifyTimeout: orDuration(opts.VerifyTimeout, 3*time.Second),
 		humanQuiet:    orDuration(opts.HumanQuiet, 5*time.Second),
 		treeGrace:     orDuration(opts.TreeGrace, 2*time.Second),
+		memoryEvery:   orDuration(opts.MemoryEvery, 2*time.Second),
 		scrollback:    opts.Config.Settings.Logs.ScrollbackKB * 1024,
 	}
 	if n := opts.Config.Settings.Agent.MaxRunning; n > 0 {
@@ -346,6 +351,11 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		defer close(reaperDone)
 		s.reapLoop(reapCtx)
 	}()
+	memoryDone := make(chan struct{})
+	go func() {
+		defer close(memoryDone)
+		s.memoryLoop(reapCtx)
+	}()
 
 	s.mu.Lock()
 	s.runCtx = ctx
@@ -369,6 +379,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	s.stopAdopted()
 	stopReaper()
 	<-reaperDone
+	<-memoryDone
 	var errs []error
 	for _, r := range s.Roles() {
 		if c, ok := r.output.(io.Closer); ok {

@@ -364,6 +364,9 @@ func (t *Team) onEvent(e supervisor.Event, observe func(supervisor.Event)) {
 		}
 		t.notifyState(e)
 	}
+	if e.Kind == supervisor.EventMemory {
+		t.notifier.Send(notify.Event{Kind: notify.KindMemory, Role: e.Role, Message: textsafe.Escape(e.Role + ": " + e.Message + "; restarted, its task delivered again"), At: e.Time})
+	}
 	if !e.Routine {
 		if err := t.st.AddEvent(store.Event{At: e.Time, RunID: t.run.ID, Role: e.Role, Kind: string(e.Kind), Message: msg}); err != nil {
 			t.log.Warn().Err(err).Msg("record event")

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/shogun-dev/shogun/agentsim"
+	"github.com/shogun-dev/shogun/config"
 )
 
 func agentSimCommand() *cli.Command {
@@ -55,6 +57,8 @@ func agentSimCommand() *cli.Command {
 			&cli.StringFlag{Name: "role", Usage: "role name in reports (default: $SHOGUN_ROLE)"},
 			&cli.StringFlag{Name: "commit-work", Usage: "for each task, write `FILE` (relative to the working directory) and commit it with git, as a coding agent would"},
 			&cli.StringSliceFlag{Name: "trespass", Usage: "for each task, try `read:PATH` or `write:PATH` (repeatable) as a hostile agent would, and list what happened in the report"},
+			&cli.StringFlag{Name: "hold-memory", Usage: "allocate and keep resident `SIZE` (such as 300MB), from --hold-from-task's task on: a CLI that grows"},
+			&cli.IntFlag{Name: "hold-from-task", Usage: "take --hold-memory at the start of the `N`th task of this run (0: at start)"},
 			&cli.StringSliceFlag{Name: "delegate", Usage: "work like a karo: hand each task down as one command per `ROLE,ROLE,...` (repeatable) and report once each has reported"},
 		},
 		Action: func(c *cli.Context) error {
@@ -94,6 +98,14 @@ func agentSimCommand() *cli.Command {
 				CheckReport:      c.Duration("check-report"),
 				DeafAfterCommand: c.Duration("deaf-after-command"),
 				Bounce:           c.Bool("bounce"),
+				HoldFromTask:     c.Int("hold-from-task"),
+			}
+			if v := c.String("hold-memory"); v != "" {
+				n, err := config.ParseSize(v)
+				if err != nil {
+					return fmt.Errorf("agent-sim: --hold-memory: %w", err)
+				}
+				opts.HoldMemory = uint64(n)
 			}
 			if err := opts.Validate(); err != nil {
 				return err

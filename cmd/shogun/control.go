@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
@@ -96,7 +97,7 @@ func statusCommand() *cli.Command {
 			}
 			// On a terminal: STATE coloured, NAME and TASK cut to its width.
 			tw := termTable(w, 2, 1, 6).dropping(3, 4) // PID, UPTIME
-			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET")
+			fmt.Fprintln(tw, "ROLE\tNAME\tSTATE\tPID\tUPTIME\tRESTARTS\tTASK\tQUEUED\tQUIET\tMEMORY")
 			for _, r := range st.Roles {
 				task := "-"
 				if r.TaskID != "" {
@@ -110,8 +111,8 @@ func statusCommand() *cli.Command {
 				if !r.LimitedUntil.IsZero() {
 					state += " until " + r.LimitedUntil.Local().Format("15:04")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", textsafe.Escape(r.ID), short(r.Name, 40), state, pid,
-					secs(r.UptimeS), r.Restarts, task, r.QueueDepth, secs(r.SinceOutput))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", textsafe.Escape(r.ID), short(r.Name, 40), state, pid,
+					secs(r.UptimeS), r.Restarts, task, r.QueueDepth, secs(r.SinceOutput), memoryCell(r))
 			}
 			tw.Flush()
 			var parts []string
@@ -147,6 +148,19 @@ func statusCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// memoryCell is a role's tree memory, over its memory_max when it has one:
+// "312.5 MB", "312.5 MB/2 GB"; "-" when no program runs or it is not known.
+func memoryCell(r control.RoleReply) string {
+	if r.MemoryBytes == 0 {
+		return "-"
+	}
+	limit := config.ByteSize(r.MemoryMaxBytes)
+	if limit == 0 {
+		return config.ByteSize(r.MemoryBytes).String()
+	}
+	return config.ByteSize(r.MemoryBytes).Like(limit) + "/" + limit.String()
 }
 
 // roleCounts counts the roles by state, in the order the states first

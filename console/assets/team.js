@@ -73,7 +73,7 @@ export function mount(el) {
       : h('span', { class: 'muted' }, 'none'));
     f.queue.textContent = String(r.queue_depth ?? 0);
     f.restarts.textContent = String(r.restarts ?? 0);
-    f.pid.textContent = r.pid ? `pid ${r.pid}, up ${fmtSecs(r.uptime_s || 0)}` : 'none';
+    f.pid.textContent = r.pid ? `pid ${r.pid}, up ${fmtSecs(r.uptime_s || 0)}${fmtMemory(r)}` : 'none';
     f.pid.dataset.pid = r.pid || '';
     let note = '', label = '';
     if (r.limited_until) { label = 'limited until'; note = new Date(r.limited_until).toLocaleTimeString(); }
@@ -234,6 +234,14 @@ function styled(s) {
   const css = [fg && `color:${fg}`, bg && `background:${bg}`, s.b && 'font-weight:bold', s.f && 'opacity:.6',
     s.i && 'font-style:italic', s.u && 'text-decoration:underline'].filter(Boolean).join(';');
   return css ? h('span', { style: css }, s.t) : s.t;
+}
+
+// fmtMemory is the role's tree memory for its process line: ", 312 MB",
+// ", 312 MB of 2000 MB" with a memory_max; "" when not measured.
+function fmtMemory(r) {
+  if (!r.memory_bytes) return '';
+  const mb = (b) => `${Math.round(b / 1e6)} MB`;
+  return r.memory_max_bytes ? `, ${mb(r.memory_bytes)} of ${mb(r.memory_max_bytes)}` : `, ${mb(r.memory_bytes)}`;
 }
 
 function fmtSecs(s) {
