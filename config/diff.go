@@ -115,6 +115,7 @@ var roleKeys = []struct {
 	{"start_timeout", false, func(r Role) any { return r.StartTimeout }},
 	{"restart", false, func(r Role) any { return r.Restart }},
 	{"stop", false, func(r Role) any { return r.Stop }},
+	{"fallback", false, func(r Role) any { return r.Fallback }},
 }
 
 // changedKeys lists the keys whose values differ between a and b.
