@@ -102,6 +102,9 @@ type Queue struct {
 	mu       sync.Mutex
 	recent   []attention         // files rejected and other AddAttention lines of this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
+	// handedAway is, per role, the reset of the latest limit it handed its
+	// tasks to its fallback for (fallback.go); guarded by mu.
+	handedAway map[string]time.Time
 }
 
 // runtimeFileMode is the mode of every file the queue writes under
@@ -137,6 +140,8 @@ func New(opts Options) (*Queue, error) {
 		notifyFn: opts.Notify,
 		headOf:   opts.HeadCommit,
 		held:     newHeldReports(),
+
+		handedAway: map[string]time.Time{},
 	}
 	q.cfg.Store(opts.Config)
 	if q.now == nil {
