@@ -185,9 +185,11 @@ func (w *worker) whereItWas(ctx context.Context, t store.Task, st supervisor.Sta
 		fmt.Fprintf(&b, "\nIts last report on this task (%s) said: %s", last.Status, noteLine(last.Summary))
 	}
 	if lines := w.lastLines(ctx); len(lines) > 0 {
+		// Quoted, so that no line of it reads as an instruction of its
+		// own (a scripted model's directive, say).
 		fmt.Fprintf(&b, "\nThe last lines of %s's terminal:", role)
 		for _, l := range lines {
-			b.WriteString("\n    " + l)
+			b.WriteString("\n> " + l)
 		}
 	}
 	return b.String()

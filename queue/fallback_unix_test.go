@@ -65,7 +65,7 @@ func TestLimitedRoleHandsItsTasksToItsFallback(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"do it\n\nHanded over from codex, which had this task in flight when it reached its usage limit",
-		"The last lines of codex's terminal:", "usage limit · resets"} {
+		"The last lines of codex's terminal:\n> ", "\n> ■ You've hit your usage limit · resets"} {
 		if !strings.Contains(first.Body, want) {
 			t.Errorf("the interrupted task's body does not say %q:\n%s", want, first.Body)
 		}
@@ -76,7 +76,9 @@ func TestLimitedRoleHandsItsTasksToItsFallback(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("the interrupted task as claude got it:\n%s", first.Body)
+	if hs, err := r.team.Store().Handovers([]string{first.ID}); err != nil || len(hs[first.ID]) != 1 || hs[first.ID][0].To != "claude" {
+		t.Errorf("hand-overs of %s = %+v (%v), want one to claude", first.ID, hs, err)
+	}
 	if p := archivedPath(ws, "tasks", "codex-"+first.ID+".yaml"); p == "" {
 		t.Errorf("codex's task file was not archived; archived: %v", archivedNames(ws, "tasks"))
 	}
