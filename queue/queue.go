@@ -220,8 +220,8 @@ func (q *Queue) agent(role string) (Agent, bool) {
 // and its task in flight again, to its new program.
 func (q *Queue) AddAgent(a Agent) error {
 	q.wmu.Lock()
-	defer q.wmu.Unlock()
 	if _, ok := q.workers[a.ID()]; ok {
+		q.wmu.Unlock()
 		return fmt.Errorf("queue: role %s already gets work", a.ID())
 	}
 	w := newWorker(q, a)
@@ -229,6 +229,9 @@ func (q *Queue) AddAgent(a Agent) error {
 	if q.runCtx != nil {
 		q.startLocked(w)
 	}
+	q.wmu.Unlock()
+	// Roles that fall back on this one may hand it their tasks now.
+	q.kickFallbacksOf(a.ID())
 	q.touched()
 	return nil
 }
