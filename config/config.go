@@ -174,6 +174,12 @@ type Role struct {
 	// own files (the sandbox key; package sandbox): Off, Required or
 	// Preferred.
 	Sandbox sandbox.Mode
+	// Fallback is the role that takes this role's open tasks while it is
+	// at a usage limit with no free account (the fallback key; package
+	// queue hands them over); "" for none. It names another role of the
+	// file; two roles may name each other, the queue keeps them from
+	// handing tasks back and forth.
+	Fallback string
 }
 
 // Worktree is a role's worktree key: the role works in a git worktree of
@@ -320,6 +326,7 @@ func loadRoles(files fileReader, lookup func(string) (string, bool), defaultComm
 			out = append(out, r)
 		}
 	}
+	rd.checkFallbacks()
 	return out
 }
 

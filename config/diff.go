@@ -116,6 +116,7 @@ var roleKeys = []struct {
 	{"restart", false, func(r Role) any { return r.Restart }},
 	{"stop", false, func(r Role) any { return r.Stop }},
 	{"memory_max", false, func(r Role) any { return r.MemoryMax }},
+	{"fallback", false, func(r Role) any { return r.Fallback }},
 }
 
 // changedKeys lists the keys whose values differ between a and b.

@@ -340,7 +340,7 @@ func editFields(e RoleEdit) ([]field, error) {
 // keys and the keys of its mappings; new keys are written in this order.
 var keyOrder = []string{
 	"id", "name", "prompt_path", "enabled", "cli", "command", "exec", "args", "env", "cwd",
-	"worktree", "base", "branch", "sandbox", "terminal", "cols", "rows", "startup_prompt", "nudge", "notify", "remind",
+	"worktree", "base", "branch", "sandbox", "fallback", "terminal", "cols", "rows", "startup_prompt", "nudge", "notify", "remind",
 	"submit", "submit_delay", "clear_input", "input_marker",
 	"ready_pattern", "busy_pattern", "attention_pattern", "limit_pattern",
 	"ready_quiet", "limit_wait", "ack_timeout", "stall_after", "start_timeout", "interrupt_keys", "between_tasks",

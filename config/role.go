@@ -36,6 +36,15 @@ type roleDecoder struct {
 	defaultCommand Command
 	seen           map[string]int // role id → line of its first definition
 	branches       map[string]int // worktree branch → line of the role that asked first
+	// fallbacks are the fallback keys read, checked once every role is
+	// known (checkFallbacks).
+	fallbacks []fallbackKey
+}
+
+// fallbackKey is one role's fallback key, as read.
+type fallbackKey struct {
+	role, to string
+	node     *yaml.Node
 }
 
 // role decodes one entry. Every problem is recorded; the returned Role is
@@ -98,6 +107,12 @@ func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 	if v := m.take("sandbox"); v != nil {
 		r.Sandbox = rd.sandbox(v)
 	}
+	if v := m.take("fallback"); v != nil {
+		if s, ok := rd.str(v, "fallback"); ok {
+			r.Fallback = s
+			rd.fallbacks = append(rd.fallbacks, fallbackKey{role: r.ID, to: s, node: v})
+		}
+	}
 	rd.applyPreset(&r, m, roles.PresetFor(cli, r.Command.Exec))
 	return r, true
 }
@@ -114,6 +129,24 @@ func (rd *roleDecoder) sandbox(v *yaml.Node) sandbox.Mode {
 	}
 	s, _ := rd.enum(v, "sandbox", string(sandbox.Required), string(sandbox.Preferred))
 	return sandbox.Mode(s)
+}
+
+// checkFallbacks checks each fallback key against the roles of the whole
+// file: it must name another role that is there. Two roles that name each
+// other are allowed; the queue guards against a hand-over back and forth.
+func (rd *roleDecoder) checkFallbacks() {
+	for _, f := range rd.fallbacks {
+		switch to := f.to; {
+		case to == "":
+			rd.errorf(f.node, "%q must name a role, got an empty string", "fallback")
+		case to == f.role:
+			rd.errorf(f.node, "fallback %q is the role itself: name another role to take its tasks at a usage limit", to)
+		default:
+			if _, known := rd.seen[to]; !known {
+				rd.errorf(f.node, "fallback %q is not a role of this file", to)
+			}
+		}
+	}
 }
 
 // DefaultWorktreeBranch is the branch of a role's worktree when the

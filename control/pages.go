@@ -118,6 +118,12 @@ func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WithTokens(out.Tasks, tokens)
+	hs, err := s.team.Store().Handovers(taskIDs(out.Tasks))
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	WithHandovers(out.Tasks, hs)
 	reply(w, out)
 }
 
@@ -168,6 +174,13 @@ func (s *Server) taskDetail(w http.ResponseWriter, r *http.Request) {
 		out.Task = one[0]
 	} else {
 		s.log.Warn().Err(err).Str("task_id", t.ID).Msg("read a task's tokens for the console")
+	}
+	if hs, err := s.team.Store().Handovers([]string{t.ID}); err == nil {
+		one := []Task{out.Task}
+		WithHandovers(one, hs)
+		out.Task = one[0]
+	} else {
+		s.log.Warn().Err(err).Str("task_id", t.ID).Msg("read a task's hand-overs for the console")
 	}
 	text, path, err := s.team.Queue().ReadTaskFile(t)
 	switch {

@@ -184,6 +184,27 @@ type Task struct {
 	// Tokens are what its role's CLI recorded while it worked on the
 	// task (see docs/usage.md); left out when none were recorded.
 	Tokens *usage.Tokens `json:"tokens,omitempty"`
+	// HandedOver are the moves of the task from one role to another, oldest
+	// first (a role at its usage limit hands its tasks to its fallback);
+	// left out when it never moved.
+	HandedOver []Handover `json:"handed_over,omitempty"`
+}
+
+// Handover is one move of a task to another role.
+type Handover struct {
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// WithHandovers sets each task's HandedOver from hs (store.Handovers).
+func WithHandovers(tasks []Task, hs map[string][]store.Handover) {
+	for i := range tasks {
+		for _, h := range hs[tasks[i].ID] {
+			tasks[i].HandedOver = append(tasks[i].HandedOver, Handover{From: h.From, To: h.To, Reason: h.Reason, At: h.At.UTC()})
+		}
+	}
 }
 
 // WithTokens sets each task's Tokens from tokens (store.TaskTokens).

@@ -57,6 +57,9 @@ type worker struct {
 	// limited: the role was seen limited; remindAfterLimit: the limit is
 	// over and the open task is to be reminded.
 	limited, remindAfterLimit bool
+	// waitNoted is the reset of the limit for which the history was told
+	// that the fallback cannot take the role's tasks (fallback.go).
+	waitNoted time.Time
 	// fresh: the role has had a task, so between_tasks is typed before the
 	// next one.
 	fresh bool
@@ -137,6 +140,9 @@ func (w *worker) run(ctx context.Context) {
 		progressed := false
 		w.observe()
 		w.archiveCancelled()
+		if w.fallBack(ctx) {
+			progressed = true
+		}
 		if gen, ok := w.a.Workable(); ok {
 			if n, has := w.popNote(); has {
 				w.typeNote(ctx, n)

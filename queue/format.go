@@ -2,7 +2,8 @@
 // watches runtime/queue/, claims the command and report files that agents and
 // people drop there, checks them, turns each command into a task for one role
 // and each report into a closed task, and moves rejected files to failed/
-// with a note saying why.
+// with a note saying why. A role at its usage limit hands its open tasks to
+// its fallback role (fallback.go).
 //
 // The files come from programs and people the supervisor cannot trust to be
 // careful, so every file is read strictly and cheaply: a size limit before

@@ -102,6 +102,9 @@ type Queue struct {
 	mu       sync.Mutex
 	recent   []attention         // files rejected and other AddAttention lines of this run, for the dashboard
 	blocked  map[string]blockage // what cannot make progress now, and why
+	// handedAway is, per role, the reset of the latest limit it handed its
+	// tasks to its fallback for (fallback.go); guarded by mu.
+	handedAway map[string]time.Time
 }
 
 // runtimeFileMode is the mode of every file the queue writes under
@@ -137,6 +140,8 @@ func New(opts Options) (*Queue, error) {
 		notifyFn: opts.Notify,
 		headOf:   opts.HeadCommit,
 		held:     newHeldReports(),
+
+		handedAway: map[string]time.Time{},
 	}
 	q.cfg.Store(opts.Config)
 	if q.now == nil {
@@ -215,8 +220,8 @@ func (q *Queue) agent(role string) (Agent, bool) {
 // and its task in flight again, to its new program.
 func (q *Queue) AddAgent(a Agent) error {
 	q.wmu.Lock()
-	defer q.wmu.Unlock()
 	if _, ok := q.workers[a.ID()]; ok {
+		q.wmu.Unlock()
 		return fmt.Errorf("queue: role %s already gets work", a.ID())
 	}
 	w := newWorker(q, a)
@@ -224,6 +229,9 @@ func (q *Queue) AddAgent(a Agent) error {
 	if q.runCtx != nil {
 		q.startLocked(w)
 	}
+	q.wmu.Unlock()
+	// Roles that fall back on this one may hand it their tasks now.
+	q.kickFallbacksOf(a.ID())
 	q.touched()
 	return nil
 }

@@ -62,6 +62,8 @@ func (w *worker) observe() {
 	} else if w.limited {
 		w.limited = false
 		w.remindAfterLimit = true
+		// Roles that fall back on this one may hand it their tasks now.
+		w.q.kickFallbacksOf(w.a.ID())
 	}
 	f := w.followed
 	if f == nil || f.acked {
@@ -130,8 +132,9 @@ func (w *worker) tend(ctx context.Context) bool {
 		return false
 	}
 	t, err := w.q.st.Task(f.id)
-	if err != nil || t.Status != store.StatusDelivered {
-		// Closed, cancelled, retried or stalled: nothing more to follow.
+	if err != nil || t.Status != store.StatusDelivered || t.Role != w.a.ID() {
+		// Closed, cancelled, retried, stalled or handed over: nothing
+		// more to follow.
 		if err != nil {
 			w.q.log.Error().Err(err).Str("task_id", f.id).Msg("look up delivered task")
 		}

@@ -183,3 +183,51 @@ func apiCall(t *testing.T, ws, method, path, body string) (int, []byte) {
 	}
 	return resp.StatusCode, b
 }
+
+// A task handed over to a fallback role shows it: the table names the role
+// it came from, the task's page lists the move, and --json carries it in
+// the documented keys.
+func TestTasksShowAHandOver(t *testing.T) {
+	ws, db := skillsWorkspace(t)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	run, err := st.StartRun(2, ws, at)
+	var res []store.Accepted
+	if err == nil {
+		res, err = st.AcceptCommands([]store.CommandRecord{{ID: "moved", ClaimName: "m.yaml", File: "m.yaml", To: "ashigaru1",
+			Title: "Moved on", Body: "Do it", RunID: run.ID, ReceivedAt: at}})
+	}
+	if err == nil {
+		_, err = st.HandOver(store.Handover{TaskID: res[0].Task.ID, From: "ashigaru1", To: "ashigaru2", RunID: run.ID, At: at.Add(time.Minute),
+			Reason: "ashigaru1 is at its usage limit until 10:00:00 with no free account"})
+	}
+	if err := errors.Join(err, st.Close()); err != nil {
+		t.Fatal(err)
+	}
+	id := res[0].Task.ID
+
+	out := jsonOutput(t, "tasks", "--workspace", ws, "--json", "--role", "ashigaru2")
+	shoguntest.CheckOutput(t, shoguntest.ReadDocShape(t, "json.md", docTasks), []control.Task{}, out)
+	var tasks []control.Task
+	if err := json.Unmarshal(out, &tasks); err != nil || len(tasks) == 0 || tasks[0].ID != id {
+		t.Fatalf("tasks --json: %v, want %s first\n%s", err, id, out)
+	}
+	for _, other := range tasks[1:] {
+		if other.HandedOver != nil {
+			t.Errorf("task %s, never moved, has handed_over %+v", other.ID, other.HandedOver)
+		}
+	}
+	if h := tasks[0].HandedOver; len(h) != 1 || h[0].From != "ashigaru1" || h[0].To != "ashigaru2" ||
+		!strings.HasPrefix(h[0].Reason, "ashigaru1 is at its usage limit") || !h[0].At.Equal(at.Add(time.Minute)) {
+		t.Errorf("handed_over = %+v", h)
+	}
+	if table, _, _ := shogun(t, "tasks", "--workspace", ws, "--role", "ashigaru2"); !strings.Contains(table, "ashigaru2 (from ashigaru1)") {
+		t.Errorf("the table does not say where the task came from:\n%s", table)
+	}
+	if page, _, _ := shogun(t, "tasks", id, "--workspace", ws); !strings.Contains(page, "from ashigaru1 to ashigaru2: ashigaru1 is at its usage limit until 10:00:00 with no free account") {
+		t.Errorf("the task's page does not list the hand-over:\n%s", page)
+	}
+}

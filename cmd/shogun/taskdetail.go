@@ -30,6 +30,10 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 	if err != nil {
 		return err
 	}
+	hs, err := st.Handovers([]string{t.ID})
+	if err != nil {
+		return err
+	}
 	if asJSON {
 		tokens, err := st.TaskTokens([]string{t.ID})
 		if err != nil {
@@ -37,6 +41,7 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 		}
 		out := []control.Task{control.TaskFrom(t)}
 		control.WithTokens(out, tokens)
+		control.WithHandovers(out, hs)
 		return printJSON(w, out[0])
 	}
 	at := func(t time.Time) string {
@@ -66,6 +71,9 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 		{"head commit", orDash(t.HeadCommit)},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\n", row[0], textsafe.Escape(row[1]))
+	}
+	for _, h := range hs[t.ID] {
+		fmt.Fprintf(tw, "handed over\t%s\n", textsafe.Escape(fmt.Sprintf("%s from %s to %s: %s", at(h.At), h.From, h.To, h.Reason)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -223,6 +223,11 @@ func tasksCommand() *cli.Command {
 					return err
 				}
 				control.WithTokens(out, tokens)
+				hs, err := st.Handovers(ids)
+				if err != nil {
+					return err
+				}
+				control.WithHandovers(out, hs)
 				return printJSON(w, out)
 			}
 			if len(tasks) == 0 {
@@ -231,12 +236,20 @@ func tasksCommand() *cli.Command {
 				}
 				return nil
 			}
+			ids := make([]string, 0, len(tasks))
+			for _, t := range tasks {
+				ids = append(ids, t.ID)
+			}
+			hs, err := st.Handovers(ids)
+			if err != nil {
+				return err
+			}
 			// On a terminal: STATUS coloured, TITLE and REPORT cut to its width,
 			// then the times and attempts left out if need be.
 			tw := termTable(w, 3, 7, 8).dropping(6, 5, 4) // UPDATED, CREATED, ATTEMPTS
 			fmt.Fprintln(tw, "TASK\tROLE\tFROM\tSTATUS\tATTEMPTS\tCREATED\tUPDATED\tTITLE\tREPORT")
 			for _, t := range tasks {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", textsafe.Escape(t.ID), textsafe.Escape(t.Role), textsafe.Escape(orDash(t.From)), textsafe.Escape(t.Status), t.Attempts,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", textsafe.Escape(t.ID), textsafe.Escape(roleWithHandovers(t.Role, hs[t.ID])), textsafe.Escape(orDash(t.From)), textsafe.Escape(t.Status), t.Attempts,
 					t.CreatedAt.Local().Format("01-02 15:04:05"), t.UpdatedAt.Local().Format("15:04:05"),
 					short(t.Title, 40), short(t.Summary, 40))
 			}
@@ -249,6 +262,15 @@ func tasksCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// roleWithHandovers is a task's role as the table shows it: with the role
+// it was first handed over from, "claude (from codex)".
+func roleWithHandovers(role string, hs []store.Handover) string {
+	if len(hs) == 0 {
+		return role
+	}
+	return role + " (from " + hs[0].From + ")"
 }
 
 // printWaitingCommands lists the commands still in runtime/queue/commands/,

@@ -239,6 +239,8 @@ function detail(el, id) {
     facts.replaceChildren(
       ...fact('role', h('a', { href: '#/terminal/' + encodeURIComponent(t.role) }, t.role)),
       ...fact('from', t.from || ''),
+      ...((t.handed_over || []).length ? fact('handed over', h('ul', { id: 'task-handovers', style: 'margin:0;padding-left:1.1rem' },
+        t.handed_over.map(x => h('li', {}, `${when(x.at)} from ${x.from} to ${x.to}: ${x.reason}`)))) : []),
       ...fact('priority', t.priority),
       ...fact('tags', t.tags.join(', ')),
       ...fact('attempts', h('span', { id: 'task-attempts' }, String(d.attempts))),

@@ -59,9 +59,10 @@
 //	                                     mcp    the report tool of the MCP server named shogun
 //	send ROLE [via mcp] TITLE BODY     the send_task tool of the MCP server named shogun
 //	slow DURATION                      the next answer pauses DURATION (5s) after its first event
-//	limit [DURATION]                   the next step is answered HTTP 429, the API's usage-limit
+//	limit [DURATION] [for KEY]         the next step is answered HTTP 429, the API's usage-limit
 //	                                   error, for DURATION (default 1h) from its first request;
-//	                                   the message names the reset time
+//	                                   the message names the reset time; with for, only to
+//	                                   requests made with the credential KEY (CredentialKey)
 //
 // slow and limit apply to the next directive that calls a tool, or to the
 // final text when none follows. A directive that cannot be carried out (an

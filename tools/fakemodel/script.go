@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -59,6 +60,9 @@ type action struct {
 	delay    time.Duration
 	limit    time.Duration // > 0: answer 429 for this long first
 	limitKey string
+	// limitFor, when set, is the only credential the limit applies to
+	// (Request.Key, CredentialKey): another account or CLI goes on.
+	limitFor string
 }
 
 // task is what the model reads in a task file.
@@ -122,7 +126,7 @@ func (s *Server) decide(c *conversation) step {
 	// A slow or limit directive after the last call applies to the final
 	// answer.
 	if tail := trailingModifiers(t); tail.delay > 0 || tail.limit > 0 {
-		return s.modify(st, tail)
+		return s.modify(st, tail, c.Key)
 	}
 	return st
 }
@@ -156,13 +160,14 @@ func (s *Server) callStep(c *conversation, a action) step {
 	if err != nil {
 		return step{Note: "text: " + err.Error(), Text: "fakemodel: " + a.note + ": " + err.Error()}
 	}
-	return s.modify(step{Note: a.note, Call: cl}, a)
+	return s.modify(step{Note: a.note, Call: cl}, a, c.Key)
 }
 
 // modify applies an action's slow and limit directives to a step.
-func (s *Server) modify(st step, a action) step {
+// key is the request's credential (Request.Key).
+func (s *Server) modify(st step, a action, key string) step {
 	st.Delay = a.delay
-	if a.limit > 0 {
+	if a.limit > 0 && (a.limitFor == "" || a.limitFor == key) {
 		reset := s.limitStart(a.limitKey).Add(a.limit)
 		if reset.After(s.now()) {
 			return step{Note: "limit until " + reset.Format("15:04:05") + " (" + st.Note + ")", Reset: reset}
@@ -290,16 +295,33 @@ func trailingModifiers(t task) action {
 		case "slow":
 			a.delay, _ = time.ParseDuration(arg(f, 1))
 		case "limit":
-			a.limit = time.Hour
-			if dur, err := time.ParseDuration(arg(f, 1)); err == nil {
-				a.limit = dur
-			}
+			a.limit, a.limitFor, _ = limitArgs(f)
 			a.limitKey = fmt.Sprintf("%s/%d", t.ID, i)
 		default:
 			a = action{}
 		}
 	}
 	return a
+}
+
+// limitArgs reads "limit [DURATION] [for KEY]": how long (default an hour)
+// and, when named, the only credential it applies to.
+func limitArgs(f []string) (time.Duration, string, error) {
+	d, rest := time.Hour, f[1:]
+	if len(rest) > 0 && rest[0] != "for" {
+		dur, err := time.ParseDuration(rest[0])
+		if err != nil || dur <= 0 {
+			return 0, "", errors.New("limit wants a duration such as 2m")
+		}
+		d, rest = dur, rest[1:]
+	}
+	switch {
+	case len(rest) == 0:
+		return d, "", nil
+	case len(rest) == 2 && rest[0] == "for" && rest[1] != "":
+		return d, rest[1], nil
+	}
+	return 0, "", errors.New("limit wants [DURATION] [for KEY], KEY a credential's key (fakemodel.CredentialKey)")
 }
 
 // directive is one "fakemodel:" line of a task's body.
@@ -377,20 +399,16 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 			mod.delay = dur
 			continue
 		case "limit":
-			mod.limit = time.Hour
-			if len(f) > 1 {
-				dur, err := time.ParseDuration(f[1])
-				if err != nil || dur <= 0 {
-					return nil, fmt.Errorf("body line %d: limit wants a duration such as 2m", d.line)
-				}
-				mod.limit = dur
+			var err error
+			if mod.limit, mod.limitFor, err = limitArgs(f); err != nil {
+				return nil, fmt.Errorf("body line %d: %w", d.line, err)
 			}
 			mod.limitKey = fmt.Sprintf("%s/%d", t.ID, i)
 			continue
 		default:
 			return nil, fmt.Errorf("body line %d: unknown directive %q (want write, run, ask, report, send, slow or limit)", d.line, f[0])
 		}
-		a.delay, a.limit, a.limitKey = mod.delay, mod.limit, mod.limitKey
+		a.delay, a.limit, a.limitKey, a.limitFor = mod.delay, mod.limit, mod.limitKey, mod.limitFor
 		mod = action{}
 		plan = append(plan, a)
 	}

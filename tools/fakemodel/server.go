@@ -260,6 +260,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Model = req.Model
+	req.Key = rec.Key
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, t.String())
 	}
@@ -283,6 +284,13 @@ func answerText(st step) string {
 	return st.Text
 }
 
+// CredentialKey is the key of requests made with the API key or token
+// secret (Request.Key): what a limit directive's "for" names.
+func CredentialKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:4])
+}
+
 // credentialKey is a short hash of the request's API key or bearer token.
 func credentialKey(r *http.Request) string {
 	v := r.Header.Get("x-api-key")
@@ -297,8 +305,7 @@ func credentialKey(r *http.Request) string {
 	if v == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(strings.TrimPrefix(v, "Bearer ")))
-	return hex.EncodeToString(sum[:4])
+	return CredentialKey(strings.TrimPrefix(v, "Bearer "))
 }
 
 // Served sums the tokens answered per credential key (Request.Key).

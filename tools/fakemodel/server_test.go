@@ -764,3 +764,25 @@ func TestChatFreeformApplyPatch(t *testing.T) {
 		t.Errorf("custom call %v, want apply_patch with %q", custom, want)
 	}
 }
+
+// A limit "for" one credential answers 429 to that account only: the same
+// task read with another key goes on, as when a limited role hands its
+// task to a role on another account or CLI.
+func TestLimitForOneCredential(t *testing.T) {
+	s := start(t, &Server{})
+	task := testTask("fakemodel: limit 1h for "+CredentialKey("codex-key"), "fakemodel: report done")
+	codex := map[string]any{"model": "m", "stream": true, "tools": codexTools, "input": codexInput(testNudge, task)}
+	if status, _, body := post(t, s.URL()+"/v1/responses", codex, "Authorization", "Bearer codex-key"); status != http.StatusTooManyRequests {
+		t.Errorf("with the limited key: status %d %s, want 429", status, body)
+	}
+	claude := map[string]any{"model": "m", "stream": true, "tools": anthropicTools, "messages": anthropicTurns(testNudge, task)}
+	status, _, body := post(t, s.URL()+"/v1/messages", claude, "x-api-key", "claude-key")
+	if name, _, _ := anthropicCall(t, body); status != 200 || name != "Write" {
+		t.Errorf("with another key: status %d, called %q, want the report written", status, name)
+	}
+	bad := testTask("fakemodel: limit 1h for", "fakemodel: report done")
+	_, _, body = post(t, s.URL()+"/v1/messages", map[string]any{"model": "m", "stream": true, "tools": anthropicTools, "messages": anthropicTurns(testNudge, bad)})
+	if _, _, text := anthropicCall(t, body); !strings.Contains(text, "limit wants [DURATION] [for KEY]") {
+		t.Errorf("limit for no key: %q, want the directive refused", text)
+	}
+}
