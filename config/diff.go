@@ -115,6 +115,9 @@ var roleKeys = []struct {
 	{"start_timeout", false, func(r Role) any { return r.StartTimeout }},
 	{"restart", false, func(r Role) any { return r.Restart }},
 	{"stop", false, func(r Role) any { return r.Stop }},
+	// A new list takes effect at the program's next start: a running CLI
+	// keeps the account it was started on.
+	{"accounts", false, func(r Role) any { return r.Accounts }},
 }
 
 // changedKeys lists the keys whose values differ between a and b.

@@ -34,8 +34,9 @@ type roleDecoder struct {
 	workspace      string
 	lookup         func(string) (string, bool)
 	defaultCommand Command
-	seen           map[string]int // role id → line of its first definition
-	branches       map[string]int // worktree branch → line of the role that asked first
+	pools          map[string][]Account // settings.yaml accounts.pools
+	seen           map[string]int       // role id → line of its first definition
+	branches       map[string]int       // worktree branch → line of the role that asked first
 }
 
 // role decodes one entry. Every problem is recorded; the returned Role is
@@ -97,6 +98,9 @@ func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 	}
 	if v := m.take("sandbox"); v != nil {
 		r.Sandbox = rd.sandbox(v)
+	}
+	if v := m.take("accounts"); v != nil {
+		r.Accounts = rd.accounts(v, r.ID)
 	}
 	rd.applyPreset(&r, m, roles.PresetFor(cli, r.Command.Exec))
 	return r, true
