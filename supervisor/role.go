@@ -100,6 +100,16 @@ type Role struct {
 	waking bool
 	// sleepWhy says why the role went to sleep (under mu).
 	sleepWhy string
+
+	// account is the account its program runs on, or last ran on (zero
+	// without accounts); moveTo the one a usage limit asked to move to,
+	// and moveReq asks for the program to be stopped for that move. Both
+	// under mu (accounts.go).
+	account config.Account
+	moveTo  string
+	moveReq chan struct{}
+	// resumed: the current program resumed a conversation (under mu).
+	resumed bool
 }
 
 // Status is a snapshot of a role for status output.
@@ -141,6 +151,9 @@ type Status struct {
 	// Held says why no new task is typed into the role until a person
 	// looks (see Hold); "" when it is not held.
 	Held string
+	// Account is the key of the account its program runs on, or last ran
+	// on (config.Account.Key); "" for a role without accounts.
+	Account string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -155,6 +168,7 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 		restartReq:   make(chan struct{}, 1),
 		wakeReq:      make(chan struct{}, 1),
 		sleepReq:     make(chan struct{}, 1),
+		moveReq:      make(chan struct{}, 1),
 		stopReq:      make(chan struct{}, 1),
 		reconfigured: make(chan struct{}, 1),
 		heldChanged:  make(chan struct{}, 1),
@@ -214,7 +228,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
-		Held:      r.held,
+		Held:      r.held, Account: r.account.Key,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 	}
 	if r.lastExit != nil {
@@ -378,6 +392,16 @@ func (r *Role) run(ctx context.Context) {
 		if r.sup.slots != nil {
 			r.sup.slots.release(r)
 		}
+		if asked == askedMove {
+			// Started again at once on the account limitMet chose, its
+			// conversation resumed.
+			r.mu.Lock()
+			r.resumable = true
+			r.mu.Unlock()
+			failures = 0
+			window = &restartWindow{window: r.conf().Restart.Window}
+			continue
+		}
 		if asked == askedSleep {
 			r.mu.Lock()
 			r.asleep, r.resumable = true, true
@@ -518,6 +542,7 @@ const (
 	askedRestart // Restart: start it again at once
 	askedStop    // Stop: leave it stopped
 	askedSleep   // idle, or making room: sleep until work comes
+	askedMove    // a usage limit: start it again on another account
 )
 
 func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
@@ -539,9 +564,20 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	r.mu.Lock()
 	waking := r.asleep
 	resume := r.resumable && len(cfg.ResumeArgs) > 0
-	r.asleep, r.resumable, r.waking = false, false, waking
+	r.asleep, r.resumable, r.waking, r.resumed = false, false, waking, resume
 	r.mu.Unlock()
+	acct, prev := r.takeAccount(cfg)
+	moved := acct.Key != prev.Key && prev.Key != ""
+	if moved && resume {
+		if file, err := r.sup.moveConversation(*cfg, prev, acct); err != nil {
+			r.log.Warn().Err(err).Msg("the conversation stays on the other account")
+		} else if file != "" {
+			r.log.Info().Str("path", file).Msg("conversation moved to the account")
+		}
+	}
 	switch {
+	case moved && resume:
+		r.setState(Waking, "moving to account "+acct.Key+": resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
 	case resume:
 		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
 	case waking:
@@ -549,7 +585,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	default:
 		r.setState(Starting, "starting "+cfg.Command.Exec)
 	}
-	args, env, err := r.sup.roleCommand(*cfg)
+	args, env, err := r.sup.roleCommand(withAccount(*cfg, acct))
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()
@@ -660,6 +696,10 @@ func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-ch
 			r.log.Info().Msg("stopping on request")
 			r.stop(sess, exited)
 			return askedStop
+		case <-r.moveReq:
+			r.log.Info().Msg("stopping to move to another account")
+			r.stop(sess, exited)
+			return askedMove
 		case <-r.sleepReq:
 			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
 				r.sup.slots.declined(r)
