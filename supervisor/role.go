@@ -228,7 +228,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
-		Held:      r.held, Account: r.account.Key,
+		Held: r.held, Account: r.account.Key,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 	}
 	if r.lastExit != nil {
