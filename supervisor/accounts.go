@@ -45,6 +45,10 @@ type AccountHistory interface {
 	AccountLimits() ([]AccountLimit, error)
 	// RecordAccountLimit keeps l as its account's last limit.
 	RecordAccountLimit(l AccountLimit) error
+	// ConversationCopied is told, before a moved conversation's file
+	// takes its name at path, that its first size bytes are the role's
+	// records already counted in the file it was copied from.
+	ConversationCopied(role, path string, size int64) error
 }
 
 // accountBook knows which accounts are limited until when.
@@ -276,8 +280,20 @@ func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) 
 	if err := os.MkdirAll(dstDir, 0o700); err != nil {
 		return "", fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
 	}
+	// Copied under another name first: the usage reader, which reads
+	// *.jsonl, is told to skip what was counted already before it can
+	// see the file.
 	out := filepath.Join(dstDir, filepath.Base(newest))
-	if err := copyFile(newest, out); err != nil {
+	tmp := out + ".shogun-copy"
+	size, err := copyFile(newest, tmp)
+	if err == nil && s.accounts.hist != nil {
+		err = s.accounts.hist.ConversationCopied(cfg.ID, out, size)
+	}
+	if err == nil {
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
 		return "", fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
 	}
 	return out, nil
@@ -327,29 +343,30 @@ func newestFile(dir, suffix string) (string, error) {
 }
 
 // copyFile copies a regular file, not following a link at src (the CLI's
-// folder is the agent's to write).
-func copyFile(src, dst string) error {
+// folder is the agent's to write), and returns its size.
+func copyFile(src, dst string) (int64, error) {
 	fi, err := os.Lstat(src)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", src)
+		return 0, fmt.Errorf("%s is not a regular file", src)
 	}
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	n, err := io.Copy(out, in)
+	if err != nil {
 		out.Close()
-		return err
+		return n, err
 	}
-	return out.Close()
+	return n, out.Close()
 }
 
 // isResumed reports whether the current program resumed a conversation.

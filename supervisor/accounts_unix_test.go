@@ -27,6 +27,8 @@ func (h *memHistory) AccountLimits() ([]AccountLimit, error) {
 	return out, nil
 }
 
+func (h *memHistory) ConversationCopied(role, path string, size int64) error { return nil }
+
 func (h *memHistory) RecordAccountLimit(l AccountLimit) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

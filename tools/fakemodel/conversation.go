@@ -32,6 +32,8 @@ type conversation struct {
 	// Schema is the JSON schema a side request wants its answer to match
 	// (a title, a next-speaker check); nil for a turn of the agent.
 	Schema map[string]any
+	// Key is the request's credential (Request.Key).
+	Key string
 }
 
 // message is one turn. A user turn carries what a person typed (Text) or

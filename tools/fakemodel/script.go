@@ -59,6 +59,9 @@ type action struct {
 	delay    time.Duration
 	limit    time.Duration // > 0: answer 429 for this long first
 	limitKey string
+	// limitOne: the limit is the first credential's to meet it only
+	// (limit … first-key); requests with another key go on.
+	limitOne bool
 }
 
 // task is what the model reads in a task file.
@@ -122,7 +125,7 @@ func (s *Server) decide(c *conversation) step {
 	// A slow or limit directive after the last call applies to the final
 	// answer.
 	if tail := trailingModifiers(t); tail.delay > 0 || tail.limit > 0 {
-		return s.modify(st, tail)
+		return s.modify(c, st, tail)
 	}
 	return st
 }
@@ -145,6 +148,17 @@ func lastTyped(msgs []message) int {
 	return -1
 }
 
+// typedCount counts the typed lines of msgs (see lastTyped).
+func typedCount(msgs []message) int {
+	n := 0
+	for i := range msgs {
+		if lastTyped(msgs[:i+1]) == i {
+			n++
+		}
+	}
+	return n
+}
+
 var tagPattern = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
 
 func stripTags(s string) string { return tagPattern.ReplaceAllString(s, "") }
@@ -156,13 +170,13 @@ func (s *Server) callStep(c *conversation, a action) step {
 	if err != nil {
 		return step{Note: "text: " + err.Error(), Text: "fakemodel: " + a.note + ": " + err.Error()}
 	}
-	return s.modify(step{Note: a.note, Call: cl}, a)
+	return s.modify(c, step{Note: a.note, Call: cl}, a)
 }
 
 // modify applies an action's slow and limit directives to a step.
-func (s *Server) modify(st step, a action) step {
+func (s *Server) modify(c *conversation, st step, a action) step {
 	st.Delay = a.delay
-	if a.limit > 0 {
+	if a.limit > 0 && (!a.limitOne || s.limitOwner(a.limitKey, c.Key) == c.Key) {
 		reset := s.limitStart(a.limitKey).Add(a.limit)
 		if reset.After(s.now()) {
 			return step{Note: "limit until " + reset.Format("15:04:05") + " (" + st.Note + ")", Reset: reset}
@@ -295,6 +309,7 @@ func trailingModifiers(t task) action {
 				a.limit = dur
 			}
 			a.limitKey = fmt.Sprintf("%s/%d", t.ID, i)
+			a.limitOne = f[len(f)-1] == "first-key"
 		default:
 			a = action{}
 		}
@@ -378,6 +393,9 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 			continue
 		case "limit":
 			mod.limit = time.Hour
+			if mod.limitOne = f[len(f)-1] == "first-key"; mod.limitOne {
+				f = f[:len(f)-1]
+			}
 			if len(f) > 1 {
 				dur, err := time.ParseDuration(f[1])
 				if err != nil || dur <= 0 {
@@ -390,7 +408,7 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 		default:
 			return nil, fmt.Errorf("body line %d: unknown directive %q (want write, run, ask, report, send, slow or limit)", d.line, f[0])
 		}
-		a.delay, a.limit, a.limitKey = mod.delay, mod.limit, mod.limitKey
+		a.delay, a.limit, a.limitKey, a.limitOne = mod.delay, mod.limit, mod.limitKey, mod.limitOne
 		mod = action{}
 		plan = append(plan, a)
 	}
