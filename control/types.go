@@ -61,6 +61,9 @@ type RoleReply struct {
 	// LimitedUntil is when a limited role's usage limit lifts (UTC);
 	// left out when the role is not limited.
 	LimitedUntil time.Time `json:"limited_until,omitzero"`
+	// Account is the key of the account the role's program runs on (see
+	// docs/accounts.md); left out for a role without accounts.
+	Account string `json:"account,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen
