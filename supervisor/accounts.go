@@ -260,25 +260,30 @@ func withAccount(cfg config.Role, a config.Account) config.Role {
 
 // moveConversation copies the newest conversation of the role's CLI from
 // the config folder of account from to that of account to, where the
-// resumed CLI looks for it; nothing when both share a folder or the CLI
-// keeps no conversations by folder. It returns the file written.
-func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) (string, error) {
-	src, ok := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, s.lookupIn(withAccount(cfg, from)))
-	if !ok {
-		return "", nil
-	}
+// resumed CLI looks for it, and returns the file written. ok says whether
+// the conversation can be resumed on to: the accounts share a config
+// folder (nothing to move), or it was moved; false for a CLI whose
+// conversations shogun does not move between folders.
+func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) (file string, ok bool, err error) {
+	src, known := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, s.lookupIn(withAccount(cfg, from)))
 	dst, _ := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, s.lookupIn(withAccount(cfg, to)))
-	srcDir, ok := src.SessionFolder()
+	if known && filepath.Clean(src.Home) == filepath.Clean(dst.Home) {
+		return "", true, nil
+	}
+	srcDir, canMove := src.SessionFolder()
 	dstDir, _ := dst.SessionFolder()
-	if !ok || dstDir == "" || filepath.Clean(srcDir) == filepath.Clean(dstDir) {
-		return "", nil
+	if !known || !canMove || dstDir == "" {
+		// An unknown CLI keeps its conversations where shogun cannot
+		// tell; the environment that selects an account may not be its
+		// config folder at all (an API key only).
+		return "", !known, nil
 	}
 	newest, err := newestFile(srcDir, ".jsonl")
 	if err != nil || newest == "" {
-		return "", err
+		return "", false, err
 	}
 	if err := os.MkdirAll(dstDir, 0o700); err != nil {
-		return "", fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
+		return "", false, fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
 	}
 	// Copied under another name first: the usage reader, which reads
 	// *.jsonl, is told to skip what was counted already before it can
@@ -294,9 +299,9 @@ func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) 
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return "", fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
+		return "", false, fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // lookupIn looks a variable up in the environment a role's program gets:

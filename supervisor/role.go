@@ -564,20 +564,30 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	r.mu.Lock()
 	waking := r.asleep
 	resume := r.resumable && len(cfg.ResumeArgs) > 0
-	r.asleep, r.resumable, r.waking, r.resumed = false, false, waking, resume
+	r.asleep, r.resumable, r.waking = false, false, waking
 	r.mu.Unlock()
 	acct, prev := r.takeAccount(cfg)
 	moved := acct.Key != prev.Key && prev.Key != ""
 	if moved && resume {
-		if file, err := r.sup.moveConversation(*cfg, prev, acct); err != nil {
-			r.log.Warn().Err(err).Msg("the conversation stays on the other account")
-		} else if file != "" {
+		file, ok, err := r.sup.moveConversation(*cfg, prev, acct)
+		switch {
+		case err != nil:
+			r.log.Warn().Err(err).Msg("the conversation stays on the other account: starting afresh")
+		case !ok:
+			r.log.Info().Str("account", acct.Key).Msg("the CLI's conversations are not moved between config folders: starting afresh")
+		case file != "":
 			r.log.Info().Str("path", file).Msg("conversation moved to the account")
 		}
+		resume = err == nil && ok
 	}
+	r.mu.Lock()
+	r.resumed = resume
+	r.mu.Unlock()
 	switch {
 	case moved && resume:
 		r.setState(Waking, "moving to account "+acct.Key+": resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
+	case moved:
+		r.setState(Starting, "moving to account "+acct.Key+": starting "+cfg.Command.Exec+" afresh")
 	case resume:
 		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
 	case waking:
