@@ -203,6 +203,12 @@ func (r *Role) takeAccount(cfg *config.Role) (next, prev config.Account) {
 	now := time.Now()
 	key := r.moveTo
 	r.moveTo = ""
+	select {
+	case <-r.moveReq:
+		// Asked of a program that ended by itself first: this start
+		// is the move, and must not be stopped for it.
+	default:
+	}
 	if key == "" && r.sup.accounts.free(prev.Key, now) {
 		key = prev.Key
 	}
