@@ -265,7 +265,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	case moved:
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Str("from", from).Str("account", account).Msg("delivering the task again after an account change")
 		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d, after an account change (%s → %s)", task.Attempts, from, account))
-		nudge = fmt.Sprintf("This task continues after an account change (%s → %s); your conversation was resumed. %s", from, account, nudge)
+		nudge = fmt.Sprintf("This task continues after an account change (%s → %s): carry on from where it stopped. %s", from, account, nudge)
 	case redeliver && lost > 0:
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("attempt", task.Attempts).Msg("delivering the task again after a lost delivery")
 		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d, after a lost delivery", task.Attempts))
