@@ -3,12 +3,14 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/store"
 )
 
@@ -98,7 +100,27 @@ func TestClaudeMovesToItsSecondAccountAtTheLimit(t *testing.T) {
 	if !strings.Contains(accountsOut, "claude/a") || !strings.Contains(accountsOut, "limited") {
 		t.Errorf("shogun accounts =\n%s\nwant claude/a limited", accountsOut)
 	}
+	// The report comes before the CLI's last answer: let that turn end
+	// so the CLI records it, then stop (the last read of the records).
+	if !tm.waitState("claude", "ready", time.Minute) {
+		t.Fatalf("not ready again after its task; screen:\n%s", screen(t, tm.env, tm.ws, "claude"))
+	}
 	tm.stop()
+	// Tokens are counted once, on whichever account: the conversation
+	// copied to the second account is not counted again.
+	var servedIn, servedOut int64
+	for _, r := range tm.model.Requests() {
+		if r.API == "anthropic" && r.InputTokens > 0 && r.Step != "json" {
+			servedIn, servedOut = servedIn+int64(r.InputTokens), servedOut+int64(r.OutputTokens)
+		}
+	}
+	var rep control.UsageReply
+	if err := json.Unmarshal([]byte(shogun(t, tm.env, "usage", "-w", tm.ws, "--by", "role", "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if tok := rep.Total.Tokens; tok.Input != servedIn || tok.Output != servedOut {
+		t.Errorf("shogun usage counted %d in, %d out; the model served %d in, %d out", tok.Input, tok.Output, servedIn, servedOut)
+	}
 	var redelivered bool
 	for _, e := range tm.events() {
 		if e.Kind == "redeliver" && strings.Contains(e.Message, "after an account change (claude/a → claude/b)") {
