@@ -150,8 +150,10 @@ func (r *Role) Account() string {
 	return r.account.Key
 }
 
-// AccountStatus is one account of the supervised roles, for `shogun
-// accounts` and the console.
+// AccountStatus is one account of the supervised roles as the supervisor
+// sees it now. (`shogun accounts` builds its list from the configuration,
+// the history and the status, control.AccountsFrom, so that it works with
+// no supervisor running.)
 type AccountStatus struct {
 	// Key, Name and Pool are the account's (config.Account).
 	Key, Name, Pool string
