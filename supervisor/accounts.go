@@ -250,6 +250,40 @@ func (r *Role) limitMet(until time.Time) string {
 	return fmt.Sprintf("usage limit on account %s until %s; moving to account %s", cur, until.Format("15:04:05"), next.Key)
 }
 
+// moveWhenFree is limitMet's later look, while the role stays limited
+// with no account free: when another account of the role has become free
+// (its limit lifted before this one's), the program moves to it. It
+// returns when to look again: when the next other account's limit lifts
+// (zero: none will before the role's own).
+func (r *Role) moveWhenFree(until time.Time) time.Time {
+	cfg := r.conf()
+	r.mu.Lock()
+	cur, asked := r.account.Key, r.moveTo != ""
+	r.mu.Unlock()
+	if cur == "" || asked || len(cfg.Accounts) < 2 {
+		return time.Time{}
+	}
+	now := time.Now()
+	if next, ok := r.sup.accounts.pick(cfg.Accounts, cur, now); ok {
+		r.mu.Lock()
+		r.moveTo = next.Key
+		r.mu.Unlock()
+		select {
+		case r.moveReq <- struct{}{}:
+		default:
+		}
+		r.log.Info().Str("account", cur).Str("to", next.Key).Msg("another account's usage limit lifted: moving to it")
+		return time.Time{}
+	}
+	var first time.Time
+	for _, a := range cfg.Accounts {
+		if l := r.sup.accounts.last(a.Key); a.Key != cur && l.Until.Before(until) && (first.IsZero() || l.Until.Before(first)) {
+			first = l.Until
+		}
+	}
+	return first
+}
+
 // withAccount is cfg with the account's environment over its command's.
 func withAccount(cfg config.Role, a config.Account) config.Role {
 	if len(a.Env) == 0 {

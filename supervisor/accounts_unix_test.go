@@ -100,3 +100,35 @@ func TestLimitedAccountMovesTheRoleToTheNext(t *testing.T) {
 		t.Errorf("a new supervisor started the role on %q, want agent/b: agent/a is limited for an hour", got)
 	}
 }
+
+// A role limited with no account free moves as soon as another account's
+// limit lifts, without waiting for its own.
+func TestLimitedRoleMovesWhenAnotherAccountFreesUp(t *testing.T) {
+	dir := t.TempDir()
+	extra := `    limit_pattern: "usage limit · resets (?P<reset>[0-9:]+)"
+    resume_args: ["--record", "` + filepath.Join(dir, "resumed.jsonl") + `"]
+    accounts:
+      - {name: a, env: {SIM_ACCOUNT: a}}
+      - {name: b, env: {SIM_ACCOUNT: b}}
+`
+	ws := testWorkspace(t, "roles:"+simRole("agent", extra, "--record", filepath.Join(dir, "first.jsonl"), "--limit-screen", "--limit-reset", "1h"))
+	// b met a limit a minute ago that lifts in a few seconds.
+	hist := &memHistory{limits: map[string]AccountLimit{
+		"agent/b": {Account: "agent/b", Role: "agent", LimitedAt: time.Now().Add(-time.Minute), Until: time.Now().Add(4 * time.Second)},
+	}}
+	r := start(t, ws, func(o *Options) { o.AccountHistory = hist })
+	role := r.role(t, "agent")
+	noneFree := r.waitEvent(t, "a limited with no account free", 20*time.Second, func(e Event) bool {
+		return e.Role == "agent" && e.State == Limited && strings.Contains(e.Message, "usage limit on account agent/a, and no other account of the role is free")
+	})
+	moved := r.waitEvent(t, "the move to b once its limit lifted", 30*time.Second, func(e Event) bool {
+		return e.Role == "agent" && e.State == Waking && strings.Contains(e.Message, "moving to account agent/b")
+	})
+	if !moved.Time.After(noneFree.Time) || !moved.Time.After(hist.limits["agent/b"].Until) {
+		t.Errorf("moved at %v: want after the limit with none free (%v) and after b's lifted (%v)", moved.Time, noneFree.Time, hist.limits["agent/b"].Until)
+	}
+	r.waitState(t, "agent", Ready, 20*time.Second)
+	if got := role.Account(); got != "agent/b" {
+		t.Errorf("account = %q, want agent/b", got)
+	}
+}

@@ -96,7 +96,13 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			case r.State() != Limited:
 				r.setState(Limited, r.limitMet(until))
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), time.Until(until)+time.Millisecond))
+			next := until
+			if r.State() == Limited {
+				if free := r.moveWhenFree(until); !free.IsZero() {
+					next = free // another account's limit lifts first
+				}
+			}
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), time.Until(next)+time.Millisecond))
 			continue
 		}
 		was := r.State()
