@@ -180,6 +180,10 @@ type Role struct {
 	// file; two roles may name each other, the queue keeps them from
 	// handing tasks back and forth.
 	Fallback string
+	// Accounts are the accounts the role's CLI may run on, in order (the
+	// accounts key: a list of its own or a pool of settings.yaml); none:
+	// it runs on whatever its environment selects. See Account.
+	Accounts []Account
 }
 
 // Worktree is a role's worktree key: the role works in a git worktree of
@@ -228,7 +232,7 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 	errs := &Errors{}
 	files := fileReader{workspace: abs, given: given, errs: errs}
 	settings := loadSettings(files, lookup)
-	roleList := loadRoles(files, lookup, settings.Agent.DefaultCommand)
+	roleList := loadRoles(files, lookup, settings.Agent.DefaultCommand, settings.Accounts.Pools)
 	for i := range roleList {
 		if !slices.Contains(roleList[i].Set, "idle_after") {
 			roleList[i].IdleAfter = settings.Agent.IdleAfter
@@ -284,7 +288,7 @@ func (f fileReader) read(rel string) ([]byte, error) {
 	return data, err
 }
 
-func loadRoles(files fileReader, lookup func(string) (string, bool), defaultCommand Command) []Role {
+func loadRoles(files fileReader, lookup func(string) (string, bool), defaultCommand Command, pools map[string][]Account) []Role {
 	workspace, errs := files.workspace, files.errs
 	data, err := files.read(RolesFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -318,7 +322,7 @@ func loadRoles(files fileReader, lookup func(string) (string, bool), defaultComm
 		d.errorf(list, "\"roles\" must list at least one role")
 		return nil
 	}
-	rd := roleDecoder{decoder: d, workspace: workspace, lookup: lookup, defaultCommand: defaultCommand,
+	rd := roleDecoder{decoder: d, workspace: workspace, lookup: lookup, defaultCommand: defaultCommand, pools: pools,
 		seen: map[string]int{}, branches: map[string]int{}}
 	var out []Role
 	for _, item := range list.Content {

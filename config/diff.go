@@ -117,6 +117,9 @@ var roleKeys = []struct {
 	{"stop", false, func(r Role) any { return r.Stop }},
 	{"memory_max", false, func(r Role) any { return r.MemoryMax }},
 	{"fallback", false, func(r Role) any { return r.Fallback }},
+	// A new list takes effect at the program's next start: a running CLI
+	// keeps the account it was started on.
+	{"accounts", false, func(r Role) any { return r.Accounts }},
 }
 
 // changedKeys lists the keys whose values differ between a and b.

@@ -34,8 +34,9 @@ type roleDecoder struct {
 	workspace      string
 	lookup         func(string) (string, bool)
 	defaultCommand Command
-	seen           map[string]int // role id → line of its first definition
-	branches       map[string]int // worktree branch → line of the role that asked first
+	pools          map[string][]Account // settings.yaml accounts.pools
+	seen           map[string]int       // role id → line of its first definition
+	branches       map[string]int       // worktree branch → line of the role that asked first
 	// fallbacks are the fallback keys read, checked once every role is
 	// known (checkFallbacks).
 	fallbacks []fallbackKey
@@ -112,6 +113,9 @@ func (rd *roleDecoder) role(n *yaml.Node) (Role, bool) {
 			r.Fallback = s
 			rd.fallbacks = append(rd.fallbacks, fallbackKey{role: r.ID, to: s, node: v})
 		}
+	}
+	if v := m.take("accounts"); v != nil {
+		r.Accounts = rd.accounts(v, r.ID)
 	}
 	rd.applyPreset(&r, m, roles.PresetFor(cli, r.Command.Exec))
 	return r, true

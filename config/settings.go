@@ -45,6 +45,8 @@ type Settings struct {
 	KeepAwake bool
 	// Usage tunes how tokens are priced (usage:).
 	Usage UsageSettings
+	// Accounts are the pools of accounts roles share (accounts:).
+	Accounts AccountSettings
 }
 
 // UsageSettings tune the cost estimate of `shogun usage` (usage:).
@@ -420,6 +422,10 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		if v := sec.take("prices"); v != nil {
 			s.Usage.Prices = d.prices(v)
 		}
+		sec.done()
+	}
+	if sec := d.section(m, "accounts"); sec != nil {
+		s.Accounts = d.accountSettings(sec, lookup)
 		sec.done()
 	}
 	if v := m.take("keep_awake"); v != nil {

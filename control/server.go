@@ -239,7 +239,7 @@ func (s *Server) roleReplies(snap queue.Status) []RoleReply {
 	for _, role := range s.team.Supervisor().Roles() {
 		st := role.Status()
 		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError,
-			LastLine: st.LastLine, SubmitDelayMS: st.SubmitDelay.Milliseconds(),
+			LastLine: st.LastLine, SubmitDelayMS: st.SubmitDelay.Milliseconds(), Account: st.Account,
 			MemoryBytes: st.Memory, MemoryMaxBytes: uint64(st.MemoryMax), OverMemory: st.OverMemory}
 		if st.State == supervisor.Limited && !st.LimitedUntil.IsZero() {
 			rr.LimitedUntil = st.LimitedUntil.UTC()

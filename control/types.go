@@ -70,6 +70,9 @@ type RoleReply struct {
 	// OverMemory is why and when the role was last restarted for going
 	// over memory_max; left out when it never was.
 	OverMemory string `json:"over_memory,omitempty"`
+	// Account is the key of the account the role's program runs on (see
+	// docs/accounts.md); left out for a role without accounts.
+	Account string `json:"account,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen

@@ -43,6 +43,10 @@ type worker struct {
 	// delivered maps a task to the program run it was last nudged in. A
 	// task in flight whose program was replaced since is delivered again.
 	delivered map[string]int
+	// deliveredOn maps a task in flight to the account its role ran on
+	// when it was last nudged: delivered again on another one, the nudge
+	// says the task continues after an account change.
+	deliveredOn map[string]string
 
 	// failures counts task-file writes that failed in a row; retryAt is
 	// when to try again (zero: no retry pending).
@@ -81,7 +85,7 @@ type note struct {
 }
 
 func newWorker(q *Queue, a Agent) *worker {
-	return &worker{q: q, a: a, wake: make(chan struct{}, 1), delivered: map[string]int{}}
+	return &worker{q: q, a: a, wake: make(chan struct{}, 1), delivered: map[string]int{}, deliveredOn: map[string]string{}}
 }
 
 // conf is the role's configuration in effect: a live reload changes its
@@ -215,6 +219,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		}
 	} else {
 		clear(w.delivered) // nothing in flight: forget closed tasks
+		clear(w.deliveredOn)
 		w.followed, w.lost = nil, 0
 		if t, err = w.q.st.NextQueued(role); err != nil || t == nil {
 			if err != nil {
@@ -258,7 +263,15 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	w.handedOut(t.ID)
 	lost := w.lost
 	w.lost = 0
+	nudge := w.nudgeText()
+	account := w.a.Status().Account
+	from, had := w.deliveredOn[task.ID]
+	moved := redeliver && had && from != "" && from != account
 	switch {
+	case moved:
+		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Str("from", from).Str("account", account).Msg("delivering the task again after an account change")
+		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d, after an account change (%s → %s)", task.Attempts, from, account))
+		nudge = fmt.Sprintf("This task continues after an account change (%s → %s): carry on from where it stopped. %s", from, account, nudge)
 	case redeliver && lost > 0:
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("attempt", task.Attempts).Msg("delivering the task again after a lost delivery")
 		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d, after a lost delivery", task.Attempts))
@@ -267,7 +280,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		w.q.event(role, "redeliver", task.ID, fmt.Sprintf("attempt %d", task.Attempts))
 	}
 	w.q.touched()
-	d, err := w.a.Type(ctx, w.nudgeText(), supervisor.TypeOptions{})
+	d, err := w.a.Type(ctx, nudge, supervisor.TypeOptions{})
 	if ctx.Err() != nil {
 		return false
 	}
@@ -281,6 +294,7 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		w.q.log.Error().Err(err).Str("task_id", task.ID).Msg("record delivery")
 	}
 	w.delivered[task.ID] = gen
+	w.deliveredOn[task.ID] = account
 	w.fresh = true
 	if confirmed {
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("task delivered")

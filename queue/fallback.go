@@ -30,12 +30,22 @@ import (
 // read late, whose reset is already past or moments away, is waited out.
 const handOverMin = 5 * time.Second
 
+// accountMover is an Agent that runs on accounts of its own
+// (*supervisor.Role): a limited one with a free account moves to it itself.
+type accountMover interface {
+	HasFreeAccount() bool
+}
+
 // noFreeAccount reports whether role has no account left to work on now,
-// given its status: until the accounts of a role are known here, a role is
-// out of accounts exactly when it is limited, or when it handed its tasks
-// away for a limit that has not lifted yet. The one place the hand-over
-// asks; a role's account pool answers here once there is one.
+// given its status: it is limited (or handed its tasks away for a limit
+// that has not lifted yet) and none of its accounts is free — a role
+// without accounts has none. The one place the hand-over asks.
 func (q *Queue) noFreeAccount(role string, st supervisor.Status) bool {
+	if a, ok := q.agent(role); ok {
+		if m, ok := a.(accountMover); ok && m.HasFreeAccount() {
+			return false
+		}
+	}
 	if st.State == supervisor.Limited {
 		return true
 	}
@@ -43,6 +53,8 @@ func (q *Queue) noFreeAccount(role string, st supervisor.Status) bool {
 	defer q.mu.Unlock()
 	return q.now().Before(q.handedAway[role])
 }
+
+var _ accountMover = (*supervisor.Role)(nil)
 
 // fallBack hands the role's open tasks to its fallback role while the role
 // is at a usage limit with no free account and the fallback can take

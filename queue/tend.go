@@ -161,6 +161,11 @@ func (w *worker) tend(ctx context.Context) bool {
 	}
 	if w.remindAfterLimit {
 		w.remindAfterLimit = false
+		if gen, _ := w.a.Workable(); w.delivered[f.id] != gen {
+			// The limit ended with a new program (another account):
+			// dispatch delivers it the task again, no reminder needed.
+			return false
+		}
 		w.q.log.Info().Str("role", role).Str("task_id", f.id).Msg("usage limit over: reminding the role of its open task")
 		w.typeStep(ctx, f, w.remindText(), eventReminded, "the usage limit is over; reminded of the open task")
 		return true

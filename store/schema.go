@@ -485,6 +485,17 @@ CREATE TABLE usage_cursors (
   PRIMARY KEY (role, file)
 );
 `,
+	// 11: accounts (accounts.go): the last usage limit each account of a
+	// role met, so that a role is not moved to an account still limited
+	// after a restart.
+	`
+CREATE TABLE account_limits (
+  account TEXT PRIMARY KEY,
+  role TEXT NOT NULL,
+  limited_at TEXT NOT NULL,
+  until TEXT NOT NULL
+);
+`,
 }
 
 // noForeignKeys are the migrations (by index) that rebuild a table others
@@ -494,7 +505,7 @@ var noForeignKeys = map[int]bool{2: true}
 
 // SchemaVersion is the user_version this package migrates databases to,
 // the number of migrations.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // migrate brings db up to SchemaVersion, one transaction per migration so
 // that a crash mid-way leaves a database at a known version.

@@ -82,15 +82,27 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			}
 			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), max(left, 0)+time.Millisecond))
 		}
+		if !everReady && r.isResumed() && sig.limits > limit.ack {
+			// A resumed conversation shows its past, the limit that
+			// moved it to this account included: not a limit of this run.
+			limit.ack = sig.limits
+		}
 		if until, limited := limit.check(sig, time.Now(), cfg.LimitWait); limited {
 			// Nothing is typed into a limited role; a dialog still wins.
 			r.setLimited(until)
-			if sig.attention {
+			switch {
+			case sig.attention:
 				r.setState(Attention, "screen asks for a person")
-			} else {
-				r.setState(Limited, "usage limit reached; resumes at "+until.Format("15:04:05"))
+			case r.State() != Limited:
+				r.setState(Limited, r.limitMet(until))
 			}
-			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), time.Until(until)+time.Millisecond))
+			next := until
+			if r.State() == Limited {
+				if free := r.moveWhenFree(until); !free.IsZero() {
+					next = free // another account's limit lifts first
+				}
+			}
+			wake.Reset(min(nextCheck(*cfg, quiet, r.sup.settle, streaming), time.Until(next)+time.Millisecond))
 			continue
 		}
 		was := r.State()

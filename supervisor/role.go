@@ -111,6 +111,15 @@ type Role struct {
 	overSession    *ptyhost.Session
 	overWhy        string
 	lastOverMemory string
+	// account is the account its program runs on, or last ran on (zero
+	// without accounts); moveTo the one a usage limit asked to move to,
+	// and moveReq asks for the program to be stopped for that move. Both
+	// under mu (accounts.go).
+	account config.Account
+	moveTo  string
+	moveReq chan struct{}
+	// resumed: the current program resumed a conversation (under mu).
+	resumed bool
 }
 
 // Status is a snapshot of a role for status output.
@@ -162,6 +171,9 @@ type Status struct {
 	// going over memory_max ("memory 2.3 GB over memory_max 2 GB at
 	// 14:02:05"); "" when it has had none.
 	OverMemory string
+	// Account is the key of the account its program runs on, or last ran
+	// on (config.Account.Key); "" for a role without accounts.
+	Account string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -176,6 +188,7 @@ func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
 		restartReq:   make(chan struct{}, 1),
 		wakeReq:      make(chan struct{}, 1),
 		sleepReq:     make(chan struct{}, 1),
+		moveReq:      make(chan struct{}, 1),
 		stopReq:      make(chan struct{}, 1),
 		reconfigured: make(chan struct{}, 1),
 		heldChanged:  make(chan struct{}, 1),
@@ -236,7 +249,7 @@ func (r *Role) Status() Status {
 		ID: r.id, Name: r.conf().Name, State: r.state, Since: r.since, Reason: r.reason,
 		Restarts: r.restarts, LastError: r.lastError, Prompted: r.prompted,
 		LastLine: r.lastLine, SubmitDelay: max(r.conf().SubmitDelay, r.learnedDelay), LimitedUntil: r.limitedUntil, BusyAt: r.busyAt,
-		Held:      r.held,
+		Held: r.held, Account: r.account.Key,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 		MemoryMax: r.conf().MemoryMax, OverMemory: r.lastOverMemory,
 	}
@@ -402,6 +415,16 @@ func (r *Role) run(ctx context.Context) {
 		if r.sup.slots != nil {
 			r.sup.slots.release(r)
 		}
+		if asked == askedMove {
+			// Started again at once on the account limitMet chose, its
+			// conversation resumed.
+			r.mu.Lock()
+			r.resumable = true
+			r.mu.Unlock()
+			failures = 0
+			window = &restartWindow{window: r.conf().Restart.Window}
+			continue
+		}
 		if asked == askedSleep {
 			r.mu.Lock()
 			r.asleep, r.resumable = true, true
@@ -558,6 +581,7 @@ const (
 	askedStop    // Stop: leave it stopped
 	askedSleep   // idle, or making room: sleep until work comes
 	askedMemory  // over memory_max: start it again, as after a crash
+	askedMove    // a usage limit: start it again on another account
 )
 
 func (r *Role) shouldRestart(exit ptyhost.Exit, err error) bool {
@@ -581,7 +605,28 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	resume := r.resumable && len(cfg.ResumeArgs) > 0
 	r.asleep, r.resumable, r.waking = false, false, waking
 	r.mu.Unlock()
+	acct, prev := r.takeAccount(cfg)
+	moved := acct.Key != prev.Key && prev.Key != ""
+	if moved && resume {
+		file, ok, err := r.sup.moveConversation(*cfg, prev, acct)
+		switch {
+		case err != nil:
+			r.log.Warn().Err(err).Msg("the conversation stays on the other account: starting afresh")
+		case !ok:
+			r.log.Info().Str("account", acct.Key).Msg("the CLI's conversations are not moved between config folders: starting afresh")
+		case file != "":
+			r.log.Info().Str("path", file).Msg("conversation moved to the account")
+		}
+		resume = err == nil && ok
+	}
+	r.mu.Lock()
+	r.resumed = resume
+	r.mu.Unlock()
 	switch {
+	case moved && resume:
+		r.setState(Waking, "moving to account "+acct.Key+": resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
+	case moved:
+		r.setState(Starting, "moving to account "+acct.Key+": starting "+cfg.Command.Exec+" afresh")
 	case resume:
 		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
 	case waking:
@@ -589,7 +634,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	default:
 		r.setState(Starting, "starting "+cfg.Command.Exec)
 	}
-	args, env, err := r.sup.roleCommand(*cfg)
+	args, env, err := r.sup.roleCommand(withAccount(*cfg, acct))
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()
@@ -716,6 +761,10 @@ func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-ch
 				r.terminate(sess, exited, r.conf().Stop.Timeout)
 				return askedMemory
 			}
+		case <-r.moveReq:
+			r.log.Info().Msg("stopping to move to another account")
+			r.stop(sess, exited)
+			return askedMove
 		case <-r.sleepReq:
 			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
 				r.sup.slots.declined(r)

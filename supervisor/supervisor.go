@@ -84,6 +84,9 @@ type Options struct {
 	// SandboxAvailable says whether the system has the sandbox of roles
 	// with sandbox: (default sandbox.Available).
 	SandboxAvailable func() (string, error)
+	// AccountHistory keeps the accounts' usage limits across restarts;
+	// nil keeps them in memory only.
+	AccountHistory AccountHistory
 }
 
 // Supervisor runs the roles of one workspace.
@@ -132,6 +135,8 @@ type Supervisor struct {
 
 	// slots bound the programs running at once (nil: no bound).
 	slots *slots
+	// accounts knows which accounts are limited until when.
+	accounts *accountBook
 	// workCheck says whether a role has work (SetWorkCheck).
 	workMu    sync.Mutex
 	workCheck func(role string) Work
@@ -164,6 +169,7 @@ func New(opts Options) (*Supervisor, error) {
 		memoryEvery:   orDuration(opts.MemoryEvery, 2*time.Second),
 		scrollback:    opts.Config.Settings.Logs.ScrollbackKB * 1024,
 	}
+	s.accounts = newAccountBook(opts.AccountHistory, opts.Logger)
 	if n := opts.Config.Settings.Agent.MaxRunning; n > 0 {
 		s.slots = newSlots(s, n)
 	}

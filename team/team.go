@@ -214,6 +214,8 @@ func (t *Team) open(opts Options) error {
 		Logger:     opts.Logger,
 		Executable: opts.Executable,
 		OnEvent:    func(e supervisor.Event) { t.onEvent(e, opts.OnEvent) },
+		// Which account is limited until when survives a restart.
+		AccountHistory: accountHistory{t.st},
 	}
 	if opts.Tune != nil {
 		opts.Tune(&sopts)

@@ -44,26 +44,51 @@ func (t *Team) collectUsage(ctx context.Context) {
 		if !rc.Enabled {
 			continue
 		}
-		src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, t.roleLookup(rc.Command.Env))
-		if !ok {
-			continue
+		// A role with accounts writes its records in each account's
+		// config folder.
+		envs := []map[string]string{rc.Command.Env}
+		for _, a := range rc.Accounts {
+			envs = append(envs, accountEnv(rc.Command.Env, a.Env))
 		}
-		files, err := src.Files(since)
-		if err != nil {
-			t.log.Debug().Err(err).Str("role", rc.ID).Msg("usage: list records")
-			continue
-		}
-		for _, path := range files {
-			if ctx.Err() != nil || claimed[path] {
+		for _, env := range envs {
+			src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, t.roleLookup(env))
+			if !ok {
 				continue
 			}
-			mine, err := t.readUsageFile(src, path, since)
-			if err != nil {
-				t.log.Warn().Err(err).Str("role", rc.ID).Str("path", path).Msg("usage: read records")
-			}
-			claimed[path] = mine
+			t.collectSource(ctx, src, since, claimed)
 		}
 	}
+}
+
+// collectSource reads the record files of one source changed since.
+func (t *Team) collectSource(ctx context.Context, src usage.Source, since time.Time, claimed map[string]bool) {
+	files, err := src.Files(since)
+	if err != nil {
+		t.log.Debug().Err(err).Str("role", src.Role).Msg("usage: list records")
+		return
+	}
+	for _, path := range files {
+		if ctx.Err() != nil || claimed[path] {
+			continue
+		}
+		mine, err := t.readUsageFile(src, path, since)
+		if err != nil {
+			t.log.Warn().Err(err).Str("role", src.Role).Str("path", path).Msg("usage: read records")
+		}
+		claimed[path] = mine
+	}
+}
+
+// accountEnv is a role's env with an account's over it.
+func accountEnv(env, account map[string]string) map[string]string {
+	out := make(map[string]string, len(env)+len(account))
+	for k, v := range env {
+		out[k] = v
+	}
+	for k, v := range account {
+		out[k] = v
+	}
+	return out
 }
 
 // readUsageFile reads what path holds for src's role since the last time;

@@ -71,7 +71,7 @@ func exampleKind(b shoguntest.DocBlock) string {
 		return exRoles
 	case has("rules"), has("default"), has("role_defaults"):
 		return exPolicy
-	case has("notify"), has("queue"), has("agent"), has("ui"), has("logs"), has("skills"), has("usage"):
+	case has("notify"), has("queue"), has("agent"), has("ui"), has("logs"), has("skills"), has("usage"), has("accounts"):
 		return exSettings
 	case has("to") && has("title"):
 		return exCommand

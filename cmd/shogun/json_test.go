@@ -17,6 +17,7 @@ const (
 	docSkillsList  = "## shogun skills list --json — `skills.ListEntry`"
 	docSkillExport = "## shogun skills export --json — `skills.ExportResult`"
 	docWorktrees   = "## shogun worktrees --json — `gitwork.Status`"
+	docAccounts    = "## shogun accounts --json — `control.AccountReply`"
 	docStatus      = "## GET /v1/status — `StatusReply`"
 	docScreen      = "## GET /v1/roles/{id}/screen — `ScreenReply`"
 )
@@ -30,6 +31,7 @@ func TestJSONDocsMatchTheTypes(t *testing.T) {
 		docSkillsList:  []skills.ListEntry{},
 		docSkillExport: skills.ExportResult{},
 		docWorktrees:   []gitwork.Status{},
+		docAccounts:    []control.AccountReply{},
 	} {
 		t.Run(heading, func(t *testing.T) {
 			shoguntest.CheckDocShape(t, shoguntest.ReadDocShape(t, "json.md", heading), v)

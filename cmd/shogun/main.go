@@ -85,6 +85,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			cancelCommand(),
 			approvalsCommand(),
 			usageCommand(),
+			accountsCommand(),
 			questionsCommand(),
 			answerCommand(),
 			hookCommand(),

@@ -76,8 +76,11 @@ export function mount(el) {
     f.pid.textContent = r.pid ? `pid ${r.pid}, up ${fmtSecs(r.uptime_s || 0)}${fmtMemory(r)}` : 'none';
     f.pid.dataset.pid = r.pid || '';
     let note = '', label = '';
-    if (r.limited_until) { label = 'limited until'; note = new Date(r.limited_until).toLocaleTimeString(); }
-    else if (r.last_error) { label = 'last error'; note = r.last_error; }
+    if (r.limited_until) {
+      label = 'limited until';
+      note = new Date(r.limited_until).toLocaleTimeString() + (r.account ? ` (account ${r.account})` : '');
+    } else if (r.last_error) { label = 'last error'; note = r.last_error; }
+    else if (r.account) { label = 'account'; note = r.account; }
     f.noteLabel.textContent = label;
     f.note.textContent = note;
     f.note.title = note;

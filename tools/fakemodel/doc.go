@@ -59,10 +59,13 @@
 //	                                     mcp    the report tool of the MCP server named shogun
 //	send ROLE [via mcp] TITLE BODY     the send_task tool of the MCP server named shogun
 //	slow DURATION                      the next answer pauses DURATION (5s) after its first event
-//	limit [DURATION] [for KEY]         the next step is answered HTTP 429, the API's usage-limit
+//	limit [DURATION] [for KEY | first-key]
+//	                                   the next step is answered HTTP 429, the API's usage-limit
 //	                                   error, for DURATION (default 1h) from its first request;
 //	                                   the message names the reset time; with for, only to
-//	                                   requests made with the credential KEY (CredentialKey)
+//	                                   requests made with the credential KEY (CredentialKey);
+//	                                   with first-key only for the credential that met it first
+//	                                   (one account's limit: a request with another API key goes on)
 //
 // slow and limit apply to the next directive that calls a tool, or to the
 // final text when none follows. A directive that cannot be carried out (an

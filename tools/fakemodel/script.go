@@ -63,6 +63,9 @@ type action struct {
 	// limitFor, when set, is the only credential the limit applies to
 	// (Request.Key, CredentialKey): another account or CLI goes on.
 	limitFor string
+	// limitOne: the limit is the first credential's to meet it only
+	// (limit … first-key); requests with another key go on.
+	limitOne bool
 }
 
 // task is what the model reads in a task file.
@@ -126,7 +129,7 @@ func (s *Server) decide(c *conversation) step {
 	// A slow or limit directive after the last call applies to the final
 	// answer.
 	if tail := trailingModifiers(t); tail.delay > 0 || tail.limit > 0 {
-		return s.modify(st, tail, c.Key)
+		return s.modify(c, st, tail)
 	}
 	return st
 }
@@ -149,6 +152,17 @@ func lastTyped(msgs []message) int {
 	return -1
 }
 
+// typedCount counts the typed lines of msgs (see lastTyped).
+func typedCount(msgs []message) int {
+	n := 0
+	for i := range msgs {
+		if lastTyped(msgs[:i+1]) == i {
+			n++
+		}
+	}
+	return n
+}
+
 var tagPattern = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
 
 func stripTags(s string) string { return tagPattern.ReplaceAllString(s, "") }
@@ -160,14 +174,13 @@ func (s *Server) callStep(c *conversation, a action) step {
 	if err != nil {
 		return step{Note: "text: " + err.Error(), Text: "fakemodel: " + a.note + ": " + err.Error()}
 	}
-	return s.modify(step{Note: a.note, Call: cl}, a, c.Key)
+	return s.modify(c, step{Note: a.note, Call: cl}, a)
 }
 
 // modify applies an action's slow and limit directives to a step.
-// key is the request's credential (Request.Key).
-func (s *Server) modify(st step, a action, key string) step {
+func (s *Server) modify(c *conversation, st step, a action) step {
 	st.Delay = a.delay
-	if a.limit > 0 && (a.limitFor == "" || a.limitFor == key) {
+	if a.limit > 0 && (a.limitFor == "" || a.limitFor == c.Key) && (!a.limitOne || s.limitOwner(a.limitKey, c.Key) == c.Key) {
 		reset := s.limitStart(a.limitKey).Add(a.limit)
 		if reset.After(s.now()) {
 			return step{Note: "limit until " + reset.Format("15:04:05") + " (" + st.Note + ")", Reset: reset}
@@ -295,7 +308,7 @@ func trailingModifiers(t task) action {
 		case "slow":
 			a.delay, _ = time.ParseDuration(arg(f, 1))
 		case "limit":
-			a.limit, a.limitFor, _ = limitArgs(f)
+			a.limit, a.limitFor, a.limitOne, _ = limitArgs(f)
 			a.limitKey = fmt.Sprintf("%s/%d", t.ID, i)
 		default:
 			a = action{}
@@ -306,22 +319,25 @@ func trailingModifiers(t task) action {
 
 // limitArgs reads "limit [DURATION] [for KEY]": how long (default an hour)
 // and, when named, the only credential it applies to.
-func limitArgs(f []string) (time.Duration, string, error) {
+func limitArgs(f []string) (d time.Duration, forKey string, firstKey bool, err error) {
 	d, rest := time.Hour, f[1:]
+	if len(rest) > 0 && rest[len(rest)-1] == "first-key" {
+		firstKey, rest = true, rest[:len(rest)-1]
+	}
 	if len(rest) > 0 && rest[0] != "for" {
 		dur, err := time.ParseDuration(rest[0])
 		if err != nil || dur <= 0 {
-			return 0, "", errors.New("limit wants a duration such as 2m")
+			return 0, "", false, errors.New("limit wants a duration such as 2m")
 		}
 		d, rest = dur, rest[1:]
 	}
 	switch {
 	case len(rest) == 0:
-		return d, "", nil
-	case len(rest) == 2 && rest[0] == "for" && rest[1] != "":
-		return d, rest[1], nil
+		return d, "", firstKey, nil
+	case len(rest) == 2 && rest[0] == "for" && rest[1] != "" && !firstKey:
+		return d, rest[1], false, nil
 	}
-	return 0, "", errors.New("limit wants [DURATION] [for KEY], KEY a credential's key (fakemodel.CredentialKey)")
+	return 0, "", false, errors.New("limit wants [DURATION] [for KEY | first-key], KEY a credential's key (fakemodel.CredentialKey)")
 }
 
 // directive is one "fakemodel:" line of a task's body.
@@ -400,7 +416,7 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 			continue
 		case "limit":
 			var err error
-			if mod.limit, mod.limitFor, err = limitArgs(f); err != nil {
+			if mod.limit, mod.limitFor, mod.limitOne, err = limitArgs(f); err != nil {
 				return nil, fmt.Errorf("body line %d: %w", d.line, err)
 			}
 			mod.limitKey = fmt.Sprintf("%s/%d", t.ID, i)
@@ -408,7 +424,7 @@ func planTask(t task, reportFile, cwd string) ([]action, error) {
 		default:
 			return nil, fmt.Errorf("body line %d: unknown directive %q (want write, run, ask, report, send, slow or limit)", d.line, f[0])
 		}
-		a.delay, a.limit, a.limitKey, a.limitFor = mod.delay, mod.limit, mod.limitKey, mod.limitFor
+		a.delay, a.limit, a.limitKey, a.limitFor, a.limitOne = mod.delay, mod.limit, mod.limitKey, mod.limitFor, mod.limitOne
 		mod = action{}
 		plan = append(plan, a)
 	}

@@ -43,6 +43,7 @@ type Server struct {
 	mu       sync.Mutex
 	requests []Request
 	limits   map[string]time.Time // first 429 of a limit directive, by task and step
+	owners   map[string]string    // the credential a first-key limit is for, by task and step
 	seq      int                  // for unique ids
 }
 
@@ -75,6 +76,10 @@ type Request struct {
 	Key string
 	// Header holds the request's headers, secrets redacted.
 	Header http.Header
+	// Typed counts the lines a person (or the supervisor) typed that the
+	// conversation holds: more than one shows a conversation resumed or
+	// carried on, not started afresh.
+	Typed int
 }
 
 func (r Request) String() string {
@@ -90,6 +95,9 @@ func (r Request) String() string {
 	}
 	if r.Key != "" {
 		s += " key=" + r.Key
+	}
+	if r.Typed > 1 {
+		s += fmt.Sprintf(" typed=%d", r.Typed)
 	}
 	if len(r.Tools) > 0 {
 		s += " tools=" + strings.Join(r.Tools, ",")
@@ -202,6 +210,21 @@ func (s *Server) limitStart(key string) time.Time {
 	return t
 }
 
+// limitOwner returns the credential that first met the limit directive
+// with this key, making it key if none did yet.
+func (s *Server) limitOwner(limit, key string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owners == nil {
+		s.owners = map[string]string{}
+	}
+	if o, ok := s.owners[limit]; ok {
+		return o
+	}
+	s.owners[limit] = key
+	return key
+}
+
 // ServeHTTP routes a request to its API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &Request{Time: s.now(), Method: r.Method, Path: redactQuery(r.URL), Header: redactHeader(r.Header), Key: credentialKey(r)}
@@ -261,6 +284,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Model = req.Model
 	req.Key = rec.Key
+	rec.Typed = typedCount(req.Messages)
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, t.String())
 	}

@@ -352,6 +352,24 @@ func TestLimitAndSlow(t *testing.T) {
 	}
 }
 
+// limit … first-key is one account's limit: the key that met it first is
+// answered 429, another key goes on with the task.
+func TestLimitOfTheFirstKeyOnly(t *testing.T) {
+	s := start(t, &Server{})
+	task := testTask("fakemodel: limit 1h first-key", "fakemodel: report done")
+	req := map[string]any{"model": "m", "stream": true, "tools": anthropicTools, "messages": anthropicTurns(testNudge, task)}
+	if status, _, _ := post(t, s.URL()+"/v1/messages", req, "x-api-key", "sk-a"); status != http.StatusTooManyRequests {
+		t.Fatalf("key a: status %d, want 429", status)
+	}
+	if status, _, _ := post(t, s.URL()+"/v1/messages", req, "x-api-key", "sk-a"); status != http.StatusTooManyRequests {
+		t.Fatalf("key a again: status %d, want still 429", status)
+	}
+	status, _, body := post(t, s.URL()+"/v1/messages", req, "x-api-key", "sk-b")
+	if name, _, _ := anthropicCall(t, body); status != 200 || name != "Write" {
+		t.Fatalf("key b: status %d, called %q, want the report written", status, name)
+	}
+}
+
 func TestJSONSideRequest(t *testing.T) {
 	s := start(t, &Server{})
 	// Claude Code's title request.

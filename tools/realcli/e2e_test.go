@@ -90,6 +90,13 @@ func startE2EIn(t *testing.T, clis []string, tune func(id string) string, policy
 // shogun start (a test's own settings.yaml, say).
 func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, policy string, git bool, setup func(ws string) error) *e2eTeam {
 	t.Helper()
+	return startE2EEnv(t, clis, tune, policy, git, setup, nil)
+}
+
+// startE2EEnv is startE2ESetup with extra variables (NAME=value) in the
+// environment of shogun start: what a roles.yaml's ${NAME} reads.
+func startE2EEnv(t *testing.T, clis []string, tune func(id string) string, policy string, git bool, setup func(ws string) error, extra []string) *e2eTeam {
+	t.Helper()
 	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
@@ -119,6 +126,7 @@ func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, pol
 	t.Cleanup(func() { _ = killMarked(marker) })
 	supHome := filepath.Join(root, "home")
 	env := append(baseEnv(supHome, cache), runMarker+"="+marker, "TMPDIR="+tmp, "NO_COLOR=1")
+	env = append(env, extra...)
 	shogun(t, env, "init", ws)
 	if git {
 		if b, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
