@@ -800,7 +800,7 @@ func TestLimitForOneCredential(t *testing.T) {
 	}
 	bad := testTask("fakemodel: limit 1h for", "fakemodel: report done")
 	_, _, body = post(t, s.URL()+"/v1/messages", map[string]any{"model": "m", "stream": true, "tools": anthropicTools, "messages": anthropicTurns(testNudge, bad)})
-	if _, _, text := anthropicCall(t, body); !strings.Contains(text, "limit wants [DURATION] [for KEY]") {
+	if _, _, text := anthropicCall(t, body); !strings.Contains(text, "limit wants [DURATION] [for KEY") {
 		t.Errorf("limit for no key: %q, want the directive refused", text)
 	}
 }
