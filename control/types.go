@@ -61,6 +61,10 @@ type RoleReply struct {
 	// LimitedUntil is when a limited role's usage limit lifts (UTC);
 	// left out when the role is not limited.
 	LimitedUntil time.Time `json:"limited_until,omitzero"`
+	// Budget, when set, says why the role gets no new task: its daily
+	// budget, or the team's, is reached ("budget reached: 1.02M of 1M
+	// tokens today"; docs/usage.md).
+	Budget string `json:"budget,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen

@@ -43,6 +43,12 @@ const (
 	// KindQuestion: an action of an agent waits for a person's answer
 	// (config/policy.yaml said ask).
 	KindQuestion = "question"
+	// KindBudgetWarning: a daily budget (usage.budgets) is 80 % spent;
+	// KindBudgetReached: it is all spent, and no new task is typed to
+	// the role (any role, for the team's) until it is raised or the day
+	// turns. Each is sent once a day per budget.
+	KindBudgetWarning = "budget-warning"
+	KindBudgetReached = "budget-reached"
 )
 
 // Event is what a hook receives: one JSON object (docs/notify.md).

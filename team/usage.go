@@ -64,6 +64,9 @@ func (t *Team) collectUsage(ctx context.Context) {
 			claimed[path] = mine
 		}
 	}
+	if t.q != nil && ctx.Err() == nil {
+		t.q.CheckBudgets() // what was read may spend a budget
+	}
 }
 
 // readUsageFile reads what path holds for src's role since the last time;

@@ -77,6 +77,7 @@ export function mount(el) {
     f.pid.dataset.pid = r.pid || '';
     let note = '', label = '';
     if (r.limited_until) { label = 'limited until'; note = new Date(r.limited_until).toLocaleTimeString(); }
+    else if (r.budget) { label = 'held'; note = r.budget; }
     else if (r.last_error) { label = 'last error'; note = r.last_error; }
     f.noteLabel.textContent = label;
     f.note.textContent = note;
