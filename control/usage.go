@@ -80,7 +80,7 @@ func UsageFrom(sums []store.UsageSum, by string, since time.Time, prices usage.P
 }
 
 // usageReport answers GET /v1/usage: by (role, task, day or model;
-// default role) and since (a date, YYYY-MM-DD).
+// default role), since (a date, YYYY-MM-DD) and role (only its tokens).
 func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	by := q.Get("by")
@@ -100,7 +100,7 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 		}
 		since = t
 	}
-	sums, err := s.team.Store().Usage(store.UsageFilter{Since: since})
+	sums, err := s.team.Store().Usage(store.UsageFilter{Since: since, Role: q.Get("role")})
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
