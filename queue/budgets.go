@@ -15,9 +15,12 @@ import (
 // each has spent today as of the last CheckBudgets, and which a person
 // has been told about today. Days are the supervisor's local days.
 type budgets struct {
-	mu   sync.Mutex
-	day  time.Time // the local day uses are of (its midnight)
-	uses []usage.BudgetUse
+	// checking makes CheckBudgets one at a time: a sum read before
+	// another's is not stored after it.
+	checking sync.Mutex
+	mu       sync.Mutex
+	day      time.Time // the local day uses are of (its midnight)
+	uses     []usage.BudgetUse
 	// told are the budgets told about today, by event kind and role
 	// ("" for the team's), loaded from the history's events once a day
 	// so that a restart does not tell them again.
@@ -33,6 +36,8 @@ type budgets struct {
 // calls it after reading the CLIs' records; SetConfig and the turn of the
 // day call it too.
 func (q *Queue) CheckBudgets() {
+	q.budget.checking.Lock()
+	defer q.budget.checking.Unlock()
 	cfg := q.config()
 	b := cfg.Settings.Usage.Budgets
 	now := q.now().Local()
@@ -71,6 +76,9 @@ func (q *Queue) CheckBudgets() {
 		released = released || h
 	}
 	q.budget.mu.Unlock()
+	if len(uses) == 0 && len(held) == 0 {
+		return // no budget, before or now
+	}
 	q.tellBudgets(day, uses)
 	if released {
 		// A budget raised, removed or of a day gone: its roles' tasks go.

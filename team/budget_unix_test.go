@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,7 +45,9 @@ func TestARoleOverItsBudgetGetsNoNewTaskUntilItIsRaised(t *testing.T) {
 		defer mu.Unlock()
 		var out []string
 		for _, e := range told {
-			out = append(out, e.Kind+" "+e.Role)
+			if strings.HasPrefix(e.Kind, "budget-") {
+				out = append(out, e.Kind+" "+e.Role)
+			}
 		}
 		return out
 	}
