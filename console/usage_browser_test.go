@@ -130,6 +130,31 @@ func TestUsagePageShowsTheTokensTheAPICounts(t *testing.T) {
 		t.Errorf("the active tab = %q", page.Nav)
 	}
 
+	// A budget the coder has spent: the page and the Team page say so.
+	settings := filepath.Join(ws.Dir, "config", "settings.yaml")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, append(b, "\nusage:\n  budgets:\n    roles:\n      coder: {tokens: 50k}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "the budget in the API", 30*time.Second, func() bool {
+		b, code := ws.Get(t, "/v1/usage?by=role")
+		return code == 200 && json.Unmarshal(b, &byRole) == nil && len(byRole.Budgets) == 1
+	})
+	if got := byRole.Budgets[0]; got.Role != "coder" || !got.Reached || got.Text != "57.5k of 50k tokens today" {
+		t.Errorf("the API's budget = %+v", got)
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#usage-refresh').click()`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the reached budget on the page", `(document.querySelector('#usage-budgets tr[data-role="coder"][data-reached="true"]') || {textContent: ''}).textContent.includes('57.5k of 50k tokens today')`)
+	if err := chromedp.Run(ctx, ws.Navigate("#/team")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the hold on the coder's card", `(document.querySelector('.role[data-role="coder"] .note') || {textContent: ''}).textContent === 'budget reached: 57.5k of 50k tokens today'`)
+
 	// The task's page shows its own tokens, not the role's before it.
 	if err := chromedp.Run(ctx, ws.Navigate("#/tasks/"+taskID)); err != nil {
 		t.Fatal(err)

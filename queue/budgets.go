@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/notify"
-	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/usage"
 )
 
@@ -44,19 +43,10 @@ func (q *Queue) CheckBudgets() {
 	day := usage.DayStart(now)
 	var uses []usage.BudgetUse
 	if !b.IsZero() {
-		sums, err := q.st.Usage(store.UsageFilter{From: day})
+		spent, err := q.st.Spent(day, usage.DefaultPrices().With(cfg.Settings.Usage.Prices))
 		if err != nil {
 			q.log.Warn().Err(err).Msg("budgets: read today's usage; budgets are held as they were")
 			return
-		}
-		prices := usage.DefaultPrices().With(cfg.Settings.Usage.Prices)
-		spent := map[string]usage.Spent{}
-		for _, s := range sums {
-			cost, _ := prices.Cost(s.Model, s.Tokens)
-			sp := spent[s.Role]
-			sp.Tokens += s.Total()
-			sp.CostUSD += cost
-			spent[s.Role] = sp
 		}
 		uses = b.Check(spent)
 	}

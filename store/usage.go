@@ -154,6 +154,24 @@ FROM usage_records`
 	return out, nil
 }
 
+// Spent is what each role used from from on: its tokens (every kind but
+// reasoning, which is inside output) and their cost estimated from prices.
+func (s *Store) Spent(from time.Time, prices usage.Prices) (map[string]usage.Spent, error) {
+	sums, err := s.Usage(UsageFilter{From: from})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]usage.Spent{}
+	for _, u := range sums {
+		cost, _ := prices.Cost(u.Model, u.Tokens)
+		sp := out[u.Role]
+		sp.Tokens += u.Total()
+		sp.CostUSD += cost
+		out[u.Role] = sp
+	}
+	return out, nil
+}
+
 // TaskTokens are the tokens of each of the tasks ids (tasks without any
 // are left out).
 func (s *Store) TaskTokens(ids []string) (map[string]usage.Tokens, error) {

@@ -30,12 +30,13 @@ export function mount(el) {
   const note = h('span', { class: 'muted', id: 'usage-note' });
   const err = h('p', { class: 'form-error', id: 'usage-error' });
   const table = h('div', { id: 'usage-roles' });
+  const budgets = h('div', { class: 'panel', id: 'usage-budgets', hidden: true });
   const chart = h('div', { id: 'usage-chart', class: 'chart' });
   el.append(
     h('div', { class: 'bar' }, h('h1', {}, 'Usage'), range,
       h('button', { id: 'usage-refresh', onclick: () => load() }, 'Refresh'), note),
     h('p', { class: 'muted' }, 'Tokens are counted from each CLI\'s own records; the cost is an estimate from a dated price table (docs/usage.md). Days are UTC.'),
-    err,
+    err, budgets,
     h('div', { class: 'panel' }, h('h2', {}, 'Tokens per role per day'), chart),
     h('div', { class: 'panel' }, h('h2', {}, 'Per role'), table));
   range.addEventListener('change', () => load());
@@ -58,6 +59,8 @@ export function mount(el) {
       err.textContent = '';
       note.textContent = `prices as of ${byRole.prices_as_of}`;
       table.replaceChildren(rolesTable(byRole));
+      budgets.hidden = !(byRole.budgets || []).length;
+      budgets.replaceChildren(h('h2', {}, 'Daily budgets (today, local time)'), budgetList(byRole.budgets || []));
       chart.replaceChildren(drawChart(perDay, since));
     } catch (e) {
       if (mine === seq) err.textContent = 'Cannot read the usage: ' + e.message;
@@ -66,6 +69,18 @@ export function mount(el) {
   load();
   const timer = setInterval(load, 30000);
   return () => clearInterval(timer);
+}
+
+// budgetList shows each daily budget (usage.budgets) against today's
+// spending; a reached one holds its role's new tasks.
+function budgetList(list) {
+  return h('table', { class: 'list budgets' },
+    h('thead', {}, h('tr', {}, ['budget', 'spent', '', ''].map(x => h('th', {}, x)))),
+    h('tbody', {}, list.map(b => h('tr', { dataset: { role: b.role, reached: String(b.reached) } },
+      h('td', {}, b.role || 'team (all roles)'),
+      h('td', { class: 'spent' }, b.text),
+      h('td', {}, h('meter', { min: 0, max: 100, low: 80, high: 99, optimum: 0, value: Math.min(b.percent, 100) }), ` ${b.percent} %`),
+      h('td', { class: b.reached ? 'held' : 'muted' }, b.reached ? 'reached: no new task is typed until it is raised or the day turns' : '')))));
 }
 
 function rolesTable(rep) {
