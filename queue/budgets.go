@@ -114,7 +114,7 @@ func (q *Queue) tellBudgets(day time.Time, uses []usage.BudgetUse) {
 	}
 	q.budget.mu.Unlock()
 	for _, e := range send {
-		q.log.Info().Str("role", e.Role).Str("kind", e.Kind).Msg(e.Message)
+		q.log.Info().Str("role", e.Role).Str("kind", e.Kind).Str("budget", e.Message).Msg("daily budget told")
 		q.event(e.Role, e.Kind, "", e.Message)
 		q.notify(e)
 	}
