@@ -6,11 +6,13 @@ import (
 	"time"
 )
 
-// Copilot CLI keeps no record of its tokens of its own: they are only in
-// its OpenTelemetry export, which 1.0.102 writes as JSON lines to the file
-// COPILOT_OTEL_FILE_EXPORTER_PATH names (no collector, no network: `copilot
-// help monitoring`). The supervisor sets it for a copilot role whose
-// environment exports nowhere else (CopilotOTelFile).
+// Copilot CLI's tokens are read from its OpenTelemetry export, which
+// 1.0.102 writes as JSON lines to the file COPILOT_OTEL_FILE_EXPORTER_PATH
+// names (no collector, no network: `copilot help monitoring`), a
+// documented interface. The supervisor sets it for a copilot role whose
+// environment exports nowhere else (CopilotOTelFile). (1.0.102 also writes
+// session.usage_record events into ~/.copilot/session-state/<session>/
+// events.jsonl, undocumented; they are not read, so nothing counts twice.)
 
 // The variables Copilot CLI's OpenTelemetry export reads.
 const (
