@@ -231,8 +231,9 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 
 	errs := &Errors{}
 	files := fileReader{workspace: abs, given: given, errs: errs}
-	settings := loadSettings(files, lookup)
+	settings, budgetRoles := loadSettings(files, lookup)
 	roleList := loadRoles(files, lookup, settings.Agent.DefaultCommand, settings.Accounts.Pools)
+	checkBudgetRoles(errs, budgetRoles, roleList)
 	for i := range roleList {
 		if !slices.Contains(roleList[i].Set, "idle_after") {
 			roleList[i].IdleAfter = settings.Agent.IdleAfter

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/roles"
+	"github.com/shogun-dev/shogun/usage"
 )
 
 // workspace writes files (slash-separated relative path → content) into a
@@ -252,6 +253,25 @@ func TestBadFilesReportEveryErrorWithItsPosition(t *testing.T) {
 				`config/settings.yaml:4:20: "input" must be a number of dollars per million tokens, 0 or more, got number -1`,
 				`config/settings.yaml:4:32: "output" must be a number of dollars per million tokens, 0 or more, got string "lots"`,
 				`config/settings.yaml:5:3: unknown key "price" in usage (did you mean "prices"?)`,
+			},
+		},
+		{
+			name: "usage budgets",
+			settings: `usage:
+  budgets:
+    team: {tokens: lots, cost_usd: 0}
+    roles:
+      a: {}
+      b: {tokens: 2M, cost: 3}
+    role: {}
+`,
+			roles: "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: codex}}\n  - {id: b, prompt_path: roles/b.md, command: {exec: codex}}\n",
+			want: []string{
+				`config/settings.yaml:3:20: "tokens" must be a count of tokens above 0 such as 1000000, 500k or 1.5M, got string "lots"`,
+				`config/settings.yaml:3:36: "cost_usd" must be a number of US dollars above 0, got number 0`,
+				`config/settings.yaml:5:10: usage.budgets.roles.a must set tokens, cost_usd or both`,
+				`config/settings.yaml:6:23: unknown key "cost" in usage.budgets.roles.b`,
+				`config/settings.yaml:7:5: unknown key "role" in usage.budgets (did you mean "roles"?)`,
 			},
 		},
 		{
@@ -1011,5 +1031,32 @@ func TestIdleAfterResumeArgsAndMaxRunning(t *testing.T) {
 		if r.IdleAfter != c.idle || !reflect.DeepEqual(r.ResumeArgs, c.resume) {
 			t.Errorf("%s: idle_after %v, resume_args %q; want %v, %q", c.id, r.IdleAfter, r.ResumeArgs, c.idle, c.resume)
 		}
+	}
+}
+
+func TestBudgetsLoad(t *testing.T) {
+	dir := testWorkspace(t, map[string]string{
+		"config/roles.yaml": "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: codex}}\n",
+		"roles/a.md":        "a",
+		"config/settings.yaml": `usage:
+  budgets:
+    team: {tokens: 5M, cost_usd: 40}
+    roles:
+      a: {tokens: 1_500_000}
+      gone: {cost_usd: 2.5}
+`,
+	})
+	cfg := mustLoad(t, dir, nil)
+	want := usage.Budgets{Team: usage.Budget{Tokens: 5_000_000, CostUSD: 40},
+		Roles: map[string]usage.Budget{"a": {Tokens: 1_500_000}, "gone": {CostUSD: 2.5}}}
+	if !reflect.DeepEqual(cfg.Settings.Usage.Budgets, want) {
+		t.Errorf("budgets = %+v, want %+v", cfg.Settings.Usage.Budgets, want)
+	}
+	var warned []string
+	for _, w := range cfg.Warnings {
+		warned = append(warned, w.Error())
+	}
+	if len(warned) != 1 || warned[0] != `config/settings.yaml:6:7: usage.budgets.roles: no role "gone" in config/roles.yaml: its budget bounds nothing` {
+		t.Errorf("warnings = %q", warned)
 	}
 }

@@ -165,7 +165,8 @@ var settingKeys = []struct {
 	{"logs", false, func(s Settings) any { return s.Logs }},
 	{"notify", false, func(s Settings) any { return s.Notify }},
 	{"keep_awake", false, func(s Settings) any { return s.KeepAwake }},
-	{"usage.prices", true, func(s Settings) any { return s.Usage }},
+	{"usage.prices", true, func(s Settings) any { return s.Usage.Prices }},
+	{"usage.budgets", true, func(s Settings) any { return s.Usage.Budgets }},
 }
 
 // SettingsChanges lists the settings that differ between a and b: live,

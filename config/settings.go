@@ -49,12 +49,17 @@ type Settings struct {
 	Accounts AccountSettings
 }
 
-// UsageSettings tune the cost estimate of `shogun usage` (usage:).
+// UsageSettings tune the cost estimate of `shogun usage` and bound what
+// the team may spend (usage:).
 type UsageSettings struct {
 	// Prices add to or replace entries of the shipped price table
 	// (usage.prices: model name prefix → input, output, cache_read,
 	// cache_write in US dollars per million tokens).
 	Prices map[string]usage.Price
+	// Budgets are the daily budgets of the team and of roles
+	// (usage.budgets; default none): at 80 % a person is told, at 100 %
+	// no new task is typed to the role (or to any, for the team's).
+	Budgets usage.Budgets
 }
 
 // NotifySettings say how a person is told when something needs them
@@ -209,16 +214,18 @@ func defaultSettings() Settings {
 }
 
 // loadSettings reads settings.yaml; a missing file means all defaults.
-func loadSettings(files fileReader, lookup func(string) (string, bool)) Settings {
-	s := defaultSettings()
+// budgetRoles are the key nodes of the roles usage.budgets names, checked
+// against roles.yaml once it is read.
+func loadSettings(files fileReader, lookup func(string) (string, bool)) (s Settings, budgetRoles map[string]*yaml.Node) {
+	s = defaultSettings()
 	if data, err := files.read(SettingsFile); err == nil {
-		decodeSettings(data, &s, files.workspace, lookup, files.errs)
+		budgetRoles = decodeSettings(data, &s, files.workspace, lookup, files.errs)
 	}
 	s.resolve(files.workspace)
-	return s
+	return s, budgetRoles
 }
 
-func decodeSettings(data []byte, s *Settings, workspace string, lookup func(string) (string, bool), errs *Errors) {
+func decodeSettings(data []byte, s *Settings, workspace string, lookup func(string) (string, bool), errs *Errors) (budgetRoles map[string]*yaml.Node) {
 	start := len(errs.List)
 	defer errs.sortFrom(start)
 	d := &decoder{file: SettingsFile, errs: errs}
@@ -422,6 +429,9 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 		if v := sec.take("prices"); v != nil {
 			s.Usage.Prices = d.prices(v)
 		}
+		if v := sec.take("budgets"); v != nil {
+			s.Usage.Budgets, budgetRoles = d.budgets(v)
+		}
 		sec.done()
 	}
 	if sec := d.section(m, "accounts"); sec != nil {
@@ -433,6 +443,7 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 			s.KeepAwake = b
 		}
 	}
+	return budgetRoles
 }
 
 // prices reads usage.prices: per model name prefix, a mapping of the four

@@ -251,7 +251,7 @@ func (s *Server) roleReplies(snap queue.Status) []RoleReply {
 			rr.SinceOutput = now.Sub(st.LastOutput).Seconds()
 		}
 		if q, ok := byID[st.ID]; ok {
-			rr.QueueDepth = q.QueueDepth
+			rr.QueueDepth, rr.Budget = q.QueueDepth, q.Budget
 			if q.Task != nil {
 				rr.TaskID, rr.TaskTitle, rr.TaskStatus = q.Task.ID, q.Task.Title, q.Task.Status
 			}

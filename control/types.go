@@ -73,6 +73,10 @@ type RoleReply struct {
 	// Account is the key of the account the role's program runs on (see
 	// docs/accounts.md); left out for a role without accounts.
 	Account string `json:"account,omitempty"`
+	// Budget, when set, says why the role gets no new task: its daily
+	// budget, or the team's, is reached ("budget reached: 1.02M of 1M
+	// tokens today"; docs/usage.md).
+	Budget string `json:"budget,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen

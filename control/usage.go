@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/usage"
@@ -27,6 +28,45 @@ type UsageReply struct {
 	Rows []UsageRow `json:"rows"`
 	// Total sums the rows; its key is "total".
 	Total UsageRow `json:"total"`
+	// Budgets are the daily budgets of settings.yaml (usage.budgets)
+	// against what was spent today, the team's first; left out when none
+	// is set.
+	Budgets []BudgetRow `json:"budgets,omitempty"`
+}
+
+// BudgetRow is one daily budget against what was spent on the
+// supervisor's local day (docs/usage.md#budgets).
+type BudgetRow struct {
+	// Role is the role the budget is for; "" for the team's.
+	Role   string       `json:"role"`
+	Budget usage.Budget `json:"budget"`
+	// SpentTokens and SpentCostUSD are what was spent today.
+	SpentTokens  int64   `json:"spent_tokens"`
+	SpentCostUSD float64 `json:"spent_cost_usd"`
+	// Percent is how much of the budget is spent, by its nearest bound.
+	Percent int `json:"percent"`
+	// Reached: no new task is typed to the role (any, for the team's).
+	Reached bool `json:"reached"`
+	// Text says it as a person reads it: "1.02M of 1M tokens today".
+	Text string `json:"text"`
+}
+
+// BudgetsToday holds the budgets of settings against what was spent on
+// now's local day, as the queue does.
+func BudgetsToday(st *store.Store, settings config.UsageSettings, now time.Time) ([]BudgetRow, error) {
+	if settings.Budgets.IsZero() {
+		return nil, nil
+	}
+	spent, err := st.Spent(usage.DayStart(now.Local()), usage.DefaultPrices().With(settings.Prices))
+	if err != nil {
+		return nil, err
+	}
+	var out []BudgetRow
+	for _, u := range settings.Budgets.Check(spent) {
+		out = append(out, BudgetRow{Role: u.Role, Budget: u.Budget, SpentTokens: u.Spent.Tokens, SpentCostUSD: u.Spent.CostUSD,
+			Percent: int(u.Fraction() * 100), Reached: u.Reached(), Text: u.Describe()})
+	}
+	return out, nil
 }
 
 // UsageRow is the tokens of one role, task, day or model.
@@ -80,7 +120,7 @@ func UsageFrom(sums []store.UsageSum, by string, since time.Time, prices usage.P
 }
 
 // usageReport answers GET /v1/usage: by (role, task, day or model;
-// default role) and since (a date, YYYY-MM-DD).
+// default role), since (a date, YYYY-MM-DD) and role (only its tokens).
 func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	by := q.Get("by")
@@ -100,11 +140,16 @@ func (s *Server) usageReport(w http.ResponseWriter, r *http.Request) {
 		}
 		since = t
 	}
-	sums, err := s.team.Store().Usage(store.UsageFilter{Since: since})
+	sums, err := s.team.Store().Usage(store.UsageFilter{Since: since, Role: q.Get("role")})
 	if err != nil {
 		fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	prices := usage.DefaultPrices().With(s.team.Config().Settings.Usage.Prices)
-	reply(w, UsageFrom(sums, by, since, prices))
+	settings := s.team.Config().Settings.Usage
+	rep := UsageFrom(sums, by, since, usage.DefaultPrices().With(settings.Prices))
+	if rep.Budgets, err = BudgetsToday(s.team.Store(), settings, time.Now()); err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	reply(w, rep)
 }

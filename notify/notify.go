@@ -46,6 +46,12 @@ const (
 	// KindMemory: a role's process tree went over its memory_max and its
 	// program was restarted, its open task delivered again.
 	KindMemory = "memory"
+	// KindBudgetWarning: a daily budget (usage.budgets) is 80 % spent;
+	// KindBudgetReached: it is all spent, and no new task is typed to
+	// the role (any role, for the team's) until it is raised or the day
+	// turns. Each is sent once a day per budget.
+	KindBudgetWarning = "budget-warning"
+	KindBudgetReached = "budget-reached"
 )
 
 // Event is what a hook receives: one JSON object (docs/notify.md).

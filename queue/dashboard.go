@@ -77,6 +77,10 @@ type RoleStatus struct {
 	LastOutput time.Time `yaml:"last_output,omitempty" json:"last_output,omitempty"`
 	// LimitedUntil is when a limited role's usage limit lifts.
 	LimitedUntil time.Time `yaml:"limited_until,omitempty" json:"limited_until,omitempty"`
+	// Budget, when set, says why the role gets no new task: its daily
+	// budget, or the team's, is reached ("budget reached: 1.02M of 1M
+	// tokens today").
+	Budget string `yaml:"budget,omitempty" json:"budget,omitempty"`
 }
 
 // TaskRef names a task in flight.
@@ -138,6 +142,10 @@ func (q *Queue) Snapshot() (Status, error) {
 			if s.State == supervisor.Limited && !s.LimitedUntil.IsZero() {
 				rs.LimitedUntil = s.LimitedUntil.UTC()
 			}
+		}
+		if rs.Budget = q.budgetHold(rc.ID); rs.Budget != "" && depths[rc.ID] > 0 {
+			st.Attention = append(st.Attention, fmt.Sprintf("role %s: %s; its %d queued task(s) wait until the budget is raised (usage.budgets in config/settings.yaml) or the day turns",
+				rc.ID, rs.Budget, depths[rc.ID]))
 		}
 		t, err := q.st.InFlight(rc.ID)
 		if err != nil {
@@ -266,6 +274,9 @@ func renderDashboard(st Status) string {
 		state := r.State
 		if !r.LimitedUntil.IsZero() {
 			state += " until " + r.LimitedUntil.Local().Format("15:04")
+		}
+		if r.Budget != "" {
+			state += " · " + r.Budget
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d |\n", cell(r.ID), cell(state), task, r.QueueDepth, r.Restarts)
 	}

@@ -237,6 +237,14 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 			}
 			return false
 		}
+		// A budget all spent holds the next task (not one in flight,
+		// delivered again above) until it is raised or the day turns;
+		// CheckBudgets kicks the worker then.
+		hold := w.q.budgetHold(role)
+		w.q.noteHold(role, t.ID, hold)
+		if hold != "" {
+			return false
+		}
 		if w.fresh && w.conf().BetweenTasks != "" {
 			// After a report and before the next task: a fresh context.
 			w.betweenTasks(ctx)

@@ -105,6 +105,7 @@ type Queue struct {
 	// handedAway is, per role, the reset of the latest limit it handed its
 	// tasks to its fallback for (fallback.go); guarded by mu.
 	handedAway map[string]time.Time
+	budget   budgets             // the daily budgets as last checked (budgets.go)
 }
 
 // runtimeFileMode is the mode of every file the queue writes under
@@ -175,6 +176,7 @@ func (q *Queue) limits() Limits {
 // roles that get work changes with AddAgent and RemoveAgent.
 func (q *Queue) SetConfig(cfg *config.Config) {
 	q.cfg.Store(cfg)
+	q.CheckBudgets() // a budget raised lets its roles work at once
 	for _, w := range q.allWorkers() {
 		w.kick()
 	}
@@ -286,6 +288,8 @@ func (q *Queue) Run(ctx context.Context) error {
 	// not delivered again to the restarted role.
 	in.initial(ctx)
 	run(in.run)
+	// A role already over its budget today gets no task from the start.
+	q.CheckBudgets()
 	q.wmu.Lock()
 	q.runCtx = ctx
 	for _, w := range q.workers {
@@ -293,6 +297,7 @@ func (q *Queue) Run(ctx context.Context) error {
 	}
 	q.wmu.Unlock()
 	run(q.keepDashboard)
+	run(q.keepBudgets)
 	wg.Wait()
 	// Every worker's context has ended with ctx: wait for them.
 	for _, w := range q.allWorkers() {

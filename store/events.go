@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -60,6 +61,39 @@ func (s *Store) Events(n int) ([]Event, error) {
 		return nil, fmt.Errorf("events: %w", err)
 	}
 	return out, nil
+}
+
+// EventsOfKinds returns the events of the given kinds at or after since,
+// oldest first.
+func (s *Store) EventsOfKinds(since time.Time, kinds ...string) ([]Event, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	args := []any{formatTime(since)}
+	for _, k := range kinds {
+		args = append(args, k)
+	}
+	rows, err := s.r.Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events
+WHERE julianday(at) >= julianday(?) AND kind IN (?`+strings.Repeat(", ?", len(kinds)-1)+`) ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("events of kinds %s: %w", strings.Join(kinds, ", "), err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var (
+			e  Event
+			at sql.NullString
+		)
+		if err := rows.Scan(&e.ID, &at, &e.RunID, &e.Role, &e.Kind, &e.TaskID, &e.Message); err != nil {
+			return nil, fmt.Errorf("events of kinds %s: %w", strings.Join(kinds, ", "), err)
+		}
+		if e.At, err = parseTime(at); err != nil {
+			return nil, fmt.Errorf("events of kinds %s: event %d: %w", strings.Join(kinds, ", "), e.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // AddEvents records several events in one transaction (for a backlog in

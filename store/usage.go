@@ -99,9 +99,11 @@ type UsageSum struct {
 }
 
 // UsageFilter chooses records for Usage: Since, when set, leaves out the
-// days before its own (UTC); Role and TaskID, when set, keep only theirs.
+// days before its own (UTC); From, when set, the records before it (a
+// budget's local day); Role and TaskID, when set, keep only theirs.
 type UsageFilter struct {
 	Since        time.Time
+	From         time.Time
 	Role, TaskID string
 }
 
@@ -112,6 +114,11 @@ func (s *Store) Usage(f UsageFilter) ([]UsageSum, error) {
 	if !f.Since.IsZero() {
 		where = append(where, "day >= ?")
 		args = append(args, f.Since.UTC().Format(time.DateOnly))
+	}
+	if !f.From.IsZero() {
+		// day narrows the look-up to the index's days; at decides.
+		where = append(where, "day >= ?", "julianday(at) >= julianday(?)")
+		args = append(args, f.From.UTC().Format(time.DateOnly), formatTime(f.From))
 	}
 	if f.Role != "" {
 		where = append(where, "role = ?")
@@ -143,6 +150,24 @@ FROM usage_records`
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	return out, nil
+}
+
+// Spent is what each role used from from on: its tokens (every kind but
+// reasoning, which is inside output) and their cost estimated from prices.
+func (s *Store) Spent(from time.Time, prices usage.Prices) (map[string]usage.Spent, error) {
+	sums, err := s.Usage(UsageFilter{From: from})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]usage.Spent{}
+	for _, u := range sums {
+		cost, _ := prices.Cost(u.Model, u.Tokens)
+		sp := out[u.Role]
+		sp.Tokens += u.Total()
+		sp.CostUSD += cost
+		out[u.Role] = sp
 	}
 	return out, nil
 }

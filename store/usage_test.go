@@ -78,3 +78,26 @@ func TestUsageAttributedToTheTaskOfTheTime(t *testing.T) {
 		t.Errorf("another role's cursor in the same file = %+v", c)
 	}
 }
+
+// A budget's day is a local day: Usage From its midnight leaves out the
+// calls of the evening before, though they share its UTC date in zones
+// west of UTC (or the morning's, east of it).
+func TestUsageFromALocalMidnight(t *testing.T) {
+	s, _ := workspace(t)
+	zone := time.FixedZone("UTC-5", -5*3600)
+	midnight := time.Date(2026, 11, 28, 0, 0, 0, 0, zone) // 05:00 UTC
+	recs := []usage.Record{
+		{Key: "evening", At: midnight.Add(-30 * time.Minute), Tokens: usage.Tokens{Input: 1000}},
+		{Key: "night", At: midnight.Add(30 * time.Minute), Tokens: usage.Tokens{Input: 7}},
+	}
+	if err := s.AddUsage(UsageFile{Role: "a", CLI: "claude", Path: "/f"}, recs, midnight); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := s.Usage(UsageFilter{From: midnight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 1 || sums[0].Input != 7 {
+		t.Errorf("Usage from local midnight = %+v, want the call after it only", sums)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/sandbox"
+	"github.com/shogun-dev/shogun/usage"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -120,6 +121,10 @@ func (s *Supervisor) sandboxSpec(rc config.Role, env []string) sandbox.Spec {
 			spec.Write = append(spec.Write, envValue(env, "CODEX_HOME"))
 		}
 		spec.Hide = append(spec.Hide, filepath.Join(home, ".ssh"))
+	}
+	if p := envValue(env, usage.CopilotOTelFileVar); rc.CLI == roles.CLICopilot && p != "" {
+		// Its tokens: the OpenTelemetry file (roleEnv).
+		spec.Write = append(spec.Write, filepath.Dir(p))
 	}
 	if rc.Worktree != nil {
 		spec.Write = append(spec.Write, worktreeGit(rc.Command.Cwd)...)

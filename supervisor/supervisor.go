@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/shogun-dev/shogun/ptyhost"
 	"github.com/shogun-dev/shogun/rolelog"
 	"github.com/shogun-dev/shogun/sandbox"
+	"github.com/shogun-dev/shogun/usage"
 	"github.com/shogun-dev/shogun/workspace"
 )
 
@@ -503,6 +505,16 @@ func (s *Supervisor) emit(e Event) {
 	s.onEvent(e)
 }
 
+// lookupEnv finds k in env (KEY=value entries).
+func lookupEnv(env []string, k string) (string, bool) {
+	for _, kv := range env {
+		if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+			return v, true
+		}
+	}
+	return "", false
+}
+
 // roleEnv is the environment of a role's program: the supervisor's, with
 // TERM and the SHOGUN_* variables set so the agent and its hooks know who they
 // are, then the role's own env entries.
@@ -519,6 +531,23 @@ func (s *Supervisor) roleEnv(rc config.Role) []string {
 	}
 	for k, v := range rc.Command.Env {
 		set[k] = v
+	}
+	if rc.CLI == usage.CLICopilot {
+		// Copilot CLI's tokens are only in its OpenTelemetry export:
+		// to a file of the workspace, unless the role exports elsewhere.
+		lookup := func(k string) (string, bool) {
+			if v, ok := set[k]; ok {
+				return v, true
+			}
+			return lookupEnv(s.env, k)
+		}
+		if p, add := usage.CopilotOTelFile(lookup, s.layout.CopilotOTel(rc.ID)); add {
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				s.log.Warn().Err(err).Str("role", rc.ID).Str("path", p).Msg("create the folder of the copilot OpenTelemetry file; its tokens are not counted")
+			} else {
+				set[usage.CopilotOTelFileVar] = p
+			}
+		}
 	}
 	env := make([]string, 0, len(s.env)+len(set))
 	for _, kv := range s.env {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/usage"
+	"github.com/shogun-dev/shogun/workspace"
 )
 
 // usageEvery is how often the roles' CLI records are read for tokens.
@@ -51,12 +52,19 @@ func (t *Team) collectUsage(ctx context.Context) {
 			envs = append(envs, accountEnv(rc.Command.Env, a.Env))
 		}
 		for _, env := range envs {
-			src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, t.roleLookup(env))
+			lookup := t.roleLookup(env)
+			if rc.CLI == usage.CLICopilot {
+				lookup = t.copilotLookup(rc.ID, lookup)
+			}
+			src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, lookup)
 			if !ok {
 				continue
 			}
 			t.collectSource(ctx, src, since, claimed)
 		}
+	}
+	if t.q != nil && ctx.Err() == nil {
+		t.q.CheckBudgets() // what was read may spend a budget
 	}
 }
 
@@ -121,6 +129,21 @@ func (t *Team) roleLookup(env map[string]string) func(string) (string, bool) {
 			return "", false
 		}
 		return os.LookupEnv(k)
+	}
+}
+
+// copilotLookup is lookup with the OpenTelemetry file the supervisor gives
+// a copilot role that names none (usage.CopilotOTelFile).
+func (t *Team) copilotLookup(role string, lookup func(string) (string, bool)) func(string) (string, bool) {
+	path, set := usage.CopilotOTelFile(lookup, workspace.New(t.Config().Workspace).CopilotOTel(role))
+	if !set {
+		return lookup
+	}
+	return func(k string) (string, bool) {
+		if k == usage.CopilotOTelFileVar {
+			return path, true
+		}
+		return lookup(k)
 	}
 }
 

@@ -54,9 +54,10 @@ type Cursor struct {
 
 // The CLIs whose records this package reads (config.Role.CLI).
 const (
-	CLIClaude = "claude"
-	CLICodex  = "codex"
-	CLIGemini = "gemini"
+	CLIClaude  = "claude"
+	CLICodex   = "codex"
+	CLIGemini  = "gemini"
+	CLICopilot = "copilot"
 )
 
 // Source is where one role's CLI keeps its records.
@@ -65,7 +66,8 @@ type Source struct {
 	// CLI is one of the CLI constants; any other is not read.
 	CLI string
 	// Home is the CLI's own folder: CLAUDE_CONFIG_DIR or ~/.claude,
-	// CODEX_HOME or ~/.codex, ~/.gemini.
+	// CODEX_HOME or ~/.codex, ~/.gemini; for Copilot CLI, the file of its
+	// OpenTelemetry export (CopilotOTelFile).
 	Home string
 	// Workdir is the folder the role runs in; only conversations held
 	// there are the role's.
@@ -74,7 +76,8 @@ type Source struct {
 
 // SourceFor is the Source of a role run with env (the role's own entries
 // over the supervisor's environment, as lookup answers) in workdir. ok is
-// false for a CLI whose records are not read.
+// false for a CLI whose records are not read, and for a copilot role whose
+// environment names no export file (COPILOT_OTEL_FILE_EXPORTER_PATH).
 func SourceFor(role, cli, workdir string, lookup func(string) (string, bool)) (Source, bool) {
 	home, _ := lookup("HOME")
 	if home == "" {
@@ -102,6 +105,9 @@ func SourceFor(role, cli, workdir string, lookup func(string) (string, bool)) (S
 		if d, _ := lookup("GEMINI_CLI_HOME"); d != "" {
 			s.Home = filepath.Join(d, ".gemini")
 		}
+	case CLICopilot:
+		s.Home, _ = lookup(CopilotOTelFileVar)
+		return s, s.Home != ""
 	default:
 		return Source{}, false
 	}
@@ -120,12 +126,17 @@ func (s Source) Files(since time.Time) ([]string, error) {
 		pattern = filepath.Join(s.Home, "sessions", "*", "*", "*", "rollout-*.jsonl")
 	case CLIGemini:
 		pattern = filepath.Join(s.Home, "tmp", "*", "chats", "session-*.json*")
+	case CLICopilot:
+		// The role's own export file, named: not a pattern.
 	default:
 		return nil, nil
 	}
-	names, err := filepath.Glob(pattern)
-	if err != nil {
-		return nil, fmt.Errorf("list %s records of %s: %w", s.CLI, s.Role, err)
+	names := []string{s.Home}
+	if pattern != "" {
+		var err error
+		if names, err = filepath.Glob(pattern); err != nil {
+			return nil, fmt.Errorf("list %s records of %s: %w", s.CLI, s.Role, err)
+		}
 	}
 	type file struct {
 		name string
@@ -180,6 +191,8 @@ func (s Source) Read(path string, c Cursor, since time.Time) ([]Record, Cursor, 
 		parse = newCodexParser(c.State, s.Workdir)
 	case CLIGemini:
 		parse = newGeminiParser(c.State, s.Workdir)
+	case CLICopilot:
+		parse = &copilotParser{}
 	default:
 		return nil, c, nil
 	}

@@ -222,3 +222,54 @@ func skipGeminiOnWindows(t *testing.T, cli string) {
 		t.Skip("the Gemini fixture's projectHash is of a Unix path")
 	}
 }
+
+// Copilot CLI 1.0.102's OpenTelemetry file (COPILOT_OTEL_FILE_EXPORTER_PATH,
+// lines it wrote against tools/fakemodel, a second call added with cache
+// and reasoning): each chat span is one call, the invoke_agent span that
+// repeats their sums and the metrics count nothing, and the prompt's
+// cached part is kept apart from input.
+func TestCopilotOpenTelemetryFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "copilot-otel.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "r.copilot-otel.jsonl")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := SourceFor("r", CLICopilot, fixtureDir, func(k string) (string, bool) {
+		return map[string]string{CopilotOTelFileVar: path}[k], k == CopilotOTelFileVar
+	})
+	if !ok || s.Home != path {
+		t.Fatalf("SourceFor = %+v, %v; want the export file", s, ok)
+	}
+	byKey := map[string]Record{}
+	got := collect(t, s, map[string]Cursor{}, byKey)
+	if want := (Tokens{Input: 13183 + 400, Output: 1 + 250, CacheRead: 13000, Reasoning: 40}); got != want || len(byKey) != 2 {
+		t.Errorf("tokens = %+v in %d calls, want %+v in 2", got, len(byKey), want)
+	}
+	r := byKey[path+"\x00chatcmpl-fake166389000001"]
+	if r.Model != "gpt-4o" || r.At.Unix() != 1795875007 {
+		t.Errorf("first call = %+v, want gpt-4o at 1795875007", r)
+	}
+}
+
+// The supervisor gives a copilot role the workspace's export file unless
+// its environment names one, or exports to a collector of its own.
+func TestCopilotOTelFileLeavesAPersonsExportAlone(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		path string
+		set  bool
+	}{
+		{nil, "/ws/f", true},
+		{map[string]string{CopilotOTelFileVar: "/mine.jsonl"}, "/mine.jsonl", false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4318"}, "", false},
+		{map[string]string{"COPILOT_OTEL_EXPORTER_TYPE": "otlp-http"}, "", false},
+	} {
+		path, set := CopilotOTelFile(func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }, "/ws/f")
+		if path != c.path || set != c.set {
+			t.Errorf("%v: %q, %v; want %q, %v", c.env, path, set, c.path, c.set)
+		}
+	}
+}

@@ -253,6 +253,14 @@ func RelTo(dir, path string) string {
 	return filepath.ToSlash(rel)
 }
 
+// CopilotOTel is the file a copilot role's CLI exports its OpenTelemetry
+// signals to, its tokens among them (package usage reads it):
+// runtime/usage/<role>/copilot-otel.jsonl, in a folder of its own that a
+// sandboxed role may write.
+func (l Layout) CopilotOTel(role string) string {
+	return filepath.Join(l.Path(RuntimeDir), "usage", role, "copilot-otel.jsonl")
+}
+
 // CLIState is a file of the configuration shogun gives a role's CLI from
 // outside the role's folder (config.CLIEnforcement): runtime/state/cli/name.
 func (l Layout) CLIState(name string) string {

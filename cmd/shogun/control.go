@@ -111,6 +111,9 @@ func statusCommand() *cli.Command {
 				if !r.LimitedUntil.IsZero() {
 					state += " until " + r.LimitedUntil.Local().Format("15:04")
 				}
+				if r.Budget != "" {
+					state += " (" + textsafe.Escape(r.Budget) + ")"
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", textsafe.Escape(r.ID), short(r.Name, 40), state, pid,
 					secs(r.UptimeS), r.Restarts, task, r.QueueDepth, secs(r.SinceOutput), memoryCell(r))
 			}

@@ -70,6 +70,9 @@ func usageCommand() *cli.Command {
 				return err
 			}
 			rep := control.UsageFrom(sums, by, since, usage.DefaultPrices().With(cfg.Settings.Usage.Prices))
+			if rep.Budgets, err = control.BudgetsToday(st, cfg.Settings.Usage, time.Now()); err != nil {
+				return err
+			}
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, rep)
 			}
@@ -106,6 +109,17 @@ func printUsage(w io.Writer, rep control.UsageReply) error {
 		return err
 	}
 	fmt.Fprintf(w, "Tokens are counted from the CLIs' records; cost is an estimate (prices as of %s).\n", rep.PricesAsOf)
+	for _, b := range rep.Budgets {
+		whose := "Team"
+		if b.Role != "" {
+			whose = textsafe.Escape(b.Role) + "'s"
+		}
+		held := ""
+		if b.Reached {
+			held = ": reached, no new task is typed"
+		}
+		fmt.Fprintf(w, "%s daily budget: %d%%, %s%s.\n", whose, b.Percent, b.Text, held)
+	}
 	if len(rep.Total.Unpriced) > 0 {
 		fmt.Fprintf(w, "No price for %s (+?): add it to usage.prices in settings.yaml.\n", textsafe.Escape(strings.Join(rep.Total.Unpriced, ", ")))
 	}

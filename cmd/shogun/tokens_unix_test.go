@@ -141,3 +141,48 @@ func TestTasksJSONCarriesTokens(t *testing.T) {
 		t.Errorf("tasks TASK --json tokens = %+v", one.Tokens)
 	}
 }
+
+// `shogun usage` holds the daily budgets of settings.yaml against today's
+// tokens, as the running team does.
+func TestUsageShowsTodaysBudgets(t *testing.T) {
+	ws, db := skillsWorkspace(t)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	err = errors.Join(
+		st.AddUsage(store.UsageFile{Role: "ashigaru1", CLI: "claude", Path: "/h/a.jsonl"},
+			[]usage.Record{{Key: "m1", At: now, Model: "claude-opus-4-5", Tokens: usage.Tokens{Input: 1_000_000, Output: 200_000}}}, now),
+		st.Close())
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, "\nusage:\n  budgets:\n    team: {cost_usd: 100}\n    roles:\n      ashigaru1: {tokens: 1M}\n"...)
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, errOut, code := shogun(t, "usage", "--workspace", ws)
+	if code != 0 {
+		t.Fatalf("usage: exit %d: %s", code, errOut)
+	}
+	// Opus: $5 + 0.2 × $25 = $10 of the team's $100.
+	for _, want := range []string{"Team daily budget: 10%, $10.00 of $100.00 today.",
+		"ashigaru1's daily budget: 120%, 1.2M of 1M tokens today: reached, no new task is typed."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("usage lacks %q:\n%s", want, text)
+		}
+	}
+	var rep control.UsageReply
+	if err := json.Unmarshal(jsonOutput(t, "usage", "--workspace", ws, "--json"), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Budgets) != 2 || rep.Budgets[0].Role != "" || rep.Budgets[1].SpentTokens != 1_200_000 || !rep.Budgets[1].Reached {
+		t.Errorf("budgets = %+v", rep.Budgets)
+	}
+}

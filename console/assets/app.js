@@ -4,7 +4,7 @@
 //
 // mount fills el (emptied for it) and may return a function that the router
 // calls when the person leaves the page: close streams and timers there.
-// Routes: #/team #/terminal/<role> #/tasks #/tasks/<id> #/history #/approvals #/skills #/roles
+// Routes: #/team #/terminal/<role> #/tasks #/tasks/<id> #/history #/approvals #/skills #/roles #/usage
 
 const routes = [
   { re: /^#\/team$/, nav: 'team', module: './team.js' },
@@ -15,6 +15,7 @@ const routes = [
   { re: /^#\/approvals$/, nav: 'approvals', module: './approvals.js' },
   { re: /^#\/skills$/, nav: 'skills', module: './skills.js' },
   { re: /^#\/roles$/, nav: 'roles', module: './roles.js' },
+  { re: /^#\/usage$/, nav: 'usage', module: './usage.js' },
 ];
 
 let cleanup = null;

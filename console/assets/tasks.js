@@ -6,6 +6,7 @@
 // with retry and cancel where the queue takes them.
 import { h, get, post, events, toast } from './api.js';
 import { useStyles, STATUSES, closed, retryable, when, span, badge, roles, options, debounce, approvalsTable } from './pages.js';
+import { short, total } from './usage.js';
 
 export function mount(el, params) {
   useStyles();
@@ -189,6 +190,14 @@ function list(el) {
   return close;
 }
 
+// tokensFact is what the task's role's CLI recorded while it worked on it
+// (docs/usage.md): the sum, then each kind.
+function tokensFact(t) {
+  return h('span', { id: 'task-tokens', dataset: { total: String(total(t)) } }, short(total(t)),
+    h('span', { class: 'muted' }, ` (input ${t.input} · output ${t.output} · cache read ${t.cache_read} · cache write ${t.cache_write} · reasoning ${t.reasoning}) · `),
+    h('a', { href: '#/usage' }, 'usage'));
+}
+
 // detail is #/tasks/<id>.
 function detail(el, id) {
   const enc = encodeURIComponent(id);
@@ -249,6 +258,7 @@ function detail(el, id) {
       ...fact('handed out', when(t.assigned_at)),
       ...fact('delivered', when(t.delivered_at)),
       ...fact('finished', t.finished_at ? `${when(t.finished_at)} (${span(t.assigned_at || t.created_at, t.finished_at)} after it was handed out)` : ''),
+      ...fact('tokens', t.tokens ? tokensFact(t.tokens) : ''),
       ...fact('command', h('span', { class: 'mono' }, t.command_id)),
       ...fact('run', h('span', { class: 'mono' }, t.run_id)),
       ...(t.parent ? fact('sent by the role of', taskLink(t.parent)) : []),

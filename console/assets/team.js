@@ -79,7 +79,8 @@ export function mount(el) {
     if (r.limited_until) {
       label = 'limited until';
       note = new Date(r.limited_until).toLocaleTimeString() + (r.account ? ` (account ${r.account})` : '');
-    } else if (r.last_error) { label = 'last error'; note = r.last_error; }
+    } else if (r.budget) { label = 'held'; note = r.budget; }
+    else if (r.last_error) { label = 'last error'; note = r.last_error; }
     else if (r.account) { label = 'account'; note = r.account; }
     f.noteLabel.textContent = label;
     f.note.textContent = note;

@@ -16,15 +16,16 @@ import (
 	"github.com/shogun-dev/shogun/store"
 )
 
-// TestUsageEqualsWhatTheModelServed: a Claude Code, a Codex and a Gemini
-// CLI role each do a task; `shogun usage` then shows, token for token, what
-// the scripted model answered each of them in its conversation, and the
-// task carries its own tokens. The side requests the CLIs do not write
+// TestUsageEqualsWhatTheModelServed: a Claude Code, a Codex, a Gemini CLI
+// and a Copilot CLI role each do a task; `shogun usage` then shows, token
+// for token, what the scripted model answered each of them in its
+// conversation (Copilot CLI's from the OpenTelemetry file shogun has it
+// write), and the task carries its own tokens. The side requests the CLIs do not write
 // down (Claude Code's title request, Codex's JSON side requests, Gemini
 // CLI's routing classifier) are not counted, and the test logs how many
 // tokens those were.
 func TestUsageEqualsWhatTheModelServed(t *testing.T) {
-	clis := []string{"claude", "codex", "gemini"}
+	clis := []string{"claude", "codex", "gemini", "copilot"}
 	tm := startE2E(t, clis, nil)
 	ids := map[string]string{}
 	for _, role := range clis {
@@ -49,7 +50,7 @@ func TestUsageEqualsWhatTheModelServed(t *testing.T) {
 	}
 	tm.stop() // the supervisor reads the records a last time as it stops
 
-	apiOf := map[string]string{"anthropic": "claude", "responses": "codex", "gemini": "gemini"}
+	apiOf := map[string]string{"anthropic": "claude", "responses": "codex", "gemini": "gemini", "chat": "copilot"}
 	type sum struct{ in, out, calls int }
 	served, side := map[string]sum{}, map[string]sum{}
 	for _, r := range tm.model.Requests() {
