@@ -1,0 +1,90 @@
+//go:build !windows
+
+package queue_test
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+)
+
+// peakSims samples liveSims until the returned stop is called, which
+// returns the most agent programs seen alive at once.
+func peakSims(t *testing.T) (stop func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	peak := 0
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			n := liveSims(t)
+			mu.Lock()
+			peak = max(peak, n)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		<-sampled
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
+	}
+}
+
+// A role that handed its task on holds no slot while it waits for the
+// reports: with agent.max_running 2, a shogun that hands a task to a karo,
+// which splits it into three parts for three ashigaru, the shogun's and
+// the karo's slots are both needed by the parts. Before the fix both kept
+// theirs (their tasks were in flight) and no part ever got one: the team
+// stopped with nothing done.
+func TestADelegatingRoleGivesUpItsSlotWhileItWaitsForReports(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to count processes with")
+	}
+	dir := t.TempDir()
+	ids := []string{"ashigaru1", "ashigaru2", "ashigaru3"}
+	entries := []string{
+		sleepy("shogun", filepath.Join(dir, "shogun.jsonl"), "0s", "--delegate", "karo", "--work-time", "100ms"),
+		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "0s", "--delegate", "ashigaru1,ashigaru2,ashigaru3", "--work-time", "100ms"),
+	}
+	for _, id := range ids {
+		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "300ms"))
+	}
+	ws := testWorkspace(t, entries...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 2\n")
+	r := startTeam(t, ws)
+	stop := peakSims(t)
+
+	r.drop(t, "c.yaml", "id: cmd-split\nto: shogun\ntitle: split me\nbody: three parts\n")
+	tasks := r.waitTasks(t, "the shogun's and the karo's tasks and the three parts done", 90*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 5 && countStatus(ts, store.StatusDone) == 5
+	})
+	if peak := stop(); peak > 2 {
+		t.Errorf("%d agent programs alive at once, want at most 2 (max_running)", peak)
+	}
+	worked := map[string]int{}
+	for _, id := range ids {
+		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
+			if rc.Kind == "task" {
+				worked[rc.TaskID]++
+			}
+		}
+	}
+	for _, tk := range tasks {
+		if tk.Role != "karo" && tk.Role != "shogun" && worked[tk.ID] != 1 {
+			t.Errorf("part %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
+		}
+	}
+}
