@@ -3,6 +3,7 @@
 package queue_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -85,6 +86,47 @@ func TestADelegatingRoleGivesUpItsSlotWhileItWaitsForReports(t *testing.T) {
 	for _, tk := range tasks {
 		if tk.Role != "karo" && tk.Role != "shogun" && worked[tk.ID] != 1 {
 			t.Errorf("part %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
+		}
+	}
+}
+
+// agent.max_running_per_cli bounds the live roles of one CLI with no
+// workspace-wide bound: three agent-sim roles (cli: generic) under
+// {generic: 1} run one at a time, and do every task once.
+func TestMaxRunningPerCLIBoundsTheRolesOfThatCLI(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to count processes with")
+	}
+	dir := t.TempDir()
+	ids := []string{"w1", "w2", "w3"}
+	var entries []string
+	for _, id := range ids {
+		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "200ms"))
+	}
+	ws := testWorkspace(t, entries...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running_per_cli: {generic: 1}\n")
+	r := startTeam(t, ws)
+	stop := peakSims(t)
+	for i := 0; i < 6; i++ {
+		r.drop(t, fmt.Sprintf("c%d.yaml", i), fmt.Sprintf("id: cmd-%d\nto: %s\ntitle: task %d\nbody: b\n", i, ids[i%3], i))
+	}
+	tasks := r.waitTasks(t, "all six tasks done", 90*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 6 && countStatus(ts, store.StatusDone) == 6
+	})
+	if peak := stop(); peak != 1 {
+		t.Errorf("at most %d agent programs alive at once, want 1 (max_running_per_cli generic: 1)", peak)
+	}
+	worked := map[string]int{}
+	for _, id := range ids {
+		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
+			if rc.Kind == "task" {
+				worked[rc.TaskID]++
+			}
+		}
+	}
+	for _, tk := range tasks {
+		if worked[tk.ID] != 1 {
+			t.Errorf("task %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
 		}
 	}
 }

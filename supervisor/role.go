@@ -664,7 +664,7 @@ func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-ch
 			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
 				r.sup.slots.declined(r)
 			}
-			why = fmt.Sprintf("made room for a role with work (agent.max_running %d); the next task wakes it", r.sup.slots.max)
+			why = "made room for a role with work (a slot of agent.max_running or agent.max_running_per_cli); the next task wakes it"
 		case <-idleC:
 			sleep = r.trySleep(true)
 			why = fmt.Sprintf("idle for idle_after %s with nothing queued; the next task wakes it", r.conf().IdleAfter)
