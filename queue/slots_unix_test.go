@@ -3,6 +3,7 @@
 package queue_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
 )
 
 // peakSims samples liveSims until the returned stop is called, which
@@ -127,6 +129,35 @@ func TestMaxRunningPerCLIBoundsTheRolesOfThatCLI(t *testing.T) {
 	for _, tk := range tasks {
 		if worked[tk.ID] != 1 {
 			t.Errorf("task %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
+		}
+	}
+}
+
+// A wake asked while the role still runs (the queue saw it asleep a moment
+// before it woke) does not start it again, for nothing, as soon as it falls
+// asleep next: a woken role with no work goes on sleeping.
+func TestAStaleWakeDoesNotStartASleepingRole(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "a.jsonl")
+	ws := testWorkspace(t, sleepy("a", rec, "500ms"))
+	r := startTeam(t, ws)
+	role, _ := r.team.Supervisor().Role("a")
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	if _, err := role.WaitState(ctx, supervisor.Ready); err != nil {
+		t.Fatalf("never ready: %v", err)
+	}
+	role.Wake(supervisor.Work{Has: true, Rank: 1, Since: time.Now()}) // while it runs
+	if _, err := role.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("never asleep after idle_after: %v", err)
+	}
+	time.Sleep(2 * time.Second) // time for a wake, which must not come
+	if st := role.Status(); st.State != supervisor.Sleeping || st.Pid != 0 {
+		t.Errorf("2 s after falling asleep with nothing to do: state %s, pid %d; want sleeping, no program", st.State, st.Pid)
+	}
+	for _, rc := range records(t, rec) {
+		if rc.Kind == "start" {
+			t.Errorf("the role was started again with nothing to do (%s)", rc.Line)
 		}
 	}
 }

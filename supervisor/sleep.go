@@ -58,21 +58,30 @@ func (r *Role) Wake(w Work) {
 
 // sleepUntilWork waits, sleeping, for work (Wake) or a restart request; a
 // stop request leaves the role stopped. It reports false when ctx ends.
+// A wake finds the work check saying there is work, or is ignored: one
+// asked while the role still ran (the queue saw it sleeping a moment
+// before it woke) stays pending, and would start it again, for nothing,
+// the moment it fell asleep next.
 func (r *Role) sleepUntilWork(ctx context.Context) bool {
-	select {
-	case <-r.wakeReq:
-		return true
-	case <-r.restartReq:
-		r.mu.Lock()
-		r.resumable = false // a restart starts afresh
-		r.mu.Unlock()
-		return true
-	case <-r.stopReq:
-		r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
-		return r.waitRestart(ctx)
-	case <-ctx.Done():
-		r.setState(Stopped, stopReason(ctx))
-		return false
+	for {
+		select {
+		case <-r.wakeReq:
+			if r.sup.work(r.id).Has {
+				return true
+			}
+			continue
+		case <-r.restartReq:
+			r.mu.Lock()
+			r.resumable = false // a restart starts afresh
+			r.mu.Unlock()
+			return true
+		case <-r.stopReq:
+			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
+			return r.waitRestart(ctx)
+		case <-ctx.Done():
+			r.setState(Stopped, stopReason(ctx))
+			return false
+		}
 	}
 }
 
