@@ -340,6 +340,9 @@ func (r *Role) setState(s State, reason string) {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+	if s == Ready && r.sup.slots != nil {
+		r.sup.slots.poke() // it may be idle: room for a role that waits
+	}
 	// Ready ⇄ busy flips many times per task: keep them out of the info
 	// log (and, in team, out of the history) so they cost next to nothing.
 	ev := r.log.Info()

@@ -54,6 +54,24 @@ type slots struct {
 	waiting []*slotWaiter
 	asked   map[*Role]bool // running roles asked to sleep to make room
 	seq     uint64
+	// roomAt is when makeRoom last looked: the roles that wait all call
+	// it, and one look a roomEvery is enough for all of them.
+	roomAt time.Time
+	// kick wakes one waiting role to look for room at once: a running
+	// role just became ready, so it may be idle (poke).
+	kick chan struct{}
+}
+
+// roomEvery bounds how often makeRoom looks, however many roles wait.
+const roomEvery = 200 * time.Millisecond
+
+// poke tells the roles that wait for a slot that a running role became
+// ready: one of them looks for room now rather than at its next tick.
+func (sl *slots) poke() {
+	select {
+	case sl.kick <- struct{}{}:
+	default:
+	}
 }
 
 type slotWaiter struct {
@@ -65,7 +83,7 @@ type slotWaiter struct {
 }
 
 func newSlots(sup *Supervisor, max int, perCLI map[string]int) *slots {
-	return &slots{sup: sup, max: max, perCLI: maps.Clone(perCLI), held: map[*Role]string{}, heldCLI: map[string]int{}, asked: map[*Role]bool{}}
+	return &slots{sup: sup, max: max, perCLI: maps.Clone(perCLI), held: map[*Role]string{}, heldCLI: map[string]int{}, asked: map[*Role]bool{}, kick: make(chan struct{}, 1)}
 }
 
 // inUse says how many slots are held, and how many roles wait.
@@ -219,6 +237,11 @@ func (sl *slots) grantLocked() {
 // it has work by the time it looks (declined).
 func (sl *slots) makeRoom() {
 	sl.mu.Lock()
+	if time.Since(sl.roomAt) < roomEvery {
+		sl.mu.Unlock()
+		return
+	}
+	sl.roomAt = time.Now()
 	sl.sortLocked()
 	waiting := make([]*slotWaiter, len(sl.waiting))
 	copy(waiting, sl.waiting)
@@ -323,7 +346,7 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 	why := sl.why(cli)
 	wt := sl.wait(r, cli, w)
 	r.setState(WaitingSlot, fmt.Sprintf("has work; waits for a slot (%s)", why))
-	retry := time.NewTicker(time.Second)
+	retry := time.NewTicker(250 * time.Millisecond)
 	defer retry.Stop()
 	sl.makeRoom()
 	for {
@@ -331,7 +354,10 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 		case <-wt.granted:
 			return true, true
 		case <-retry.C:
-			// A role asked to make room may have declined; ask again.
+			// A role asked to make room may have declined, or a running
+			// one become idle (its task closed): look again.
+			sl.makeRoom()
+		case <-sl.kick:
 			sl.makeRoom()
 		case <-r.wakeReq:
 		case <-r.restartReq:
