@@ -116,3 +116,46 @@ func TestSlotsBoundEachCLI(t *testing.T) {
 		t.Error("the claude slot freed and the waiting claude role did not get it")
 	}
 }
+
+// To make room for a role whose CLI is at its own bound, the idlest role
+// of that CLI is asked to sleep, not an idler role of another CLI (whose
+// sleep would free no slot the waiter can use); for a role that waits on
+// agent.max_running, the idlest of all. A role with work is never asked.
+func TestMakeRoomAsksTheIdlestRoleThatFreesAUsableSlot(t *testing.T) {
+	sup := &Supervisor{}
+	busyRoles := map[string]bool{"claudeBusy": true}
+	sup.SetWorkCheck(func(role string) Work { return Work{Has: busyRoles[role]} })
+	now := time.Now()
+	role := func(id string, idleFor time.Duration) *Role {
+		return &Role{id: id, state: Ready, since: now.Add(-idleFor), sleepReq: make(chan struct{}, 1)}
+	}
+	claudeBusy, claudeIdle, codexIdlest := role("claudeBusy", time.Hour), role("claudeIdle", time.Minute), role("codexIdlest", 2*time.Hour)
+	asked := func(r *Role) bool {
+		select {
+		case <-r.sleepReq:
+			return true
+		default:
+			return false
+		}
+	}
+
+	sl := newSlots(sup, 4, map[string]int{"claude": 2})
+	sl.tryTake(claudeBusy, "claude")
+	sl.tryTake(claudeIdle, "claude")
+	sl.tryTake(codexIdlest, "codex")
+	sl.wait(&Role{id: "claudeWaiting"}, "claude", Work{Has: true, Rank: 1, Since: now})
+	sl.makeRoom()
+	if asked(claudeBusy) || !asked(claudeIdle) || asked(codexIdlest) {
+		t.Error("for a claude role at claude's bound: want only the idle claude role asked to sleep (not the busy one, not the idler codex one)")
+	}
+
+	sl = newSlots(sup, 3, nil)
+	sl.tryTake(claudeBusy, "claude")
+	sl.tryTake(claudeIdle, "claude")
+	sl.tryTake(codexIdlest, "codex")
+	sl.wait(&Role{id: "other"}, "gemini", Work{Has: true, Rank: 1, Since: now})
+	sl.makeRoom()
+	if asked(claudeBusy) || asked(claudeIdle) || !asked(codexIdlest) {
+		t.Error("for a role waiting on agent.max_running: want only the idlest role asked to sleep")
+	}
+}
