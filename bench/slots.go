@@ -83,7 +83,10 @@ baseline %d roles without a bound and without `+"`idle_after`"+`: %d commands dr
 then %d commands sent one at a time (each waits for the last to be done) to time send → delivered (the
 confirmed nudge). Live programs are the supervisor's agent-sim children, sampled every 20 ms. The supervisor's
 CPU is its own, over the %d tasks; RSS its peak (VmHWM). `+"`go run ./bench -only slots -slots-roles 16 -slots-max 4 -slots-tasks 64`"+`
-is a quick run.
+is a quick run. Read the CPU and RSS ratios with the wall times: the capped team starts every role beyond
+`+"`max_running`"+` at least once, and a woken agent-sim's turns end 1.5 s after its last output (streamHold), where
+the baseline's roles, seen ready for 2 s with output going on after their startup prompt, are taken for noisy
+programs and end theirs at the settle time (supervisor/classify.go).
 
 | roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|
