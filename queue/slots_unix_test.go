@@ -161,3 +161,27 @@ func TestAStaleWakeDoesNotStartASleepingRole(t *testing.T) {
 		}
 	}
 }
+
+// With idle_after, a karo whose part is with its ashigaru sleeps while it
+// waits (its CLI costs nothing meanwhile), and the part's report wakes it
+// to close its own task.
+func TestAKaroWaitingForReportsSleepsAfterIdleAfter(t *testing.T) {
+	dir := t.TempDir()
+	ws := testWorkspace(t,
+		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "500ms", "--delegate", "ashigaru1", "--work-time", "100ms"),
+		sim("ashigaru1", filepath.Join(dir, "a1.jsonl"), "--work-time", "4s"))
+	r := startTeam(t, ws)
+	karo, _ := r.team.Supervisor().Role("karo")
+	r.drop(t, "c.yaml", "id: cmd-hand-on\nto: karo\ntitle: hand it on\nbody: one part\n")
+	r.waitTasks(t, "the part with ashigaru1", 30*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && ts[0].Status == store.StatusDelivered && ts[1].Status == store.StatusDelivered
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := karo.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("the karo never slept while its part was worked on: %v (state %s)", err, karo.State())
+	}
+	r.waitTasks(t, "both tasks done", 60*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
+	})
+}
