@@ -179,7 +179,14 @@ func TestAKaroWaitingForReportsSleepsAfterIdleAfter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := karo.WaitState(ctx, supervisor.Sleeping); err != nil {
-		t.Fatalf("the karo never slept while its part was worked on: %v (state %s)", err, karo.State())
+		t.Fatalf("the karo never slept: %v (state %s)", err, karo.State())
+	}
+	tasks, err := r.team.Store().Tasks(store.TaskFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countStatus(tasks, store.StatusDone); n != 0 {
+		t.Errorf("the karo first slept with %d of its 2 tasks done; want it asleep while its part is worked on", n)
 	}
 	r.waitTasks(t, "both tasks done", 60*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
