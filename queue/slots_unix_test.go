@@ -192,3 +192,35 @@ func TestAKaroWaitingForReportsSleepsAfterIdleAfter(t *testing.T) {
 		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
 	})
 }
+
+// A report for a karo that waits for a slot counts as old as the task the
+// karo waits with: under agent.max_running 1, the karo hears its part's
+// report before an ashigaru's tasks that came after the karo's own.
+func TestAReportForAWaitingKaroGoesByItsTasksAge(t *testing.T) {
+	dir := t.TempDir()
+	ws := testWorkspace(t,
+		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "0s", "--delegate", "ashigaru1", "--work-time", "100ms"),
+		sleepy("ashigaru1", filepath.Join(dir, "a1.jsonl"), "0s", "--work-time", "300ms"),
+		sleepy("ashigaru2", filepath.Join(dir, "a2.jsonl"), "0s", "--work-time", "300ms"))
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r := startTeam(t, ws)
+	r.drop(t, "c.yaml", "id: cmd-karo\nto: karo\ntitle: hand it on\nbody: one part\n")
+	r.waitTasks(t, "the part handed on", 60*time.Second, func(ts []store.Task) bool { return len(ts) == 2 })
+	for i := 0; i < 3; i++ {
+		r.drop(t, fmt.Sprintf("a2-%d.yaml", i), fmt.Sprintf("id: cmd-a2-%d\nto: ashigaru2\ntitle: later %d\nbody: b\n", i, i))
+	}
+	tasks := r.waitTasks(t, "all five tasks done", 90*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 5 && countStatus(ts, store.StatusDone) == 5
+	})
+	var karoDone time.Time
+	for _, tk := range tasks {
+		if tk.Role == "karo" {
+			karoDone = tk.FinishedAt
+		}
+	}
+	for _, tk := range tasks {
+		if tk.Role == "ashigaru2" && tk.FinishedAt.Before(karoDone) {
+			t.Errorf("ashigaru2's %q (sent after the karo's task) was done at %s, before the karo's task at %s", tk.Title, tk.FinishedAt.Format("15:04:05.000"), karoDone.Format("15:04:05.000"))
+		}
+	}
+}

@@ -27,6 +27,12 @@ func (q *Queue) Work(role string) supervisor.Work {
 		w.mu.Lock()
 		notes := len(w.notes)
 		w.mu.Unlock()
+		if notes > 0 && t != nil {
+			// A report's line for a role that waits on it: as urgent,
+			// and as old, as the task it waits with, so a karo is not
+			// kept from its ashigaru's reports by newer work of theirs.
+			return supervisor.Work{Has: true, Rank: priorityRank(t.Priority), Since: t.CreatedAt}
+		}
 		if notes > 0 {
 			return supervisor.Work{Has: true, Rank: 1, Since: time.Now()}
 		}
