@@ -23,7 +23,7 @@ func main() {
 	drainMB := flag.Int("drain-mb", 120, "size of the file `cat` writes to the PTY, in MB")
 	idleRoles := flag.Int("idle-roles", 16, "roles in the idle-cost measurement")
 	idleFor := flag.Duration("idle-for", 10*time.Second, "how long the idle cost is sampled")
-	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, hook, realcli, history, search, prune, console, soak or go; its section replaces the one of the same title in -out, the others are kept")
+	only := flag.String("only", "", "run only this measurement: drain, idle, latency, ingest, roundtrip, typing, hook, realcli, history, search, prune, console, slots, soak or go; its section replaces the one of the same title in -out, the others are kept")
 	consoleIdle := flag.Duration("console-idle-for", 5*time.Second, "how long each idle-tab cost is sampled")
 	consoleFloodMB := flag.Int("console-flood-mb", 120, "size of the file the flooding role writes while console tabs watch, in MB")
 	asProbe := flag.Bool("probe", false, "run as the latency probe role (internal)")
@@ -40,6 +40,13 @@ func main() {
 	typingPlainN := flag.Int("typing-unmarked-tasks", 40, "tasks to roles without an input marker in the typing-truth measurement")
 	hookN := flag.Int("hook-calls", 300, "hook processes per run in the approvals hook measurement")
 	realN := flag.Int("realcli-tasks", 20, "tasks per real CLI in the real-CLI measurement")
+	var slotsOpts slotsOptions
+	flag.IntVar(&slotsOpts.Roles, "slots-roles", 64, "roles configured in the many-roles measurement")
+	flag.IntVar(&slotsOpts.Max, "slots-max", 8, "agent.max_running in the many-roles measurement, and the roles of its baseline")
+	flag.IntVar(&slotsOpts.Tasks, "slots-tasks", 640, "tasks spread over the roles in the many-roles measurement")
+	flag.IntVar(&slotsOpts.Samples, "slots-samples", 20, "commands sent one at a time to time send → delivered in the many-roles measurement")
+	flag.DurationVar(&slotsOpts.IdleFor, "slots-idle-for", 10*time.Second, "how long the supervisor is sampled at rest after the many-roles measurement")
+	flag.DurationVar(&slotsOpts.WorkTime, "slots-work-time", 100*time.Millisecond, "each agent's work time in the many-roles measurement")
 	var soakOpts soakOptions
 	flag.DurationVar(&soakOpts.For, "soak-for", 3*time.Minute, "how long the soak sends commands")
 	flag.DurationVar(&soakOpts.KillEvery, "soak-kill-every", time.Minute, "how often the soak kills the supervisor with kill -9")
@@ -155,6 +162,12 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: pruning %d old events …\n", *pruneN)
 		if err := measurePrune(r, *pruneN); err != nil {
 			fatal(fmt.Errorf("prune: %w", err))
+		}
+	}
+	if want("slots") {
+		fmt.Fprintf(os.Stderr, "bench: %d roles under max_running %d, %d tasks, vs %d roles without a bound …\n", slotsOpts.Roles, slotsOpts.Max, slotsOpts.Tasks, slotsOpts.Max)
+		if err := measureSlots(r, bin, slotsOpts); err != nil {
+			fatal(fmt.Errorf("slots: %w", err))
 		}
 	}
 	var soakVerdict error

@@ -1060,3 +1060,27 @@ func TestBudgetsLoad(t *testing.T) {
 		t.Errorf("warnings = %q", warned)
 	}
 }
+
+// agent.max_running_per_cli is read per CLI preset, whatever its case; a
+// name that is no preset, or a bound below 1, is an error naming it.
+func TestMaxRunningPerCLI(t *testing.T) {
+	roles := "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: claude}}\n"
+	dir := testWorkspace(t, map[string]string{
+		"roles/a.md": "a",
+		SettingsFile: "agent:\n  max_running: 8\n  max_running_per_cli: {claude: 2, Codex: 1}\n",
+		RolesFile:    roles,
+	})
+	cfg := mustLoad(t, dir, nil)
+	if want := map[string]int{"claude": 2, "codex": 1}; !reflect.DeepEqual(cfg.Settings.Agent.MaxRunningPerCLI, want) {
+		t.Errorf("max_running_per_cli = %v, want %v", cfg.Settings.Agent.MaxRunningPerCLI, want)
+	}
+	for _, c := range []struct{ settings, want string }{
+		{"agent:\n  max_running_per_cli: {clade: 2}\n", `unknown CLI "clade" in agent.max_running_per_cli`},
+		{"agent:\n  max_running_per_cli: {claude: 0}\n", `"claude"`},
+	} {
+		dir := testWorkspace(t, map[string]string{"roles/a.md": "a", SettingsFile: c.settings, RolesFile: roles})
+		if _, err := Load(dir, env(nil)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("settings %q: error %v, want one naming %s", c.settings, err, c.want)
+		}
+	}
+}

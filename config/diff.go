@@ -156,6 +156,7 @@ var settingKeys = []struct {
 }{
 	{"agent.default_command", true, func(s Settings) any { return s.Agent.DefaultCommand }},
 	{"agent.max_running", false, func(s Settings) any { return s.Agent.MaxRunning }},
+	{"agent.max_running_per_cli", false, func(s Settings) any { return s.Agent.MaxRunningPerCLI }},
 	{"queue", true, func(s Settings) any { return s.Queue }},
 	{"skills", true, func(s Settings) any { return s.Skills }},
 	{"terminal.windows_terminal", true, func(s Settings) any { return s.Terminal }},

@@ -4,11 +4,13 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/shogun-dev/shogun/internal/yamlstrict"
+	"github.com/shogun-dev/shogun/roles"
 	"github.com/shogun-dev/shogun/usage"
 )
 
@@ -107,6 +109,11 @@ type AgentSettings struct {
 	// (agent.memory_max; 0, the default, no bound); a role's memory_max
 	// overrides it. Over it the role is restarted (supervisor).
 	MemoryMax ByteSize
+	// MaxRunningPerCLI bounds, per CLI preset (claude, codex, gemini …),
+	// how many roles of that CLI are alive at once, within MaxRunning
+	// (agent.max_running_per_cli, e.g. {claude: 2}; a CLI not named has
+	// no bound of its own). Keys are preset names, lower case.
+	MaxRunningPerCLI map[string]int
 }
 
 // UISettings place the web console that `shogun start` serves (ui:).
@@ -268,6 +275,9 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 			if n, ok := d.size(v, "memory_max"); ok {
 				s.Agent.MemoryMax = n
 			}
+		}
+		if v := sec.take("max_running_per_cli"); v != nil {
+			s.Agent.MaxRunningPerCLI = d.perCLI(v)
 		}
 		sec.done()
 	}
@@ -478,6 +488,28 @@ func (d *decoder) prices(n *yaml.Node) map[string]usage.Price {
 		}
 		pm.done()
 		out[name] = p
+	}
+	return out
+}
+
+// perCLI reads agent.max_running_per_cli: per CLI preset name, a number
+// of roles, 1 or more. A name that is no preset is an error, as in a
+// role's cli:, so a typo does not leave a CLI unbounded unseen.
+func (d *decoder) perCLI(n *yaml.Node) map[string]int {
+	m := d.mapping(n, "max_running_per_cli", "agent.max_running_per_cli")
+	if m == nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, name := range m.all() {
+		cli := strings.ToLower(strings.TrimSpace(name))
+		if _, ok := roles.LookupPreset(cli); !ok {
+			d.errorf(m.keys[name], "unknown CLI %q in agent.max_running_per_cli (CLIs: %s)", name, strings.Join(roles.PresetNames(), ", "))
+			continue
+		}
+		if v, ok := d.integer(m.vals[name], name, 1, 10_000); ok {
+			out[cli] = int(v)
+		}
 	}
 	return out
 }

@@ -224,6 +224,12 @@ func (s *Server) statusReply() (StatusReply, error) {
 	}
 	out.Roles = append(out.Roles, s.roleReplies(snap)...)
 	out.SlotsInUse, out.MaxRunning = s.team.Supervisor().Slots()
+	for cli, n := range s.team.Supervisor().CLISlots() {
+		if out.CLISlots == nil {
+			out.CLISlots = map[string]CLISlots{}
+		}
+		out.CLISlots[cli] = CLISlots{InUse: n[0], Max: n[1]}
+	}
 	return out, nil
 }
 

@@ -35,6 +35,15 @@ type StatusReply struct {
 	// once, and SlotsInUse how many do; both left out without a bound.
 	MaxRunning int `json:"max_running,omitempty"`
 	SlotsInUse int `json:"slots_in_use,omitempty"`
+	// CLISlots are the bounds of agent.max_running_per_cli, by CLI, with
+	// how many of that CLI's roles are alive; left out without any.
+	CLISlots map[string]CLISlots `json:"cli_slots,omitempty"`
+}
+
+// CLISlots is one CLI's bound in StatusReply.
+type CLISlots struct {
+	InUse int `json:"in_use"`
+	Max   int `json:"max"`
 }
 
 // RoleReply is one role in StatusReply.

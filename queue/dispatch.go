@@ -39,6 +39,10 @@ type worker struct {
 
 	mu    sync.Mutex
 	notes []note
+	// handed is the task last delivered and the program run it went to,
+	// for Queue.Work, which other goroutines call (delivered is the
+	// worker goroutine's own).
+	handed handedTask
 
 	// delivered maps a task to the program run it was last nudged in. A
 	// task in flight whose program was replaced since is delivered again.
@@ -70,6 +74,12 @@ type worker struct {
 	// cancelled are tasks cancelled by a person whose task file is to be
 	// archived.
 	cancelled []string
+}
+
+// handedTask is a task delivered to one run of the role's program.
+type handedTask struct {
+	taskID string
+	gen    int
 }
 
 // note is a notify line waiting to be typed.
@@ -303,6 +313,9 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 	}
 	w.delivered[task.ID] = gen
 	w.deliveredOn[task.ID] = account
+	w.mu.Lock()
+	w.handed = handedTask{taskID: task.ID, gen: gen}
+	w.mu.Unlock()
 	w.fresh = true
 	if confirmed {
 		w.q.log.Info().Str("role", role).Str("task_id", task.ID).Int("submits", d.Attempts).Msg("task delivered")

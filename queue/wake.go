@@ -22,18 +22,63 @@ func (q *Queue) Work(role string) supervisor.Work {
 		q.log.Warn().Err(err).Str("role", role).Msg("look up work for a role")
 		return supervisor.Work{Has: true, Rank: 1, Since: time.Now()}
 	}
-	if t != nil {
-		return supervisor.Work{Has: true, Rank: priorityRank(t.Priority), Since: t.CreatedAt}
-	}
-	if w, ok := q.worker(role); ok {
+	w, _ := q.worker(role)
+	if w != nil {
 		w.mu.Lock()
 		notes := len(w.notes)
 		w.mu.Unlock()
+		if notes > 0 && t != nil {
+			// A report's line for a role that waits on it: as urgent,
+			// and as old, as the task it waits with, so a karo is not
+			// kept from its ashigaru's reports by newer work of theirs.
+			return supervisor.Work{Has: true, Rank: priorityRank(t.Priority), Since: t.CreatedAt}
+		}
 		if notes > 0 {
 			return supervisor.Work{Has: true, Rank: 1, Since: time.Now()}
 		}
 	}
+	if t != nil && !q.waitsOnOthers(w, *t) {
+		return supervisor.Work{Has: true, Rank: priorityRank(t.Priority), Since: t.CreatedAt}
+	}
 	return supervisor.Work{}
+}
+
+// waitsOnOthers reports whether the role's task in flight, t, leaves it
+// nothing to do but wait: t was delivered to the program that runs now
+// (or ran last, for a sleeping role), and a task it handed on is still
+// open. Such a role (a karo waiting for its ashigaru) counts as idle: it
+// may be put to sleep, after idle_after or to make room, and it does not
+// wake until there is a line to type to it — the report's wake-up. The
+// rule is this simple one, not "it does not count against
+// agent.max_running", because its CLI is alive and holds memory all the
+// same; and without it a chain of work deeper than agent.max_running (a
+// shogun, a karo, an ashigaru under a cap of 2) holds every slot with
+// roles that wait for the one role that cannot get a slot. Waking, its
+// next run is delivered the task again, as after any restart: a role
+// that lost its conversation sends its commands again, and each one
+// already done answers with its report (answerDuplicate).
+func (q *Queue) waitsOnOthers(w *worker, t store.Task) bool {
+	if w == nil || t.Status != store.StatusDelivered {
+		return false
+	}
+	gen, _ := w.a.Workable()
+	w.mu.Lock()
+	handed := w.handed
+	w.mu.Unlock()
+	if handed.taskID != t.ID || handed.gen != gen {
+		return false // the running program has not had the task: it is work
+	}
+	subs, err := q.st.Subtasks(t.ID)
+	if err != nil {
+		q.log.Warn().Err(err).Str("task_id", t.ID).Msg("look up the tasks a task handed on")
+		return false
+	}
+	for _, s := range subs {
+		if !store.Closed(s.Status) {
+			return true
+		}
+	}
+	return false
 }
 
 func priorityRank(p string) int {

@@ -377,6 +377,9 @@ func (r *Role) setState(s State, reason string) {
 	close(r.changed)
 	r.changed = make(chan struct{})
 	r.mu.Unlock()
+	if s == Ready && r.sup.slots != nil {
+		r.sup.slots.poke() // it may be idle: room for a role that waits
+	}
 	// Ready ⇄ busy flips many times per task: keep them out of the info
 	// log (and, in team, out of the history) so they cost next to nothing.
 	ev := r.log.Info()
@@ -769,7 +772,7 @@ func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-ch
 			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
 				r.sup.slots.declined(r)
 			}
-			why = fmt.Sprintf("made room for a role with work (agent.max_running %d); the next task wakes it", r.sup.slots.max)
+			why = "made room for a role with work (a slot of agent.max_running or agent.max_running_per_cli); the next task wakes it"
 		case <-idleC:
 			sleep = r.trySleep(true)
 			why = fmt.Sprintf("idle for idle_after %s with nothing queued; the next task wakes it", r.conf().IdleAfter)

@@ -172,8 +172,8 @@ func New(opts Options) (*Supervisor, error) {
 		scrollback:    opts.Config.Settings.Logs.ScrollbackKB * 1024,
 	}
 	s.accounts = newAccountBook(opts.AccountHistory, opts.Logger)
-	if n := opts.Config.Settings.Agent.MaxRunning; n > 0 {
-		s.slots = newSlots(s, n)
+	if a := opts.Config.Settings.Agent; a.MaxRunning > 0 || len(a.MaxRunningPerCLI) > 0 {
+		s.slots = newSlots(s, a.MaxRunning, a.MaxRunningPerCLI)
 	}
 	if s.backoff.Base == 0 {
 		s.backoff.Base = time.Second

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,8 +131,8 @@ func statusCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "\nsupervisor pid %d, up %s, run %s; %s; tasks: %s\n", st.Pid, secs(st.UptimeS), textsafe.Escape(st.RunID),
 				roleCounts(st.Roles), strings.Join(parts, ", "))
-			if st.MaxRunning > 0 {
-				fmt.Fprintf(w, "slots %d/%d in use (agent.max_running)\n", st.SlotsInUse, st.MaxRunning)
+			if line := slotsLine(st); line != "" {
+				fmt.Fprintln(w, line)
 			}
 			fmt.Fprintf(w, "control endpoint: %s\n", cl.Endpoint())
 			for _, a := range st.Attention {
@@ -185,6 +187,38 @@ func roleCounts(roles []control.RoleReply) string {
 		parts[i] = fmt.Sprintf("%d %s", n[s], textsafe.Escape(s))
 	}
 	return fmt.Sprintf("%d %s: %s", len(roles), plural(len(roles), "role", "roles"), strings.Join(parts, ", "))
+}
+
+// slotsLine says how many of the bounded slots are in use and which roles
+// wait for one: "slots 5/8 in use (agent.max_running), claude 2/2;
+// waiting for a slot: ashigaru3, ashigaru4". Empty without a bound.
+func slotsLine(st control.StatusReply) string {
+	var parts []string
+	if st.MaxRunning > 0 {
+		parts = append(parts, fmt.Sprintf("slots %d/%d in use (agent.max_running)", st.SlotsInUse, st.MaxRunning))
+	}
+	clis := slices.Sorted(maps.Keys(st.CLISlots))
+	for _, cli := range clis {
+		n := st.CLISlots[cli]
+		parts = append(parts, fmt.Sprintf("%s %d/%d", textsafe.Escape(cli), n.InUse, n.Max))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := strings.Join(parts, ", ")
+	if st.MaxRunning == 0 {
+		line = "slots in use (agent.max_running_per_cli): " + line
+	}
+	var waiting []string
+	for _, r := range st.Roles {
+		if r.State == string(supervisor.WaitingSlot) {
+			waiting = append(waiting, textsafe.Escape(r.ID))
+		}
+	}
+	if len(waiting) > 0 {
+		line += "; waiting for a slot: " + strings.Join(waiting, ", ")
+	}
+	return line
 }
 
 // secs renders seconds for people.

@@ -24,12 +24,41 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
+	kill9Burst(t, burstTeam{roles: 3, perRound: 24, gap: 40 * time.Millisecond})
+}
+
+// The same with sleeping roles in the team (issue 35): four roles that
+// sleep after 300 ms idle, under agent.max_running 2, so the kills land
+// while roles sleep, wait for a slot and wake. Nothing is lost or doubled,
+// and roles did wake with their conversation resumed.
+func TestKill9WithSleepingRolesLosesAndDoublesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	kill9Burst(t, burstTeam{roles: 4, maxRunning: 2, sleepy: true, perRound: 6, gap: 600 * time.Millisecond, settle: 3 * time.Second})
+}
+
+// burstTeam is the team kill9Burst runs: agent-sim roles w1…wN.
+type burstTeam struct {
+	roles      int
+	maxRunning int  // agent.max_running; 0: none
+	sleepy     bool // idle_after 300ms, resume_args --resumed
+	// perRound commands are dropped between two kills, gap bounding the
+	// random pause after each: with fewer and further apart, the roles'
+	// queues run dry, and they sleep and wake between the kills.
+	perRound int
+	gap      time.Duration
+	// settle is added to the random pause before each kill.
+	settle time.Duration
+}
+
+func kill9Burst(t *testing.T, team burstTeam) {
 	ws := t.TempDir()
 	shogun(t, "init", ws)
 	recs := t.TempDir()
 	var roles strings.Builder
 	roles.WriteString("roles:\n")
-	for i := 1; i <= 3; i++ {
+	for i := 1; i <= team.roles; i++ {
 		fmt.Fprintf(&roles, `  - id: w%d
     prompt_path: roles/ashigaru.md
     command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--work-time", "150ms", "--record", %q]}
@@ -39,15 +68,29 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
     submit_delay: 60ms
     stop: {keys: "/exit\r", timeout: 5s}
 `, i, filepath.Join(recs, fmt.Sprintf("w%d.jsonl", i)))
+		if team.sleepy {
+			roles.WriteString("    idle_after: 300ms\n    resume_args: [\"--resumed\"]\n")
+		}
 	}
 	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte(roles.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if team.maxRunning > 0 {
+		path := filepath.Join(ws, "config", "settings.yaml")
+		settings, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withCap := strings.Replace(string(settings), "\nagent:\n", fmt.Sprintf("\nagent:\n  max_running: %d\n", team.maxRunning), 1)
+		if err := os.WriteFile(path, []byte(withCap), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmds := filepath.Join(ws, "runtime", "queue", "commands")
 	drop := func(i int) {
 		name := fmt.Sprintf("c%03d.yaml", i)
 		tmp := filepath.Join(cmds, "."+name+".tmp")
-		body := fmt.Sprintf("id: crash-%03d\nto: w%d\ntitle: job %d\nbody: job %d survives kill -9\n", i, i%3+1, i, i)
+		body := fmt.Sprintf("id: crash-%03d\nto: w%d\ntitle: job %d\nbody: job %d survives kill -9\n", i, i%team.roles+1, i, i)
 		if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -57,16 +100,17 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
 	}
 
 	rng := rand.New(rand.NewPCG(42, 7))
-	const rounds, perRound = 5, 24
+	const rounds = 5
+	perRound := team.perRound
 	next := 0
 	for round := 0; round < rounds; round++ {
 		cmd, _ := startBackground(t, ws)
 		for k := 0; k < perRound; k++ {
 			drop(next)
 			next++
-			time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
+			time.Sleep(time.Duration(rng.Int64N(int64(team.gap))))
 		}
-		time.Sleep(time.Duration(200+rng.IntN(1200)) * time.Millisecond)
+		time.Sleep(team.settle + time.Duration(200+rng.IntN(1200))*time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -125,12 +169,19 @@ func TestKill9DuringABurstLosesAndDoublesNothing(t *testing.T) {
 	// The agents' own record: every task was worked on (some twice, when a
 	// kill came between the nudge and the report: that is redelivery).
 	worked := map[string]bool{}
-	for i := 1; i <= 3; i++ {
+	resumed := 0
+	for i := 1; i <= team.roles; i++ {
 		for _, rec := range shoguntest.Records(t, filepath.Join(recs, fmt.Sprintf("w%d.jsonl", i))) {
-			if rec.Kind == "task" {
+			switch {
+			case rec.Kind == "task":
 				worked[rec.TaskID] = true
+			case rec.Kind == "start" && rec.Line == "resumed":
+				resumed++
 			}
 		}
+	}
+	if team.sleepy && resumed == 0 {
+		t.Error("no role ever woke from sleep: the test did not put sleeping roles in the team")
 	}
 	for _, tk := range tasks {
 		if !worked[tk.ID] {

@@ -1,0 +1,368 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shogun-dev/shogun/control"
+	"github.com/shogun-dev/shogun/store"
+)
+
+// slotsOptions size the many-roles measurement (issue 35): Roles agent-sim
+// roles under agent.max_running Max share Tasks tasks; the baseline is Max
+// roles without a bound doing the same tasks. Samples commands are then
+// sent one at a time to time send → delivered.
+type slotsOptions struct {
+	Roles, Max, Tasks, Samples int
+	WorkTime                   time.Duration
+	// IdleFor is how long the supervisor is sampled at rest afterwards.
+	IdleFor time.Duration
+}
+
+// slotsRun is what one team did.
+type slotsRun struct {
+	roles, max, tasks int
+	took              time.Duration
+	cpu               float64 // the supervisor's own CPU seconds over the tasks
+	hwm               int64   // its peak RSS, KiB
+	idleCPU           float64 // its CPU at rest afterwards, % of a core
+	idleRSS           int64   // its RSS at rest, KiB
+	peakLive          int     // most agent programs alive at once
+	done              int     // tasks done, of tasks+samples
+	all               int     // tasks in the history
+	oneReport         int     // tasks closed by exactly one report
+	workedOnce        int     // tasks an agent started on exactly once
+	doubled           []string
+	wakes             int             // starts that resumed a conversation
+	deliver           []time.Duration // send → delivered, one per sample
+	asleep            int             // samples whose role slept when sent
+}
+
+// measureSlots runs the capped team and its baseline and writes the section.
+func measureSlots(r *report, shogun string, o slotsOptions) error {
+	capped, err := runSlots(shogun, o.Roles, o.Max, o)
+	if err != nil {
+		return fmt.Errorf("%d roles under max_running %d: %w", o.Roles, o.Max, err)
+	}
+	base, err := runSlots(shogun, o.Max, 0, o)
+	if err != nil {
+		return fmt.Errorf("%d roles without a bound: %w", o.Max, err)
+	}
+	row := func(x slotsRun) string {
+		bound := "none"
+		if x.max > 0 {
+			bound = strconv.Itoa(x.max)
+		}
+		return fmt.Sprintf("| %d | %s | %d of %d | %d | %d | %d | %d | %.1f s | %.2f s | %.1f MiB |",
+			x.roles, bound, x.done, x.all, x.oneReport, x.workedOnce, x.peakLive, x.wakes, x.took.Seconds(), x.cpu, float64(x.hwm)/1024)
+	}
+	lat := func(x slotsRun) string {
+		d := slices.Sorted(slices.Values(x.deliver))
+		return fmt.Sprintf("%s / %s (%d sends, %d to a sleeping role)", secsText(quantile(d, 0.5)), secsText(quantile(d, 0.9)), len(x.deliver), x.asleep)
+	}
+	var notes []string
+	for _, x := range []slotsRun{capped, base} {
+		if len(x.doubled) > 0 {
+			notes = append(notes, fmt.Sprintf("Worked on more than once (%d roles): %s.", x.roles, strings.Join(x.doubled, ", ")))
+		}
+	}
+	r.add("Many roles, few slots", fmt.Sprintf(`
+%d `+"`agent-sim`"+` roles (work time %s, `+"`idle_after: 1s`"+`, resume args) under `+"`agent.max_running: %d`"+`, and as the
+baseline %d roles without a bound and without `+"`idle_after`"+`: %d commands dropped at once, spread evenly over the roles,
+then %d commands sent one at a time (each waits for the last to be done) to time send → delivered (the
+confirmed nudge). Live programs are the supervisor's agent-sim children, sampled every 20 ms. The supervisor's
+CPU is its own, over the %d tasks; RSS its peak (VmHWM). `+"`go run ./bench -only slots -slots-roles 16 -slots-max 4 -slots-tasks 64`"+`
+is a quick run. Read the CPU and RSS ratios with the wall times: the capped team starts every role beyond
+`+"`max_running`"+` at least once, and a woken agent-sim's turns end 1.5 s after its last output (streamHold), where
+the baseline's roles, seen ready for 2 s with output going on after their startup prompt, are taken for noisy
+programs and end theirs at the settle time (supervisor/classify.go).
+
+| roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU | shogun RSS peak |
+|---|---|---|---|---|---|---|---|---|---|
+%s
+%s
+
+| what | measured | target |
+|---|---|---|
+| every task done once | %d of %d done, %d worked on once | all, once |
+| peak live programs | %d | ≤ %d |
+| shogun CPU, %d roles vs %d | %.2f× | ≤ 1.2× |
+| shogun RSS peak, %d roles vs %d | %.2f× | ≤ 1.2× |
+| shogun at rest afterwards (%s), %d roles vs %d | CPU %.2f %% vs %.2f %% of a core; RSS %.1f vs %.1f MiB | |
+| send → delivered p50 / p90, sleeping role | %s | |
+| send → delivered p50 / p90, awake role | %s | |
+%s
+`, o.Roles, o.WorkTime, o.Max, o.Max, o.Tasks, o.Samples, o.Tasks,
+		row(capped), row(base),
+		capped.done, capped.all, capped.workedOnce, capped.peakLive, o.Max,
+		o.Roles, o.Max, capped.cpu/max(base.cpu, 0.01), o.Roles, o.Max, float64(capped.hwm)/float64(max(base.hwm, 1)),
+		o.IdleFor, o.Roles, o.Max, capped.idleCPU, base.idleCPU, float64(capped.idleRSS)/1024, float64(base.idleRSS)/1024,
+		lat(capped), lat(base), strings.Join(notes, "\n")))
+	return nil
+}
+
+func secsText(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// runSlots runs one team through the tasks and the samples. max 0: no
+// bound and no sleeping.
+func runSlots(shogun string, roles, maxRunning int, o slotsOptions) (slotsRun, error) {
+	run := slotsRun{roles: roles, max: maxRunning, tasks: o.Tasks}
+	recs, err := os.MkdirTemp("", "shogun-bench-slots-rec-")
+	if err != nil {
+		return run, err
+	}
+	defer os.RemoveAll(recs)
+	ids := make([]string, roles)
+	var b strings.Builder
+	b.WriteString("roles:\n")
+	for i := range ids {
+		ids[i] = fmt.Sprintf("r%02d", i+1)
+		fmt.Fprintf(&b, `  - id: %s
+    prompt_path: roles/ashigaru.md
+    command: {exec: "${SHOGUN_EXE}", args: ["agent-sim", "--work-time", %q, "--paste-window", "-1ms", "--record", %q]}
+    cli: generic
+    ready_pattern: "› "
+    busy_pattern: "esc to interrupt"
+    submit_delay: 0s
+    stop: {keys: "/exit\r", timeout: 5s}
+`, ids[i], o.WorkTime.String(), filepath.Join(recs, ids[i]+".jsonl"))
+		// TODO(h-memmax): hold memory per role (agent-sim --hold-memory
+		// 300MB) once it is on main, and add the peak resident memory of
+		// all trees to the section, as issue 35 asks.
+		if maxRunning > 0 {
+			b.WriteString("    idle_after: 1s\n    resume_args: [\"--resumed\"]\n")
+		}
+	}
+	ws, err := benchWorkspace(shogun, b.String())
+	if err != nil {
+		return run, err
+	}
+	defer os.RemoveAll(ws)
+	if maxRunning > 0 {
+		path := filepath.Join(ws, "config", "settings.yaml")
+		settings, err := os.ReadFile(path)
+		if err != nil {
+			return run, err
+		}
+		capped := strings.Replace(string(settings), "\nagent:\n", fmt.Sprintf("\nagent:\n  max_running: %d\n", maxRunning), 1)
+		if err := os.WriteFile(path, []byte(capped), 0o644); err != nil {
+			return run, err
+		}
+	}
+	cmd, stop, err := supervise(shogun, ws)
+	if err != nil {
+		return run, err
+	}
+	defer stop()
+	pid := cmd.Process.Pid
+	time.Sleep(4 * time.Second) // the first roles ready and prompted, the others asleep
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var sampler sync.WaitGroup
+	sampler.Add(1)
+	go func() {
+		defer sampler.Done()
+		for ctx.Err() == nil {
+			run.peakLive = max(run.peakLive, liveAgents(pid))
+			select {
+			case <-ctx.Done():
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	defer func() { cancel(); sampler.Wait() }()
+
+	cpu0, err := cpuTicks(pid)
+	if err != nil {
+		return run, err
+	}
+	began := time.Now()
+	for i := 0; i < o.Tasks; i++ {
+		if err := dropCommand(ws, i, ids[i%roles]); err != nil {
+			return run, err
+		}
+	}
+	if err := waitFor(began, 20*time.Minute, 100*time.Millisecond, func() (bool, string, error) {
+		_, done, err := countTasks(ws)
+		return done >= o.Tasks, fmt.Sprintf("%d of %d tasks done", done, o.Tasks), err
+	}); err != nil {
+		return run, err
+	}
+	run.took = time.Since(began)
+	cpu1, err := cpuTicks(pid)
+	if err != nil {
+		return run, err
+	}
+	run.cpu = float64(cpu1-cpu0) / 100 // USER_HZ
+
+	// Send → delivered: the capped team's roles have gone to sleep after
+	// idle_after; each sample goes to the next role.
+	if maxRunning > 0 {
+		time.Sleep(3 * time.Second)
+	}
+	st, err := store.Open(filepath.Join(ws, "data", "shogun.db"))
+	if err != nil {
+		return run, err
+	}
+	defer st.Close()
+	for i := 0; i < o.Samples; i++ {
+		role := ids[i%roles]
+		if state, err := roleState(shogun, ws, role); err == nil && state == "sleeping" {
+			run.asleep++
+		}
+		sent := time.Now()
+		id := o.Tasks + i
+		if err := dropCommand(ws, id, role); err != nil {
+			return run, err
+		}
+		var task *store.Task
+		if err := waitFor(sent, 2*time.Minute, 5*time.Millisecond, func() (bool, string, error) {
+			t, err := st.TaskForCommand(fmt.Sprintf("bench-%05d", id))
+			task = t
+			return t != nil && store.Closed(t.Status), "the sample not done", err
+		}); err != nil {
+			return run, err
+		}
+		if task.DeliveredAt.IsZero() {
+			return run, fmt.Errorf("sample %s closed without a recorded delivery", task.ID)
+		}
+		run.deliver = append(run.deliver, task.DeliveredAt.Sub(sent))
+	}
+	// At rest: every role idle (the capped team's asleep again).
+	time.Sleep(3 * time.Second)
+	idle0, err := cpuTicks(pid)
+	if err != nil {
+		return run, err
+	}
+	t0 := time.Now()
+	time.Sleep(o.IdleFor)
+	idle1, err := cpuTicks(pid)
+	if err != nil {
+		return run, err
+	}
+	run.idleCPU = float64(idle1-idle0) / 100 / time.Since(t0).Seconds() * 100
+	run.idleRSS, run.hwm, _ = memory(pid)
+	cancel()
+	sampler.Wait()
+
+	tasks, err := st.Tasks(store.TaskFilter{})
+	if err != nil {
+		return run, err
+	}
+	worked, wakes, err := agentRecords(recs, ids)
+	if err != nil {
+		return run, err
+	}
+	run.wakes = wakes
+	run.all = len(tasks)
+	for _, t := range tasks {
+		if t.Status == store.StatusDone {
+			run.done++
+		}
+		if reps, err := st.ReportsForTask(t.ID); err == nil && len(reps) == 1 {
+			run.oneReport++
+		}
+		switch worked[t.ID] {
+		case 1:
+			run.workedOnce++
+		case 0:
+		default:
+			run.doubled = append(run.doubled, fmt.Sprintf("%s ×%d", t.ID, worked[t.ID]))
+		}
+	}
+	sort.Strings(run.doubled)
+	return run, nil
+}
+
+// agentRecords counts, from the agents' records, how often each task was
+// started on, and the starts that resumed a conversation.
+func agentRecords(dir string, ids []string) (worked map[string]int, wakes int, err error) {
+	worked = map[string]int{}
+	for _, id := range ids {
+		data, err := os.ReadFile(filepath.Join(dir, id+".jsonl"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // never started
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rc struct {
+				Kind   string `json:"kind"`
+				TaskID string `json:"task_id"`
+				Line   string `json:"line"`
+			}
+			if line == "" || json.Unmarshal([]byte(line), &rc) != nil {
+				continue
+			}
+			switch {
+			case rc.Kind == "task":
+				worked[rc.TaskID]++
+			case rc.Kind == "start" && rc.Line == "resumed":
+				wakes++
+			}
+		}
+	}
+	return worked, wakes, nil
+}
+
+// roleState asks the running supervisor for a role's state.
+func roleState(shogun, ws, role string) (string, error) {
+	out, err := exec.Command(shogun, "status", "--json", "--workspace", ws).Output()
+	if err != nil {
+		return "", err
+	}
+	var st control.StatusReply
+	if err := json.Unmarshal(out, &st); err != nil {
+		return "", err
+	}
+	for _, r := range st.Roles {
+		if r.ID == role {
+			return r.State, nil
+		}
+	}
+	return "", errors.New("no role " + role)
+}
+
+// liveAgents counts pid's children that run agent-sim: the role programs
+// alive now, each the root of its role's tree.
+func liveAgents(pid int) int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	me := strconv.Itoa(pid)
+	n := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 2 || f[1] != me || f[0] == "Z" {
+			continue
+		}
+		if cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); strings.Contains(string(cmd), "agent-sim") {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,226 @@
+//go:build !windows
+
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
+)
+
+// peakSims samples liveSims until the returned stop is called, which
+// returns the most agent programs seen alive at once.
+func peakSims(t *testing.T) (stop func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	peak := 0
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			n := liveSims(t)
+			mu.Lock()
+			peak = max(peak, n)
+			mu.Unlock()
+			select {
+			case <-done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		<-sampled
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
+	}
+}
+
+// A role that handed its task on holds no slot while it waits for the
+// reports: with agent.max_running 2, a shogun that hands a task to a karo,
+// which splits it into three parts for three ashigaru, the shogun's and
+// the karo's slots are both needed by the parts. Before the fix both kept
+// theirs (their tasks were in flight) and no part ever got one: the team
+// stopped with nothing done.
+func TestADelegatingRoleGivesUpItsSlotWhileItWaitsForReports(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to count processes with")
+	}
+	dir := t.TempDir()
+	ids := []string{"ashigaru1", "ashigaru2", "ashigaru3"}
+	entries := []string{
+		sleepy("shogun", filepath.Join(dir, "shogun.jsonl"), "0s", "--delegate", "karo", "--work-time", "100ms"),
+		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "0s", "--delegate", "ashigaru1,ashigaru2,ashigaru3", "--work-time", "100ms"),
+	}
+	for _, id := range ids {
+		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "300ms"))
+	}
+	ws := testWorkspace(t, entries...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 2\n")
+	r := startTeam(t, ws)
+	stop := peakSims(t)
+
+	r.drop(t, "c.yaml", "id: cmd-split\nto: shogun\ntitle: split me\nbody: three parts\n")
+	tasks := r.waitTasks(t, "the shogun's and the karo's tasks and the three parts done", 90*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 5 && countStatus(ts, store.StatusDone) == 5
+	})
+	if peak := stop(); peak > 2 {
+		t.Errorf("%d agent programs alive at once, want at most 2 (max_running)", peak)
+	}
+	worked := map[string]int{}
+	for _, id := range ids {
+		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
+			if rc.Kind == "task" {
+				worked[rc.TaskID]++
+			}
+		}
+	}
+	for _, tk := range tasks {
+		if tk.Role != "karo" && tk.Role != "shogun" && worked[tk.ID] != 1 {
+			t.Errorf("part %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
+		}
+	}
+}
+
+// agent.max_running_per_cli bounds the live roles of one CLI with no
+// workspace-wide bound: three agent-sim roles (cli: generic) under
+// {generic: 1} run one at a time, and do every task once.
+func TestMaxRunningPerCLIBoundsTheRolesOfThatCLI(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to count processes with")
+	}
+	dir := t.TempDir()
+	ids := []string{"w1", "w2", "w3"}
+	var entries []string
+	for _, id := range ids {
+		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "200ms"))
+	}
+	ws := testWorkspace(t, entries...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running_per_cli: {generic: 1}\n")
+	r := startTeam(t, ws)
+	stop := peakSims(t)
+	for i := 0; i < 6; i++ {
+		r.drop(t, fmt.Sprintf("c%d.yaml", i), fmt.Sprintf("id: cmd-%d\nto: %s\ntitle: task %d\nbody: b\n", i, ids[i%3], i))
+	}
+	tasks := r.waitTasks(t, "all six tasks done", 90*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 6 && countStatus(ts, store.StatusDone) == 6
+	})
+	if peak := stop(); peak != 1 {
+		t.Errorf("at most %d agent programs alive at once, want 1 (max_running_per_cli generic: 1)", peak)
+	}
+	worked := map[string]int{}
+	for _, id := range ids {
+		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
+			if rc.Kind == "task" {
+				worked[rc.TaskID]++
+			}
+		}
+	}
+	for _, tk := range tasks {
+		if worked[tk.ID] != 1 {
+			t.Errorf("task %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
+		}
+	}
+}
+
+// A wake asked while the role still runs (the queue saw it asleep a moment
+// before it woke) does not start it again, for nothing, as soon as it falls
+// asleep next: a woken role with no work goes on sleeping.
+func TestAStaleWakeDoesNotStartASleepingRole(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "a.jsonl")
+	ws := testWorkspace(t, sleepy("a", rec, "500ms"))
+	r := startTeam(t, ws)
+	role, _ := r.team.Supervisor().Role("a")
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	if _, err := role.WaitState(ctx, supervisor.Ready); err != nil {
+		t.Fatalf("never ready: %v", err)
+	}
+	role.Wake(supervisor.Work{Has: true, Rank: 1, Since: time.Now()}) // while it runs
+	if _, err := role.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("never asleep after idle_after: %v", err)
+	}
+	time.Sleep(2 * time.Second) // time for a wake, which must not come
+	if st := role.Status(); st.State != supervisor.Sleeping || st.Pid != 0 {
+		t.Errorf("2 s after falling asleep with nothing to do: state %s, pid %d; want sleeping, no program", st.State, st.Pid)
+	}
+	for _, rc := range records(t, rec) {
+		if rc.Kind == "start" {
+			t.Errorf("the role was started again with nothing to do (%s)", rc.Line)
+		}
+	}
+}
+
+// With idle_after, a karo whose part is with its ashigaru sleeps while it
+// waits (its CLI costs nothing meanwhile), and the part's report wakes it
+// to close its own task.
+func TestAKaroWaitingForReportsSleepsAfterIdleAfter(t *testing.T) {
+	dir := t.TempDir()
+	ws := testWorkspace(t,
+		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "500ms", "--delegate", "ashigaru1", "--work-time", "100ms"),
+		sim("ashigaru1", filepath.Join(dir, "a1.jsonl"), "--work-time", "4s"))
+	r := startTeam(t, ws)
+	karo, _ := r.team.Supervisor().Role("karo")
+	r.drop(t, "c.yaml", "id: cmd-hand-on\nto: karo\ntitle: hand it on\nbody: one part\n")
+	r.waitTasks(t, "the part with ashigaru1", 30*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && ts[0].Status == store.StatusDelivered && ts[1].Status == store.StatusDelivered
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := karo.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("the karo never slept: %v (state %s)", err, karo.State())
+	}
+	tasks, err := r.team.Store().Tasks(store.TaskFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countStatus(tasks, store.StatusDone); n != 0 {
+		t.Errorf("the karo first slept with %d of its 2 tasks done; want it asleep while its part is worked on", n)
+	}
+	r.waitTasks(t, "both tasks done", 60*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
+	})
+}
+
+// A report for a karo that waits for a slot counts as old as the task the
+// karo waits with: under agent.max_running 1, the karo hears its part's
+// report before an ashigaru's tasks that came after the karo's own.
+func TestAReportForAWaitingKaroGoesByItsTasksAge(t *testing.T) {
+	dir := t.TempDir()
+	ws := testWorkspace(t,
+		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "0s", "--delegate", "ashigaru1", "--work-time", "100ms"),
+		sleepy("ashigaru1", filepath.Join(dir, "a1.jsonl"), "0s", "--work-time", "300ms"),
+		sleepy("ashigaru2", filepath.Join(dir, "a2.jsonl"), "0s", "--work-time", "300ms"))
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r := startTeam(t, ws)
+	r.drop(t, "c.yaml", "id: cmd-karo\nto: karo\ntitle: hand it on\nbody: one part\n")
+	r.waitTasks(t, "the part handed on", 60*time.Second, func(ts []store.Task) bool { return len(ts) == 2 })
+	for i := 0; i < 3; i++ {
+		r.drop(t, fmt.Sprintf("a2-%d.yaml", i), fmt.Sprintf("id: cmd-a2-%d\nto: ashigaru2\ntitle: later %d\nbody: b\n", i, i))
+	}
+	tasks := r.waitTasks(t, "all five tasks done", 90*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 5 && countStatus(ts, store.StatusDone) == 5
+	})
+	var karoDone time.Time
+	for _, tk := range tasks {
+		if tk.Role == "karo" {
+			karoDone = tk.FinishedAt
+		}
+	}
+	for _, tk := range tasks {
+		if tk.Role == "ashigaru2" && tk.FinishedAt.Before(karoDone) {
+			t.Errorf("ashigaru2's %q (sent after the karo's task) was done at %s, before the karo's task at %s", tk.Title, tk.FinishedAt.Format("15:04:05.000"), karoDone.Format("15:04:05.000"))
+		}
+	}
+}
