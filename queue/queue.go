@@ -105,7 +105,7 @@ type Queue struct {
 	// handedAway is, per role, the reset of the latest limit it handed its
 	// tasks to its fallback for (fallback.go); guarded by mu.
 	handedAway map[string]time.Time
-	budget   budgets             // the daily budgets as last checked (budgets.go)
+	budget     budgets // the daily budgets as last checked (budgets.go)
 }
 
 // runtimeFileMode is the mode of every file the queue writes under
