@@ -44,7 +44,9 @@ func TestAcrossLifetimesTellsAWarmUpFromALeak(t *testing.T) {
 		{"flat, the last lifetime cut short in its warm-up", []time.Duration{ten, ten, ten, five},
 			func(h float64, age time.Duration) float64 { return warmUp(age) }, 0},
 		{"flat, each lifetime starting a little apart", []time.Duration{five, five, five},
-			func(h float64, age time.Duration) float64 { return warmUp(age) + []float64{0.1, 1.0, 0.2}[int(h*60/5.1)] }, 0},
+			func(h float64, age time.Duration) float64 {
+				return warmUp(age) + []float64{0.1, 1.0, 0.2}[int(h*60/5.1)]
+			}, 0},
 		{"a leak of 6 MiB/h that survives restarts", []time.Duration{ten, ten, ten, ten},
 			func(h float64, age time.Duration) float64 { return warmUp(age) + 6*h }, 6},
 		{"a leak of 12 MiB/h under a cut-short lifetime", []time.Duration{ten, ten, ten, five},
@@ -104,5 +106,24 @@ func TestSoakSectionJudgesRSSOnTheSteadyLevels(t *testing.T) {
 	}
 	if !strings.HasPrefix(row, "| supervisor RSS | +0.0 MiB | 78.") || !strings.Contains(got, "each lifetime at 5m0s–10m0s") {
 		t.Fatalf("RSS across lifetimes:\n%s\nin:\n%s", row, got)
+	}
+}
+
+// The verdict is in MB (10^6 bytes) an hour, as the target is: 4.6 MiB/h
+// is 4.8 MB/h and within it, 6 MiB/h is 6.3 MB/h and over it.
+func TestRSSVerdictIsJudgedAcrossLifetimes(t *testing.T) {
+	for _, c := range []struct {
+		leak float64 // MiB/h
+		want string
+	}{
+		{0, "RSS across lifetimes: +0.0 MB/h, within the target of ≤ +5 MB/h."},
+		{4.6, "RSS across lifetimes: +4.8 MB/h, within the target of ≤ +5 MB/h."},
+		{6, "RSS across lifetimes: +6.3 MB/h, **over the target of ≤ +5 MB/h**."},
+	} {
+		ls := lives([]time.Duration{10 * time.Minute, 10 * time.Minute, 10 * time.Minute},
+			func(h float64, age time.Duration) float64 { return warmUp(age) + c.leak*h })
+		if got := rssVerdict(ls); got != c.want {
+			t.Errorf("leak %.1f MiB/h: %q, want %q", c.leak, got, c.want)
+		}
 	}
 }
