@@ -94,11 +94,12 @@ bench: build
 
 ## soak: only the soak of make bench, longer: a misbehaving agent-sim team under a
 ## command every 2-5 s, kill -9 of the supervisor every 5 minutes, 30 minutes in all
-## (SOAK_FOR=2h make soak); its section of docs/benchmarks.md is replaced, the rest kept.
+## (SOAK_FOR=2h SOAK_KILL_EVERY=10m make soak); its section of docs/benchmarks.md is replaced, the rest kept.
 ## Exits non-zero when a command was lost or doubled.
 SOAK_FOR ?= 30m
+SOAK_KILL_EVERY ?= 5m
 soak: build
-	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md -only soak -soak-for $(SOAK_FOR) -soak-kill-every 5m -soak-sample 30s
+	$(GO) run ./bench -shogun ./$(BIN) -out docs/benchmarks.md -only soak -soak-for $(SOAK_FOR) -soak-kill-every $(SOAK_KILL_EVERY) -soak-sample 30s
 
 ## screenshots: PNGs of every page of the web console in docs/console/, taken by
 ## headless Chromium from a running demo team (needs apt-get install chromium)

@@ -73,6 +73,7 @@ type sample struct {
 	RSS                float64 // MiB
 	FDs, Threads, Tree int
 	Data, Logs         float64 // MiB
+	Load               float64 // the machine's 1-minute load average; 0 where unknown
 }
 
 // lifetime is one supervisor process, from `shogun start` to kill -9 or stop.
@@ -364,7 +365,7 @@ func (s *soak) measure() {
 	}
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	sm := sample{At: time.Now(), RSS: float64(rss) / 1024, FDs: len(fds), Threads: threads(pid), Tree: len(descendants(pid)),
-		Data: dirMiB(filepath.Join(s.ws, "data")), Logs: dirMiB(workspace.New(s.ws).Logs())}
+		Data: dirMiB(filepath.Join(s.ws, "data")), Logs: dirMiB(workspace.New(s.ws).Logs()), Load: loadNow()}
 	life.Samples = append(life.Samples, sm)
 	t0 := time.Now()
 	st, err := control.NewClient(s.ws).Status()
@@ -379,6 +380,13 @@ func (s *soak) measure() {
 	if !starting && life.Ready == 0 {
 		life.Ready = time.Since(life.Began)
 	}
+}
+
+// loadNow is the machine's 1-minute load average, for reading a soak's
+// figures on a shared machine; 0 where it is not known.
+func loadNow() float64 {
+	f, _ := strconv.ParseFloat(loadAverage(), 64)
+	return f
 }
 
 // openTasks is how many tasks the running supervisor counts as open; -1
