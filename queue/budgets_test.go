@@ -100,3 +100,36 @@ func TestTheTeamsBudgetHoldsEveryRoleUntilTheDayTurns(t *testing.T) {
 		t.Errorf("the next day at 900 of 1000: told %q, a held %q", got, q.budgetHold("a"))
 	}
 }
+
+// A role whose budget is spent has no work in its queued tasks: it may be
+// put to sleep, gives up its slot to roles that can work, and is not
+// woken for them until its budget is raised; a task in flight is still
+// its work.
+func TestABudgetHeldRoleHasNoWorkToHoldASlotFor(t *testing.T) {
+	now := time.Date(2026, 11, 28, 15, 0, 0, 0, time.Local)
+	q, st, _ := budgetQueue(t, usage.Budgets{Roles: map[string]usage.Budget{"a": {Tokens: 1000}}}, &now, nil)
+	run, err := st.StartRun(1, "/ws", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncRoles([]store.RoleInfo{{ID: "a"}, {ID: "b"}}, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AcceptCommands([]store.CommandRecord{{ID: "c1", ClaimName: "c1.yaml", File: "c1.yaml",
+		To: "a", From: "b", Title: "t", Body: "b", RunID: run.ID, ReceivedAt: now}}); err != nil {
+		t.Fatal(err)
+	}
+	if w := q.Work("a"); !w.Has {
+		t.Fatalf("a queued task under budget: work %+v, want work", w)
+	}
+	spend(t, st, "a", "1", now.Add(-time.Hour), 1500)
+	q.CheckBudgets()
+	if w := q.Work("a"); w.Has {
+		t.Errorf("a queued task held by a spent budget: work %+v, want none", w)
+	}
+	q.config().Settings.Usage.Budgets.Roles["a"] = usage.Budget{Tokens: 5000}
+	q.CheckBudgets()
+	if w := q.Work("a"); !w.Has {
+		t.Errorf("the budget raised: work %+v, want the queued task", w)
+	}
+}

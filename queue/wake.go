@@ -8,12 +8,15 @@ import (
 )
 
 // Work says whether the queue has work for a role — a task in flight or
-// queued, or a notify line to type — with the priority and age of the
+// queued (unless its budget holds it), or a notify line to type — with the priority and age of the
 // first of it. The supervisor asks it before putting a role to sleep and
 // to order the roles that wait for a slot (supervisor.SetWorkCheck).
 func (q *Queue) Work(role string) supervisor.Work {
 	t, err := q.st.InFlight(role)
-	if err == nil && t == nil {
+	if err == nil && t == nil && q.budgetHold(role) == "" {
+		// A queued task held by a budget is no work: the role sleeps,
+		// gives up its slot and is not woken for it until the budget is
+		// raised or the day turns (CheckBudgets kicks every worker then).
 		t, err = q.st.NextQueued(role)
 	}
 	if err != nil {
