@@ -43,9 +43,10 @@ func (a Asker) String() string {
 
 // ProcessOwner tells whose the process pid is: a role's, when a running
 // role's process tree holds it (a descendant, a member of its session on
-// Unix, of its job on Windows) or it descends from what a role left behind
-// under the supervisor (Linux, where the supervisor is a child subreaper);
-// else a person's. The supervisor itself is a person's. It returns
+// Unix, of its job on Windows); an agent's of no role (LeftBehind) when it
+// descends from what an agent left behind under the supervisor (Linux,
+// where the supervisor is a child subreaper), whatever role its
+// environment names; else a person's. The supervisor itself is a person's. It returns
 // ErrNoProcessTree where the OS does not say, and an error when pid cannot
 // be read (it has ended).
 func (s *Supervisor) ProcessOwner(pid int) (Asker, error) {
