@@ -155,6 +155,8 @@ var settingKeys = []struct {
 	value func(Settings) any
 }{
 	{"agent.default_command", true, func(s Settings) any { return s.Agent.DefaultCommand }},
+	// Live through the roles that take it, which Diff sees changed.
+	{"agent.memory_max", true, func(s Settings) any { return s.Agent.MemoryMax }},
 	{"agent.max_running", false, func(s Settings) any { return s.Agent.MaxRunning }},
 	{"agent.max_running_per_cli", false, func(s Settings) any { return s.Agent.MaxRunningPerCLI }},
 	{"queue", true, func(s Settings) any { return s.Queue }},

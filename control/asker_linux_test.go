@@ -54,7 +54,7 @@ func (r *running) inRole(t *testing.T, role, line string) string {
 // request with curl), cannot answer its own question: the control socket
 // asks the OS which process is at the other end, and a process inside a
 // role's tree is refused with 403 and the reason, which is recorded with
-// the role's name. The question stays open, no person's decision is
+// the role's name (one left behind in its own session, with none). The question stays open, no person's decision is
 // recorded, and a person's own `shogun answer` still decides it. The agent
 // keeps what it needs: the team's status.
 func TestAnAgentCannotAnswerItsOwnQuestion(t *testing.T) {
@@ -69,7 +69,7 @@ func TestAnAgentCannotAnswerItsOwnQuestion(t *testing.T) {
 		{"in the foreground", answer + ` >OUT 2>&1; echo rc=$? >>OUT`, "in role dev's process tree"},
 		{"double-forked", `( (` + answer + ` >OUT 2>&1; echo rc=$? >>OUT) & )`, "in role dev's process tree"},
 		{"double-forked into its own session", `(setsid sh -c '` + strings.ReplaceAll(answer, "'", `'"'"'`) + ` >OUT 2>&1; echo rc=$? >>OUT' &)`,
-			"(left running under the supervisor by a role's agent; its environment names role dev)"},
+			"a process left behind by an agent"},
 		{"a raw request", `curl -sS --unix-socket '` + control.Endpoint(r.ws) + `' -X POST -d '{"decision":"allow","via":"cli"}' http://shogun/v1/roles/dev/answer >OUT 2>&1; echo rc=$? >>OUT`,
 			"in role dev's process tree"},
 	} {
@@ -96,8 +96,13 @@ func TestAnAgentCannotAnswerItsOwnQuestion(t *testing.T) {
 	for _, e := range evs {
 		if e.Kind == "refused" && strings.Contains(e.Message, "answer a question") {
 			refusals++
-			if e.Role != "dev" {
-				t.Errorf("refusal event %+v names no role", e)
+			// The process left behind in its own session proves no role.
+			want := "dev"
+			if strings.Contains(e.Message, "a process left behind by an agent") {
+				want = ""
+			}
+			if e.Role != want {
+				t.Errorf("refusal event %+v names role %q, want %q", e, e.Role, want)
 			}
 		}
 	}
@@ -135,5 +140,58 @@ func TestAnAgentCannotAnswerItsOwnQuestion(t *testing.T) {
 	code, _ := r.do(t, http.MethodGet, "/v1/questions", nil)
 	if code != http.StatusOK {
 		t.Errorf("a person's GET /v1/questions: %d", code)
+	}
+}
+
+// A process an agent leaves behind in a session of its own, reparented to
+// the supervisor and in no live role's tree, proves no role, whatever its
+// environment says: from role evil, `SHOGUN_ROLE=victim setsid curl …`
+// cannot send a task as victim (nor as no one), nor ask for victim's
+// approvals, and the refusals name it as a process left behind by an agent,
+// never as victim.
+func TestALeftBehindProcessClaimsNoRole(t *testing.T) {
+	r := runTeam(t, shellRole("evil"), shellRole("victim"))
+	sock := control.Endpoint(r.ws)
+	detached := func(req string) string {
+		return `(SHOGUN_ROLE=victim setsid sh -c '` + req + ` >OUT 2>&1; echo rc=$? >>OUT' &)`
+	}
+	for _, tc := range []struct{ name, req, want string }{
+		{"send as the role its env names", `curl -sS --unix-socket ` + sock + ` -d "{\"to\":\"victim\",\"title\":\"t\",\"body\":\"b\",\"from\":\"victim\"}" http://shogun/v1/send`,
+			"may not send a task as role victim"},
+		{"send as no one", `curl -sS --unix-socket ` + sock + ` -d "{\"to\":\"victim\",\"title\":\"t\",\"body\":\"b\"}" http://shogun/v1/send`,
+			"may not send a task"},
+		{"ask as the role its env names", `curl -sS --unix-socket ` + sock + ` -d "{\"role\":\"victim\",\"cli\":\"claude\",\"kind\":\"shell\",\"command\":\"ls\"}" http://shogun/v1/approvals`,
+			"may not ask for an approval as role victim"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := r.inRole(t, "evil", detached(tc.req))
+			if !strings.Contains(out, tc.want) || !strings.Contains(out, "a process left behind by an agent") {
+				t.Errorf("the left-behind request printed %q; want a refusal %q naming a process left behind by an agent", out, tc.want)
+			}
+		})
+	}
+	if files, _ := filepath.Glob(filepath.Join(r.ws, "runtime", "queue", "*", "*")); len(files) > 0 {
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); strings.Contains(string(b), "title: t") {
+				t.Errorf("a left-behind process's task was queued: %s\n%s", f, b)
+			}
+		}
+	}
+	evs, err := r.team.Store().Events(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusals := 0
+	for _, e := range evs {
+		if e.Kind != "refused" {
+			continue
+		}
+		refusals++
+		if e.Role != "" || strings.Contains(strings.ReplaceAll(e.Message, "role victim", ""), "victim") || !strings.Contains(e.Message, "a process left behind by an agent") {
+			t.Errorf("refusal event %+v; want one of no role naming a process left behind by an agent", e)
+		}
+	}
+	if refusals != 3 {
+		t.Errorf("%d refusals recorded, want 3: %+v", refusals, evs)
 	}
 }

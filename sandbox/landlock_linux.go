@@ -3,17 +3,38 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // devices are the device files every terminal program writes to or asks
-// about (ioctl); /dev/pts holds the role's own terminal.
+// about (ioctl): /dev/tty is the process's own controlling terminal
+// whatever its number, /dev/ptmx makes a new terminal pair. Of /dev/pts
+// only the role's own terminal is granted (ownTerminals): every other
+// terminal of the same user is another role's or a person's, and what is
+// written there is read as that screen.
 var (
 	deviceFiles   = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
-	deviceFolders = []string{"/dev/pts", "/dev/shm"}
+	deviceFolders = []string{"/dev/shm"}
 )
+
+// ownTerminals are the terminals under /dev/pts that this process's
+// standard input, output and error are: the role's PTY, in which the
+// supervisor starts sandbox-exec before it confines itself.
+func ownTerminals() []string {
+	var out []string
+	for fd := 0; fd <= 2; fd++ {
+		p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+		if err != nil || !strings.HasPrefix(p, "/dev/pts/") || slices.Contains(out, p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
 
 // Available says which sandbox this system offers ("Landlock ABI 7"), or
 // why there is none (wrapping ErrUnavailable).
@@ -43,6 +64,7 @@ func (s Spec) Apply() error {
 		landlock.ROFiles(Resolve(s.Show)...).IgnoreIfMissing(),
 		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs(deviceFolders...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWFiles(ownTerminals()...).WithIoctlDev().IgnoreIfMissing(),
 	}
 	keep := append(Resolve(s.NoWrite), hide...)
 	for _, w := range Resolve(s.Write) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/shogun-dev/shogun/ptyhost"
 )
@@ -22,9 +21,10 @@ type Asker struct {
 	// Agent is true when the process is inside a role's process tree, or
 	// was left behind by one (ptyhost.LeftBehind).
 	Agent bool
-	// Role is the role whose tree holds the process; "" for a person. For
-	// a process left behind it is the role its environment names
-	// (SHOGUN_ROLE, which the agent could have changed), or "".
+	// Role is the role whose live process tree holds the process; "" for
+	// a person and for a process left behind: only a live role's tree
+	// proves a role, and a left-behind process's environment (SHOGUN_ROLE)
+	// is whatever its agent wrote there.
 	Role string
 	// LeftBehind is true for a process that left its role's tree.
 	LeftBehind bool
@@ -35,19 +35,18 @@ func (a Asker) String() string {
 	switch {
 	case !a.Agent:
 		return fmt.Sprintf("process %d", a.Pid)
-	case a.LeftBehind && a.Role == "":
-		return fmt.Sprintf("process %d (left running under the supervisor by a role's agent)", a.Pid)
 	case a.LeftBehind:
-		return fmt.Sprintf("process %d (left running under the supervisor by a role's agent; its environment names role %s)", a.Pid, a.Role)
+		return fmt.Sprintf("a process left behind by an agent (process %d, running under the supervisor in no role's tree)", a.Pid)
 	}
 	return fmt.Sprintf("process %d in role %s's process tree", a.Pid, a.Role)
 }
 
 // ProcessOwner tells whose the process pid is: a role's, when a running
 // role's process tree holds it (a descendant, a member of its session on
-// Unix, of its job on Windows) or it descends from what a role left behind
-// under the supervisor (Linux, where the supervisor is a child subreaper);
-// else a person's. The supervisor itself is a person's. It returns
+// Unix, of its job on Windows); an agent's of no role (LeftBehind) when it
+// descends from what an agent left behind under the supervisor (Linux,
+// where the supervisor is a child subreaper), whatever role its
+// environment names; else a person's. The supervisor itself is a person's. It returns
 // ErrNoProcessTree where the OS does not say, and an error when pid cannot
 // be read (it has ended).
 func (s *Supervisor) ProcessOwner(pid int) (Asker, error) {
@@ -85,34 +84,13 @@ func (s *Supervisor) ProcessOwner(pid int) (Asker, error) {
 		errs = append(errs, err)
 	}
 	if left {
+		// An agent of no role: whatever role its environment names, it
+		// may do only what an agent of no role may.
 		a.Agent, a.LeftBehind = true, true
-		a.Role = namedRole(pid, roles)
 		return a, nil
 	}
 	if len(errs) > 0 {
 		return a, fmt.Errorf("supervisor: whose is process %d: %w", pid, errors.Join(errs...))
 	}
 	return a, nil
-}
-
-// namedRole is the role that a process's environment names (SHOGUN_ROLE,
-// which the supervisor gives every role's program), when one of roles has
-// that id: a name for what a role left behind, for the record.
-func namedRole(pid int, roles []*Role) string {
-	env, err := ptyhost.Environ(pid)
-	if err != nil {
-		return ""
-	}
-	for _, kv := range env {
-		id, ok := strings.CutPrefix(kv, "SHOGUN_ROLE=")
-		if !ok {
-			continue
-		}
-		for _, r := range roles {
-			if r.ID() == id {
-				return id
-			}
-		}
-	}
-	return ""
 }

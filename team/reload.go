@@ -226,6 +226,7 @@ func (t *Team) apply(next *config.Config) config.Reload {
 		}
 		t.log.Info().Str("role", c.Role).Str("action", string(c.Action)).Strs("keys", c.Keys).Msg("configuration applied: " + string(c.Action) + " " + c.Role)
 	}
+	t.guardsChanged(res, cur, next)
 	for _, k := range res.AtNextStart {
 		t.log.Warn().Str("setting", k).Msg("setting changed; it takes effect at the next `shogun start`")
 	}

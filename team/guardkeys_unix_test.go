@@ -1,0 +1,106 @@
+//go:build !windows
+
+package team
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/shogun-dev/shogun/notify"
+	"github.com/shogun-dev/shogun/shoguntest"
+	"github.com/shogun-dev/shogun/workspace"
+)
+
+// An unsandboxed agent edits the configuration to loosen what bounds it:
+// it deletes its role's memory_max, points another role's fallback at
+// itself and gives the team a budget of its choosing. The live reload
+// applies each, and a person hears of each as of a new command: a
+// config-changed notification, a line under attention and an event, each
+// naming the keys. A change of a template stays an info line.
+func TestReloadThatChangesWhatBoundsARoleIsTold(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]notify.Event{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var e notify.Event
+		if json.Unmarshal(b, &e) == nil {
+			mu.Lock()
+			got[e.Kind+" "+e.Role] = e
+			mu.Unlock()
+		}
+	}))
+	defer srv.Close()
+	settings := "notify:\n  webhook: " + srv.URL + "\nkeep_awake: false\n"
+	tm := runTeam(t, "roles:\n"+shRole("a")+"    memory_max: 1GB\n"+shRole("b")+shRole("c"), settings, func(o *Options) {
+		o.Logger = zerolog.Nop()
+		o.ConfigSettle, o.ConfigPoll = 50*time.Millisecond, 100*time.Millisecond
+	})
+	waitRunning(t, tm, "a", "b", "c")
+	ws := tm.Config().Workspace
+
+	roles := "roles:\n" + shRole("a") + shRole("b") + "    fallback: a\n" + shRole("c") + "    nudge: \"Read {task_file} now.\"\n"
+	if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(workspace.RolesFile)), []byte(roles), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "config-changed notifications for a and b", 15*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[notify.KindConfigChanged+" a"].Message != "" && got[notify.KindConfigChanged+" b"].Message != ""
+	})
+	budget := settings + "usage:\n  budgets:\n    team: {tokens: 900M}\n"
+	if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(workspace.SettingsFile)), []byte(budget), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shoguntest.WaitFor(t, "a config-changed notification for the budget", 15*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got[notify.KindConfigChanged+" "].Message != ""
+	})
+
+	want := map[string]string{
+		"a": "role a's memory_max changed in config/roles.yaml; if you did not make this change, an agent may have",
+		"b": "role b's fallback changed in config/roles.yaml; if you did not make this change, an agent may have",
+		"":  "usage.budgets changed in config/settings.yaml; if you did not make this change, an agent may have",
+	}
+	mu.Lock()
+	for role, w := range want {
+		if e := got[notify.KindConfigChanged+" "+role]; !strings.HasPrefix(e.Message, w) {
+			t.Errorf("notification for %q: %q; want it to start %q", role, e.Message, w)
+		}
+	}
+	if e, ok := got[notify.KindConfigChanged+" c"]; ok {
+		t.Errorf("a new nudge was notified as a change of what bounds a role: %+v", e)
+	}
+	mu.Unlock()
+
+	st, err := tm.Queue().Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := tm.Store().Events(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for role, w := range want {
+		var inAttention, inEvents bool
+		for _, a := range st.Attention {
+			inAttention = inAttention || strings.HasPrefix(a, w)
+		}
+		for _, e := range evs {
+			inEvents = inEvents || (e.Kind == notify.KindConfigChanged && e.Role == role && strings.HasPrefix(e.Message, w))
+		}
+		if !inAttention || !inEvents {
+			t.Errorf("%q: under attention %v, in the events %v; want both\nattention: %q", w, inAttention, inEvents, st.Attention)
+		}
+	}
+}
