@@ -58,10 +58,14 @@ type accountBook struct {
 
 	mu     sync.Mutex
 	limits map[string]AccountLimit // by account key
+	// high holds the accounts a role left for being at accounts_switch_at,
+	// with when their window starts again: not moved to before then,
+	// so that two nearly spent accounts do not trade a role every task.
+	high map[string]time.Time
 }
 
 func newAccountBook(hist AccountHistory, log zerolog.Logger) *accountBook {
-	b := &accountBook{hist: hist, log: log, limits: map[string]AccountLimit{}}
+	b := &accountBook{hist: hist, log: log, limits: map[string]AccountLimit{}, high: map[string]time.Time{}}
 	if hist != nil {
 		list, err := hist.AccountLimits()
 		if err != nil {
@@ -282,6 +286,68 @@ func (r *Role) moveWhenFree(until time.Time) time.Time {
 		}
 	}
 	return first
+}
+
+// SwitchAccountBeforeTask is asked before the role's next task is typed,
+// between tasks: when the account the role runs on has used its usage
+// window up to the role's accounts_switch_at, as its CLI recorded it since
+// the program started (usage.Source.Window), and another of its accounts
+// is free and not known to be as spent, the program is asked to move to
+// that one, as at a limit but before it. why says so (for the history);
+// moving is also true while a move asked before is under way, for the
+// next task to wait for the program on the new account.
+func (r *Role) SwitchAccountBeforeTask() (why string, moving bool) {
+	cfg := r.conf()
+	r.mu.Lock()
+	cur, pending, sess := r.account, r.moveTo != "", r.session
+	r.mu.Unlock()
+	if pending {
+		return "", true
+	}
+	if cfg.AccountsSwitchAt == 0 || cur.Key == "" || len(cfg.Accounts) < 2 || sess == nil {
+		return "", false
+	}
+	src, ok := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, r.sup.lookupIn(withAccount(*cfg, cur)))
+	if !ok {
+		return "", false
+	}
+	w, ok, err := src.Window(sess.Started())
+	if err != nil {
+		r.log.Warn().Err(err).Msg("read how much of its usage window the account used")
+	}
+	if !ok || w.UsedPercent < float64(cfg.AccountsSwitchAt) {
+		return "", false
+	}
+	now := time.Now()
+	resets := w.Resets
+	if !resets.After(now) {
+		resets = now.Add(time.Hour) // no reset recorded: look again later
+	}
+	b := r.sup.accounts
+	b.mu.Lock()
+	b.high[cur.Key] = resets
+	var others []config.Account
+	for _, a := range cfg.Accounts {
+		if !now.Before(b.high[a.Key]) {
+			others = append(others, a)
+		}
+	}
+	b.mu.Unlock()
+	next, free := b.pick(others, cur.Key, now)
+	if !free {
+		return "", false
+	}
+	r.mu.Lock()
+	r.moveTo = next.Key
+	r.mu.Unlock()
+	select {
+	case r.moveReq <- struct{}{}:
+	default:
+	}
+	why = fmt.Sprintf("account %s has used %.0f%% of its usage window (accounts_switch_at %d%%): moving to account %s before the next task",
+		cur.Key, w.UsedPercent, cfg.AccountsSwitchAt, next.Key)
+	r.log.Info().Str("account", cur.Key).Str("to", next.Key).Float64("used_percent", w.UsedPercent).Msg(why)
+	return why, true
 }
 
 // withAccount is cfg with the account's environment over its command's.
