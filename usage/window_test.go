@@ -57,3 +57,13 @@ func TestCodexWindow(t *testing.T) {
 		t.Error("Window read something for Claude Code, which records nothing of its window")
 	}
 }
+
+// What Codex 0.169 wrote against the scripted model answering with
+// x-codex-primary-used-percent: 95 (fakemodel.Server.WindowUsed) is read.
+func TestCodexWindowAsCodexWroteIt(t *testing.T) {
+	src, _ := install(t, CLICodex, "codex-rollout-window.jsonl")
+	w, ok, err := src.Window(time.Date(2026, 11, 28, 14, 0, 0, 0, time.UTC))
+	if err != nil || !ok || w.UsedPercent != 95 || w.Resets.Unix() != 1795884945 {
+		t.Fatalf("Window = %+v, %v, %v; want 95%% resetting at 1795884945", w, ok, err)
+	}
+}
