@@ -34,7 +34,7 @@ func codexRollout(t *testing.T, home, workdir string, percent float64) {
 // moves to its other account between tasks: the task it is working on
 // when Codex records it is finished on the first account, and the next one
 // waits for the move, which the history records with its reason, and is
-// done on the second account.
+// done on the second account, the conversation moved there.
 func TestRoleSwitchesAccountBetweenTasksAtTheThreshold(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec.jsonl")
@@ -80,5 +80,15 @@ func TestRoleSwitchesAccountBetweenTasksAtTheThreshold(t *testing.T) {
 	}
 	if got := coder.Account(); got != "coder/b" {
 		t.Errorf("coder runs on %q after the second task, want coder/b", got)
+	}
+	// Its conversation went with it: the rollout, under the same name,
+	// where `codex resume --last` looks on account b.
+	rollouts, _ := filepath.Glob(filepath.Join(homeA, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts of account a: %v", rollouts)
+	}
+	rel, _ := filepath.Rel(homeA, rollouts[0])
+	if _, err := os.Stat(filepath.Join(homeB, rel)); err != nil {
+		t.Errorf("the conversation was not moved to account b: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -378,25 +377,23 @@ func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) 
 	if known && filepath.Clean(src.Home) == filepath.Clean(dst.Home) {
 		return "", true, nil
 	}
-	srcDir, canMove := src.SessionFolder()
-	dstDir, _ := dst.SessionFolder()
-	if !known || !canMove || dstDir == "" {
+	newest, rel, canMove, err := src.Conversation()
+	if !known || !canMove || dst.Home == "" {
 		// An unknown CLI keeps its conversations where shogun cannot
 		// tell; the environment that selects an account may not be its
 		// config folder at all (an API key only).
 		return "", !known, nil
 	}
-	newest, err := newestFile(srcDir, ".jsonl")
 	if err != nil || newest == "" {
 		return "", false, err
 	}
-	if err := os.MkdirAll(dstDir, 0o700); err != nil {
+	out := filepath.Join(dst.Home, rel)
+	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 		return "", false, fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
 	}
 	// Copied under another name first: the usage reader, which reads
 	// *.jsonl, is told to skip what was counted already before it can
 	// see the file.
-	out := filepath.Join(dstDir, filepath.Base(newest))
 	tmp := out + ".shogun-copy"
 	size, err := copyFile(newest, tmp)
 	if err == nil && s.accounts.hist != nil {
@@ -426,33 +423,6 @@ func (s *Supervisor) lookupIn(cfg config.Role) func(string) (string, bool) {
 		}
 		return "", false
 	}
-}
-
-// newestFile is the most recently changed regular file of dir with the
-// suffix; "" when there is none (or no dir).
-func newestFile(dir, suffix string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("list conversations: %w", err)
-	}
-	var best string
-	var bestAt time.Time
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), suffix) {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if best == "" || fi.ModTime().After(bestAt) {
-			best, bestAt = filepath.Join(dir, e.Name()), fi.ModTime()
-		}
-	}
-	return best, nil
 }
 
 // copyFile copies a regular file, not following a link at src (the CLI's

@@ -79,6 +79,28 @@ func (w *codexRateWindow) resets(at time.Time) time.Time {
 	return time.Time{}
 }
 
+// codexMine reports whether the rollout at path is a conversation held in
+// workdir.
+func codexMine(path, workdir string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return codexHeld(f, workdir)
+}
+
+// codexHeld reads a rollout's first line, its session_meta, which names
+// the folder the conversation is held in, and reports whether it is
+// workdir.
+func codexHeld(f io.ReaderAt, workdir string) bool {
+	var meta codexLine
+	first := make([]byte, 64<<10)
+	n, _ := f.ReadAt(first, 0)
+	line, _, _ := bytes.Cut(first[:n], []byte("\n"))
+	return json.Unmarshal(line, &meta) == nil && meta.Type == "session_meta" && sameDir(meta.Payload.Cwd, workdir)
+}
+
 // codexWindow reads the newest rate limits of the rollout at path, if it
 // is a conversation held in workdir.
 func codexWindow(path, workdir string, since time.Time) (Window, bool, error) {
@@ -87,12 +109,7 @@ func codexWindow(path, workdir string, since time.Time) (Window, bool, error) {
 		return Window{}, false, fmt.Errorf("read codex rate limits: %w", err)
 	}
 	defer f.Close()
-	// The first line says whose conversation it is.
-	var meta codexLine
-	first := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, first)
-	line, _, _ := bytes.Cut(first[:n], []byte("\n"))
-	if json.Unmarshal(line, &meta) != nil || meta.Type != "session_meta" || !sameDir(meta.Payload.Cwd, workdir) {
+	if !codexHeld(f, workdir) {
 		return Window{}, false, nil
 	}
 	fi, err := f.Stat()

@@ -67,3 +67,39 @@ func TestCodexWindowAsCodexWroteIt(t *testing.T) {
 		t.Fatalf("Window = %+v, %v, %v; want 95%% resetting at 1795884945", w, ok, err)
 	}
 }
+
+// A Codex conversation to move is the newest rollout held in the role's
+// folder, with its path under CODEX_HOME; another folder's newer rollout
+// is not it.
+func TestCodexConversation(t *testing.T) {
+	home := t.TempDir()
+	src := Source{Role: "coder", CLI: CLICodex, Home: home, Workdir: fixtureDir}
+	if f, _, ok, err := src.Conversation(); err != nil || !ok || f != "" {
+		t.Fatalf("Conversation of an empty CODEX_HOME = %q, %v, %v; want none", f, ok, err)
+	}
+	write := func(rel, cwd string, mod time.Time) {
+		t.Helper()
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf(`{"type":"session_meta","payload":{"cwd":%q}}`+"\n", cwd)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	mine := filepath.Join("sessions", "2026", "11", "27", "rollout-mine.jsonl")
+	write(filepath.Join("sessions", "2026", "11", "26", "rollout-older.jsonl"), fixtureDir, now.Add(-2*time.Hour))
+	write(mine, fixtureDir, now.Add(-time.Hour))
+	write(filepath.Join("sessions", "2026", "11", "28", "rollout-other.jsonl"), "/elsewhere", now)
+	f, rel, ok, err := src.Conversation()
+	if err != nil || !ok || rel != mine || f != filepath.Join(home, mine) {
+		t.Fatalf("Conversation = %q, %q, %v, %v; want %s", f, rel, ok, err, mine)
+	}
+	if _, _, ok, _ := (Source{CLI: CLIGemini, Home: home}).Conversation(); ok {
+		t.Error("Conversation is movable for Gemini CLI")
+	}
+}
