@@ -49,6 +49,12 @@ type Account struct {
 type AccountSettings struct {
 	// Pools are the named lists of accounts (accounts.pools).
 	Pools map[string][]Account
+	// SwitchAt is the share of its usage window, in percent (1 to 100),
+	// at or over which a role with another free account moves to it
+	// between tasks, before it meets the limit (accounts.switch_at; 0,
+	// the default: only at the limit). A role's accounts_switch_at
+	// overrides it.
+	SwitchAt int
 }
 
 // accountNamePattern keeps account and pool names safe in keys and on a
@@ -146,6 +152,11 @@ func (d *decoder) accountEnv(n *yaml.Node, dst map[string]string, lookup func(st
 // accountSettings decodes settings.yaml's accounts section.
 func (d *decoder) accountSettings(sec *mapping, lookup func(string) (string, bool)) AccountSettings {
 	var s AccountSettings
+	if v := sec.take("switch_at"); v != nil {
+		if n, ok := d.integer(v, "switch_at", 1, 100); ok {
+			s.SwitchAt = int(n)
+		}
+	}
 	v := sec.take("pools")
 	if v == nil {
 		return s

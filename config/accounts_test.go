@@ -94,3 +94,44 @@ func TestAccountMistakesAreReported(t *testing.T) {
 		t.Errorf("an error repeats the key written into the file:\n%s", got)
 	}
 }
+
+// accounts.switch_at is every role's, a role's accounts_switch_at its own;
+// both are percentages from 1 to 100.
+func TestAccountsSwitchAt(t *testing.T) {
+	dir := testWorkspace(t, map[string]string{
+		"roles/a.md":           "x",
+		"config/settings.yaml": "accounts:\n  switch_at: 90\n",
+		"config/roles.yaml": `roles:
+  - id: karo
+    prompt_path: roles/a.md
+  - id: coder
+    prompt_path: roles/a.md
+    accounts_switch_at: 75
+`,
+	})
+	cfg, err := Load(dir, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	karo, _ := cfg.Role("karo")
+	coder, _ := cfg.Role("coder")
+	if karo.AccountsSwitchAt != 90 || coder.AccountsSwitchAt != 75 {
+		t.Errorf("switch_at: karo %d, coder %d; want 90 and 75", karo.AccountsSwitchAt, coder.AccountsSwitchAt)
+	}
+
+	bad := testWorkspace(t, map[string]string{
+		"roles/a.md":           "x",
+		"config/settings.yaml": "accounts:\n  switch_at: 0\n",
+		"config/roles.yaml":    "roles:\n  - id: karo\n    prompt_path: roles/a.md\n    accounts_switch_at: 101\n",
+	})
+	_, err = Load(bad, env(nil))
+	if err == nil {
+		t.Fatal("Load accepted switch_at 0 and accounts_switch_at 101")
+	}
+	for _, want := range []string{`settings.yaml:2:`, `"switch_at" must be between 1 and 100, got 0`,
+		`roles.yaml:4:`, `"accounts_switch_at" must be between 1 and 100, got 101`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%s", want, err)
+		}
+	}
+}

@@ -184,6 +184,11 @@ type Role struct {
 	// accounts key: a list of its own or a pool of settings.yaml); none:
 	// it runs on whatever its environment selects. See Account.
 	Accounts []Account
+	// AccountsSwitchAt is the share of its usage window, in percent, at or
+	// over which the role moves to another free account between tasks
+	// (accounts_switch_at, default accounts.switch_at; 0: only at the
+	// limit). Only CLIs that record their window's use are read (Codex).
+	AccountsSwitchAt int
 }
 
 // Worktree is a role's worktree key: the role works in a git worktree of
@@ -240,6 +245,9 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 		}
 		if !slices.Contains(roleList[i].Set, "memory_max") {
 			roleList[i].MemoryMax = settings.Agent.MemoryMax
+		}
+		if !slices.Contains(roleList[i].Set, "accounts_switch_at") {
+			roleList[i].AccountsSwitchAt = settings.Accounts.SwitchAt
 		}
 	}
 	pol := loadPolicy(files, roleList)

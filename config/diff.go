@@ -120,6 +120,7 @@ var roleKeys = []struct {
 	// A new list takes effect at the program's next start: a running CLI
 	// keeps the account it was started on.
 	{"accounts", false, func(r Role) any { return r.Accounts }},
+	{"accounts_switch_at", false, func(r Role) any { return r.AccountsSwitchAt }},
 }
 
 // changedKeys lists the keys whose values differ between a and b.

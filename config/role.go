@@ -391,6 +391,11 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 			r.IdleAfter = d
 		}
 	}
+	if v := m.take("accounts_switch_at"); v != nil {
+		if n, ok := rd.integer(v, "accounts_switch_at", 1, 100); ok {
+			r.AccountsSwitchAt = int(n)
+		}
+	}
 	if v := m.take("memory_max"); v != nil {
 		if n, ok := rd.size(v, "memory_max"); ok {
 			r.MemoryMax = n

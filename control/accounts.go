@@ -1,6 +1,8 @@
 package control
 
 import (
+	"net/http"
+	"os"
 	"time"
 
 	"github.com/shogun-dev/shogun/config"
@@ -93,4 +95,62 @@ func AccountsFrom(cfg *config.Config, limits map[string]AccountLimit, inUse map[
 		}
 	}
 	return out, nil
+}
+
+// AccountFolder is the config folder in which an account's CLI records its
+// conversations, "" when another account of the role shares it (or the
+// CLI's records are not read). lookup is the supervisor's environment.
+func AccountFolder(rc config.Role, a config.Account, lookup func(string) (string, bool)) string {
+	home := func(acct config.Account) string {
+		src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, func(k string) (string, bool) {
+			if v, ok := acct.Env[k]; ok {
+				return v, true
+			}
+			if v, ok := rc.Command.Env[k]; ok {
+				return v, true
+			}
+			return lookup(k)
+		})
+		if !ok {
+			return ""
+		}
+		return src.Home
+	}
+	mine := home(a)
+	for _, other := range rc.Accounts {
+		if other.Key != a.Key && home(other) == mine {
+			return ""
+		}
+	}
+	return mine
+}
+
+// accountsReport answers GET /v1/accounts: the accounts of the roles, as
+// `shogun accounts --json` prints them.
+func (s *Server) accountsReport(w http.ResponseWriter, _ *http.Request) {
+	st := s.team.Store()
+	kept, err := st.AccountLimits()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	limits := map[string]AccountLimit{}
+	for _, l := range kept {
+		limits[l.Account] = AccountLimit{LimitedAt: l.LimitedAt, Until: l.Until}
+	}
+	inUse := map[string]string{}
+	for _, a := range s.team.Supervisor().Accounts() {
+		for _, role := range a.InUseBy {
+			inUse[role] = a.Key
+		}
+	}
+	now := time.Now()
+	list, err := AccountsFrom(s.team.Config(), limits, inUse, now,
+		func(rc config.Role, a config.Account) string { return AccountFolder(rc, a, os.LookupEnv) },
+		func(dir string) (usage.Tokens, error) { return st.TokensUnder(dir, now) })
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	reply(w, list)
 }

@@ -47,6 +47,7 @@ func (s *Server) registerApprovals(mux *router) {
 	mux.HandleFunc("POST /v1/roles/{id}/answer", s.answerRole)
 	mux.HandleFunc("GET /v1/questions", s.listQuestions)
 	mux.HandleFunc("GET /v1/usage", s.usageReport)
+	mux.HandleFunc("GET /v1/accounts", s.accountsReport)
 }
 
 // hookOptions are the answers to a hook's question.

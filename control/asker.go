@@ -92,6 +92,7 @@ var routeRules = map[string]routeRule{
 	"POST /v1/roles/{id}/answer":         {forPeople, "answer a question"},
 	"GET /v1/questions":                  {forPeople, "read the open questions"},
 	"GET /v1/usage":                      {forPeople, "read the tokens and their cost"},
+	"GET /v1/accounts":                   {forPeople, "read the accounts"},
 }
 
 // router registers the API's routes, each behind its rule (Server.guard),

@@ -255,6 +255,9 @@ func (w *worker) dispatch(ctx context.Context, gen int) bool {
 		if hold != "" {
 			return false
 		}
+		if w.switchAccount(t.ID) {
+			return false // the program on the next account announces itself
+		}
 		if w.fresh && w.conf().BetweenTasks != "" {
 			// After a report and before the next task: a fresh context.
 			w.betweenTasks(ctx)
@@ -434,4 +437,29 @@ func (w *worker) writeTaskFile(t store.Task, at time.Time) error {
 		return fmt.Errorf("write task file: %w", err)
 	}
 	return nil
+}
+
+// accountSwitcher is an Agent that moves to another of its accounts
+// between tasks when its account is nearly spent (*supervisor.Role,
+// accounts_switch_at).
+type accountSwitcher interface {
+	SwitchAccountBeforeTask() (why string, moving bool)
+}
+
+var _ accountSwitcher = (*supervisor.Role)(nil)
+
+// switchAccount asks the role, between tasks, whether it moves to another
+// account before task next is typed, and records why in the history. It
+// reports whether the task is to wait for the move.
+func (w *worker) switchAccount(next string) bool {
+	m, ok := w.a.(accountSwitcher)
+	if !ok {
+		return false
+	}
+	why, moving := m.SwitchAccountBeforeTask()
+	if why != "" {
+		w.q.log.Info().Str("role", w.a.ID()).Str("task_id", next).Msg(why)
+		w.q.event(w.a.ID(), "account", next, why)
+	}
+	return moving
 }

@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,10 +57,14 @@ type accountBook struct {
 
 	mu     sync.Mutex
 	limits map[string]AccountLimit // by account key
+	// high holds the accounts a role left for being at accounts_switch_at,
+	// with when their window starts again: not moved to before then,
+	// so that two nearly spent accounts do not trade a role every task.
+	high map[string]time.Time
 }
 
 func newAccountBook(hist AccountHistory, log zerolog.Logger) *accountBook {
-	b := &accountBook{hist: hist, log: log, limits: map[string]AccountLimit{}}
+	b := &accountBook{hist: hist, log: log, limits: map[string]AccountLimit{}, high: map[string]time.Time{}}
 	if hist != nil {
 		list, err := hist.AccountLimits()
 		if err != nil {
@@ -284,6 +287,68 @@ func (r *Role) moveWhenFree(until time.Time) time.Time {
 	return first
 }
 
+// SwitchAccountBeforeTask is asked before the role's next task is typed,
+// between tasks: when the account the role runs on has used its usage
+// window up to the role's accounts_switch_at, as its CLI recorded it since
+// the program started (usage.Source.Window), and another of its accounts
+// is free and not known to be as spent, the program is asked to move to
+// that one, as at a limit but before it. why says so (for the history);
+// moving is also true while a move asked before is under way, for the
+// next task to wait for the program on the new account.
+func (r *Role) SwitchAccountBeforeTask() (why string, moving bool) {
+	cfg := r.conf()
+	r.mu.Lock()
+	cur, pending, sess := r.account, r.moveTo != "", r.session
+	r.mu.Unlock()
+	if pending {
+		return "", true
+	}
+	if cfg.AccountsSwitchAt == 0 || cur.Key == "" || len(cfg.Accounts) < 2 || sess == nil {
+		return "", false
+	}
+	src, ok := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, r.sup.lookupIn(withAccount(*cfg, cur)))
+	if !ok {
+		return "", false
+	}
+	w, ok, err := src.Window(sess.Started())
+	if err != nil {
+		r.log.Warn().Err(err).Msg("read how much of its usage window the account used")
+	}
+	if !ok || w.UsedPercent < float64(cfg.AccountsSwitchAt) {
+		return "", false
+	}
+	now := time.Now()
+	resets := w.Resets
+	if !resets.After(now) {
+		resets = now.Add(time.Hour) // no reset recorded: look again later
+	}
+	b := r.sup.accounts
+	b.mu.Lock()
+	b.high[cur.Key] = resets
+	var others []config.Account
+	for _, a := range cfg.Accounts {
+		if !now.Before(b.high[a.Key]) {
+			others = append(others, a)
+		}
+	}
+	b.mu.Unlock()
+	next, free := b.pick(others, cur.Key, now)
+	if !free {
+		return "", false
+	}
+	r.mu.Lock()
+	r.moveTo = next.Key
+	r.mu.Unlock()
+	select {
+	case r.moveReq <- struct{}{}:
+	default:
+	}
+	why = fmt.Sprintf("account %s has used %.0f%% of its usage window (accounts_switch_at %d%%): moving to account %s before the next task",
+		cur.Key, w.UsedPercent, cfg.AccountsSwitchAt, next.Key)
+	r.log.Info().Str("account", cur.Key).Str("to", next.Key).Float64("used_percent", w.UsedPercent).Msg(why)
+	return why, true
+}
+
 // withAccount is cfg with the account's environment over its command's.
 func withAccount(cfg config.Role, a config.Account) config.Role {
 	if len(a.Env) == 0 {
@@ -312,25 +377,23 @@ func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) 
 	if known && filepath.Clean(src.Home) == filepath.Clean(dst.Home) {
 		return "", true, nil
 	}
-	srcDir, canMove := src.SessionFolder()
-	dstDir, _ := dst.SessionFolder()
-	if !known || !canMove || dstDir == "" {
+	newest, rel, canMove, err := src.Conversation()
+	if !known || !canMove || dst.Home == "" {
 		// An unknown CLI keeps its conversations where shogun cannot
 		// tell; the environment that selects an account may not be its
 		// config folder at all (an API key only).
 		return "", !known, nil
 	}
-	newest, err := newestFile(srcDir, ".jsonl")
 	if err != nil || newest == "" {
 		return "", false, err
 	}
-	if err := os.MkdirAll(dstDir, 0o700); err != nil {
+	out := filepath.Join(dst.Home, rel)
+	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 		return "", false, fmt.Errorf("move the conversation to account %s: %w", to.Key, err)
 	}
 	// Copied under another name first: the usage reader, which reads
 	// *.jsonl, is told to skip what was counted already before it can
 	// see the file.
-	out := filepath.Join(dstDir, filepath.Base(newest))
 	tmp := out + ".shogun-copy"
 	size, err := copyFile(newest, tmp)
 	if err == nil && s.accounts.hist != nil {
@@ -360,33 +423,6 @@ func (s *Supervisor) lookupIn(cfg config.Role) func(string) (string, bool) {
 		}
 		return "", false
 	}
-}
-
-// newestFile is the most recently changed regular file of dir with the
-// suffix; "" when there is none (or no dir).
-func newestFile(dir, suffix string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("list conversations: %w", err)
-	}
-	var best string
-	var bestAt time.Time
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), suffix) {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if best == "" || fi.ModTime().After(bestAt) {
-			best, bestAt = filepath.Join(dir, e.Name()), fi.ModTime()
-		}
-	}
-	return best, nil
 }
 
 // copyFile copies a regular file, not following a link at src (the CLI's

@@ -1,15 +1,77 @@
 package usage
 
-import "path/filepath"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
 
-// SessionFolder is the folder in which s's CLI keeps the conversations
-// held in s.Workdir, one file each, so that a conversation can be moved to
-// another config folder (another account) and resumed there: Claude Code's
-// projects/<project>/ (its --continue resumes the newest file of it). ok is
-// false for a CLI whose conversations are not kept by folder.
-func (s Source) SessionFolder() (string, bool) {
-	if s.CLI != CLIClaude || s.Home == "" {
-		return "", false
+// Conversation is the newest conversation of s's CLI held in s.Workdir, so
+// that it can be moved to another config folder (another account) and
+// resumed there: its file, and the file's path under s.Home, where the
+// same CLI on the other folder looks for it. Claude Code keeps them as
+// projects/<project>/<session>.jsonl (its --continue resumes the newest of
+// the folder); Codex as sessions/YYYY/MM/DD/rollout-*.jsonl, the folder
+// named in its first line (its `resume --last` resumes the newest of the
+// folder, found from the rollouts alone). ok is false for a CLI whose
+// conversations are not moved; file is "" when there is none.
+func (s Source) Conversation() (file, rel string, ok bool, err error) {
+	if s.Home == "" {
+		return "", "", false, nil
 	}
-	return filepath.Join(s.Home, "projects", claudeProject(s.Workdir)), true
+	switch s.CLI {
+	case CLIClaude:
+		dir := filepath.Join(s.Home, "projects", claudeProject(s.Workdir))
+		file, err = newestFile(dir, ".jsonl")
+	case CLICodex:
+		var files []string
+		if files, err = s.Files(time.Time{}); err != nil {
+			return "", "", true, err
+		}
+		for i := len(files) - 1; i >= 0 && file == ""; i-- {
+			if codexMine(files[i], s.Workdir) {
+				file = files[i]
+			}
+		}
+	default:
+		return "", "", false, nil
+	}
+	if err != nil || file == "" {
+		return "", "", true, err
+	}
+	rel, err = filepath.Rel(s.Home, file)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", "", true, fmt.Errorf("conversation %s outside %s", file, s.Home)
+	}
+	return file, rel, true, nil
+}
+
+// newestFile is the most recently changed regular file of dir with the
+// suffix; "" when there is none (or no dir).
+func newestFile(dir, suffix string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("list conversations: %w", err)
+	}
+	var best string
+	var bestAt time.Time
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), suffix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if best == "" || fi.ModTime().After(bestAt) {
+			best, bestAt = filepath.Join(dir, e.Name()), fi.ModTime()
+		}
+	}
+	return best, nil
 }

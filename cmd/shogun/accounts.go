@@ -79,28 +79,7 @@ func accountsCommand() *cli.Command {
 // accountFolder is the config folder in which an account's CLI records
 // its conversations, "" when another account of the role shares it.
 func accountFolder(rc config.Role, a config.Account) string {
-	home := func(acct config.Account) string {
-		src, ok := usage.SourceFor(rc.ID, rc.CLI, rc.Command.Cwd, func(k string) (string, bool) {
-			if v, ok := acct.Env[k]; ok {
-				return v, true
-			}
-			if v, ok := rc.Command.Env[k]; ok {
-				return v, true
-			}
-			return os.LookupEnv(k)
-		})
-		if !ok {
-			return ""
-		}
-		return src.Home
-	}
-	mine := home(a)
-	for _, other := range rc.Accounts {
-		if other.Key != a.Key && home(other) == mine {
-			return ""
-		}
-	}
-	return mine
+	return control.AccountFolder(rc, a, os.LookupEnv)
 }
 
 func fileExists(path string) bool {

@@ -1,8 +1,9 @@
 // usage.js: the Usage page — the tokens each role's CLI recorded, per role
 // and per day, as GET /v1/usage (`shogun usage`) counts them: a table per
 // role with the estimated cost, and a chart of each role's tokens per day
-// drawn as SVG. Days are UTC, as in the API. The numbers are refreshed
-// every 30 s, as often as the supervisor reads the CLIs' records.
+// drawn as SVG, and the roles' accounts as GET /v1/accounts (`shogun
+// accounts`) lists them. Days are UTC, as in the API. The numbers are
+// refreshed every 30 s, as often as the supervisor reads the CLIs' records.
 import { h, get } from './api.js';
 import { useStyles } from './pages.js';
 
@@ -31,12 +32,13 @@ export function mount(el) {
   const err = h('p', { class: 'form-error', id: 'usage-error' });
   const table = h('div', { id: 'usage-roles' });
   const budgets = h('div', { class: 'panel', id: 'usage-budgets', hidden: true });
+  const accounts = h('div', { class: 'panel', id: 'usage-accounts', hidden: true });
   const chart = h('div', { id: 'usage-chart', class: 'chart' });
   el.append(
     h('div', { class: 'bar' }, h('h1', {}, 'Usage'), range,
       h('button', { id: 'usage-refresh', onclick: () => load() }, 'Refresh'), note),
     h('p', { class: 'muted' }, 'Tokens are counted from each CLI\'s own records; the cost is an estimate from a dated price table (docs/usage.md). Days are UTC.'),
-    err, budgets,
+    err, budgets, accounts,
     h('div', { class: 'panel' }, h('h2', {}, 'Tokens per role per day'), chart),
     h('div', { class: 'panel' }, h('h2', {}, 'Per role'), table));
   range.addEventListener('change', () => load());
@@ -62,6 +64,10 @@ export function mount(el) {
       budgets.hidden = !(byRole.budgets || []).length;
       budgets.replaceChildren(h('h2', {}, 'Daily budgets (today, local time)'), budgetList(byRole.budgets || []));
       chart.replaceChildren(drawChart(perDay, since));
+      const list = await get('/v1/accounts');
+      if (mine !== seq) return;
+      accounts.hidden = !list.length;
+      accounts.replaceChildren(h('h2', {}, 'Accounts'), accountList(list));
     } catch (e) {
       if (mine === seq) err.textContent = 'Cannot read the usage: ' + e.message;
     }
@@ -81,6 +87,23 @@ function budgetList(list) {
       h('td', { class: 'spent' }, b.text),
       h('td', {}, h('meter', { min: 0, max: 100, low: 80, high: 99, optimum: 0, value: Math.min(b.percent, 100) }), ` ${b.percent} %`),
       h('td', { class: b.reached ? 'held' : 'muted' }, b.reached ? 'reached: no new task is typed until it is raised or the day turns' : '')))));
+}
+
+// accountList shows the roles' accounts (docs/accounts.md): which roles
+// may run on each, its state, when its last usage limit lifts, and its
+// tokens of the day (UTC) when it has a config folder of its own.
+function accountList(list) {
+  const until = a => a.limited_until ? new Date(a.limited_until).toLocaleString() : '';
+  return h('table', { class: 'list accounts' },
+    h('thead', {}, h('tr', {}, ['account', 'roles', 'state', 'limited until', 'tokens today'].map(x => h('th', {}, x)))),
+    h('tbody', {}, list.map(a => h('tr', { dataset: { account: a.account, state: a.state } },
+      h('td', {}, a.account),
+      h('td', { class: 'roles' }, a.roles.join(', ')),
+      h('td', { class: 'state ' + (a.state === 'limited' ? 'held' : '') },
+        a.state === 'in use' ? 'in use by ' + a.in_use_by.join(', ') : a.state),
+      h('td', { class: 'until' }, a.state === 'limited' ? until(a) : ''),
+      h('td', { class: 'num tokens', title: a.tokens_today ? String(total(a.tokens_today)) : 'shares its config folder with another account' },
+        a.tokens_today ? short(total(a.tokens_today)) : '—')))));
 }
 
 function rolesTable(rep) {

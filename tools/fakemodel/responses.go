@@ -133,6 +133,15 @@ func responsesText(raw json.RawMessage) string {
 
 func (responsesAPI) write(out *stream, s *Server, c *conversation, st step) {
 	respID := s.nextID("resp_fake")
+	if s.WindowUsed != nil {
+		if pct, ok := s.WindowUsed(c.Key); ok {
+			// As the ChatGPT backend names an account's 5-hour window.
+			h := out.w.Header()
+			h.Set("x-codex-primary-used-percent", strconv.FormatFloat(pct, 'f', -1, 64))
+			h.Set("x-codex-primary-window-minutes", "300")
+			h.Set("x-codex-primary-reset-at", strconv.FormatInt(s.now().Add(2*time.Hour).Unix(), 10))
+		}
+	}
 	var item map[string]any
 	if st.Call != nil {
 		callID := s.nextID("call_fake")

@@ -35,6 +35,12 @@ type Server struct {
 	// Now tells the time, for limit windows and reset times; nil is
 	// time.Now.
 	Now func() time.Time
+	// WindowUsed, when set, says how much of its usage window (in percent)
+	// the credential key (Request.Key) has used: Responses API answers
+	// then carry Codex's rate-limit headers (x-codex-primary-used-percent
+	// and its window and reset), which Codex records in its rollout's
+	// token_count events. ok false: no headers, as without it.
+	WindowUsed func(key string) (percent float64, ok bool)
 
 	ln   net.Listener
 	srv  *http.Server

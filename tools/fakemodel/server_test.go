@@ -804,3 +804,17 @@ func TestLimitForOneCredential(t *testing.T) {
 		t.Errorf("limit for no key: %q, want the directive refused", text)
 	}
 }
+
+// WindowUsed answers Codex with the rate-limit headers of the credential's
+// window; another credential gets none.
+func TestWindowUsedHeaders(t *testing.T) {
+	s := start(t, &Server{WindowUsed: func(key string) (float64, bool) { return 92.5, key == CredentialKey("spent") }})
+	req := map[string]any{"model": "m", "stream": true, "tools": codexTools, "input": codexInput("hello")}
+	_, h, _ := post(t, s.URL()+"/v1/responses", req, "Authorization", "Bearer spent")
+	if h.Get("x-codex-primary-used-percent") != "92.5" || h.Get("x-codex-primary-window-minutes") != "300" || h.Get("x-codex-primary-reset-at") == "" {
+		t.Errorf("headers for the spent key: %v, want x-codex-primary-used-percent 92.5 with its window and reset", h)
+	}
+	if _, h, _ := post(t, s.URL()+"/v1/responses", req, "Authorization", "Bearer other"); h.Get("x-codex-primary-used-percent") != "" {
+		t.Errorf("headers for another key: %v, want no rate-limit header", h)
+	}
+}

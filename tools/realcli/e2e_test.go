@@ -97,6 +97,14 @@ func startE2ESetup(t *testing.T, clis []string, tune func(id string) string, pol
 // environment of shogun start: what a roles.yaml's ${NAME} reads.
 func startE2EEnv(t *testing.T, clis []string, tune func(id string) string, policy string, git bool, setup func(ws string) error, extra []string) *e2eTeam {
 	t.Helper()
+	return startE2EModel(t, clis, tune, policy, git, setup, extra, nil)
+}
+
+// startE2EModel is startE2EEnv with the scripted model tuned by tuneModel
+// (when not nil) before it starts.
+func startE2EModel(t *testing.T, clis []string, tune func(id string) string, policy string, git bool, setup func(ws string) error, extra []string,
+	tuneModel func(*fakemodel.Server)) *e2eTeam {
+	t.Helper()
 	needNode(t)
 	cache, err := cacheDir()
 	if err != nil {
@@ -118,6 +126,9 @@ func startE2EEnv(t *testing.T, clis []string, tune func(id string) string, polic
 	t.Cleanup(cancel)
 	// The request bodies too: what a CLI told the model of a tool call.
 	model := &fakemodel.Server{Log: modelLog, DumpDir: filepath.Join(root, "model-requests")}
+	if tuneModel != nil {
+		tuneModel(model)
+	}
 	if err := model.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

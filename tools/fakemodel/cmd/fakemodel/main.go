@@ -21,10 +21,14 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (loopback only)")
 	dump := flag.String("dump", "", "write every request body into this folder")
+	window := flag.Float64("window-used", 0, "answer Codex with this share of its usage window used, in percent (its x-codex-primary-used-percent header); 0: no header")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv := &fakemodel.Server{Addr: *addr, Log: os.Stderr, DumpDir: *dump}
+	if *window > 0 {
+		srv.WindowUsed = func(string) (float64, bool) { return *window, true }
+	}
 	if err := srv.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
