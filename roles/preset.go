@@ -222,6 +222,9 @@ var presets = func() map[string]Preset {
 		`|log out and sign in again|run codex login or provide|please re-run .codex login` +
 		`|would you like to (run the following command|make the following edits)` +
 		`|press enter to (confirm|continue)|enter continue · esc back` +
+		// 0.169 at 95 % of its usage window: "Approaching rate limits ·
+		// Switch to …?", which waits for a choice.
+		`|approaching rate limits` +
 		// any other dialog: its selected, numbered option
 		`|(?m)^[›>] \d+\. \S`
 	codex.InputMarker = "›"
