@@ -32,11 +32,20 @@ func TestReadRefusesNegativeAndAbsurdCounts(t *testing.T) {
 		{CLIGemini, `{"id":"g1","timestamp":"2026-11-28T11:33:00Z","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":10,"output":-1999000,"cached":0,"thoughts":0,"tool":0}}` + "\n"},
 		{CLIGemini, `{"id":"g2","timestamp":"2026-11-28T11:33:00Z","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":10,"output":5,"cached":-70000,"thoughts":0,"tool":0}}` + "\n"},
 		{CLICodex, `{"timestamp":"2026-11-28T11:33:00Z","type":"token_usage_record","payload":{"response_id":"resp_bad","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":-1999000}}}` + "\n"},
+		// input below 0 would be clamped to 0 after taking out the cache.
+		{CLIGemini, `{"id":"g3","timestamp":"2026-11-28T11:33:00Z","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":-1000000,"output":5,"cached":0,"thoughts":0,"tool":9}}` + "\n"},
+		{CLICopilot, `{"type":"span","spanId":"bad1","endTime":[1795875010,0],"attributes":{"gen_ai.operation.name":"chat","gen_ai.request.model":"gpt-4o","gen_ai.response.id":"bad","gen_ai.usage.input_tokens":10,"gen_ai.usage.output_tokens":-1999000}}` + "\n"},
+		{CLICopilot, `{"type":"span","spanId":"bad2","endTime":[1795875010,0],"attributes":{"gen_ai.operation.name":"chat","gen_ai.request.model":"gpt-4o","gen_ai.response.id":"bad2","gen_ai.usage.input_tokens":-50,"gen_ai.usage.output_tokens":1}}` + "\n"},
+		// A running total below 0: the next honest total would count
+		// what was never spent.
+		{CLICodex + "-totals", `{"timestamp":"2026-11-28T11:33:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-900000000,"cached_input_tokens":0,"output_tokens":0},"last_token_usage":{"input_tokens":1,"output_tokens":1}}}}` + "\n"},
 	} {
 		t.Run(tc.cli, func(t *testing.T) {
-			skipGeminiOnWindows(t, tc.cli)
-			fixture := map[string]string{CLIClaude: "claude-session.jsonl", CLIGemini: "gemini-session.jsonl", CLICodex: "codex-rollout.jsonl"}[tc.cli]
-			s, path := install(t, tc.cli, fixture)
+			cli, fixture := tc.cli, map[string]string{CLIClaude: "claude-session.jsonl", CLIGemini: "gemini-session.jsonl",
+				CLICodex: "codex-rollout.jsonl", CLICopilot: "copilot-otel.jsonl", CLICodex + "-totals": "codex-rollout-totals.jsonl"}[tc.cli]
+			cli, _, _ = strings.Cut(cli, "-")
+			skipGeminiOnWindows(t, cli)
+			s, path := install(t, cli, fixture)
 			honest := collect(t, s, map[string]Cursor{}, map[string]Record{})
 			appendFile(t, path, tc.line)
 			recs, c, err := s.Read(path, Cursor{}, time.Time{})
