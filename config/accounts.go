@@ -43,6 +43,11 @@ type Account struct {
 	// Env is put in the role's environment over its command's env, ${VAR}
 	// expanded, a leading ~/ made the home folder. Never empty.
 	Env map[string]string
+	// From are the variables of shogun's environment Env takes values
+	// from (its ${VAR} references): only a program running on this
+	// account gets them (package supervisor), so that no role reads
+	// another account's key from its environment.
+	From []string
 }
 
 // AccountSettings are settings.yaml's accounts: the pools roles share.
@@ -103,7 +108,7 @@ func (d *decoder) accountList(n *yaml.Node, owner, pool string, lookup func(stri
 			}
 		}
 		if v := m.require("env"); v != nil {
-			d.accountEnv(v, a.Env, lookup)
+			a.From = d.accountEnv(v, a.Env, lookup)
 		}
 		m.done()
 		if a.Name != "" && len(a.Env) > 0 {
@@ -113,12 +118,13 @@ func (d *decoder) accountList(n *yaml.Node, owner, pool string, lookup func(stri
 	return out
 }
 
-// accountEnv decodes an account's env into dst. A variable that holds a
+// accountEnv decodes an account's env into dst and returns the variables
+// its values take from shogun's environment. A variable that holds a
 // secret must be given as ${VAR}.
-func (d *decoder) accountEnv(n *yaml.Node, dst map[string]string, lookup func(string) (string, bool)) {
+func (d *decoder) accountEnv(n *yaml.Node, dst map[string]string, lookup func(string) (string, bool)) (from []string) {
 	em := d.mapping(n, "env", "account env")
 	if em == nil {
-		return
+		return nil
 	}
 	if len(em.order) == 0 {
 		d.errorf(n, "account %q must set at least one variable: the config folder (CLAUDE_CONFIG_DIR, CODEX_HOME …) or the API key's variable", "env")
@@ -137,6 +143,11 @@ func (d *decoder) accountEnv(n *yaml.Node, dst map[string]string, lookup func(st
 			d.errorf(val, "env %q holds a secret: write the variable of shogun's environment that holds it, as \"${VARIABLE}\", never the key itself", name)
 			continue
 		}
+		for _, m := range varReference.FindAllStringSubmatch(strings.ReplaceAll(val.Value, "$${", ""), -1) {
+			if !slices.Contains(from, m[1]) {
+				from = append(from, m[1])
+			}
+		}
 		v, _ := d.expand(val, "env "+name, val.Value, lookup)
 		if rest, ok := strings.CutPrefix(v, "~/"); ok {
 			if home, _ := lookup("HOME"); home != "" {
@@ -147,7 +158,12 @@ func (d *decoder) accountEnv(n *yaml.Node, dst map[string]string, lookup func(st
 		}
 		dst[name] = v
 	}
+	return from
 }
+
+// varReference is a ${VAR} or ${VAR:-…} reference (ExpandEnv), nested
+// ones in a default included.
+var varReference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
 
 // accountSettings decodes settings.yaml's accounts section.
 func (d *decoder) accountSettings(sec *mapping, lookup func(string) (string, bool)) AccountSettings {
@@ -206,6 +222,7 @@ func cloneAccounts(list []Account) []Account {
 	out := make([]Account, len(list))
 	for i, a := range list {
 		out[i] = a
+		out[i].From = slices.Clone(a.From)
 		out[i].Env = make(map[string]string, len(a.Env))
 		for k, v := range a.Env {
 			out[i].Env[k] = v

@@ -39,7 +39,7 @@ func TestAccountsFromAPoolAndOfARoleOwn(t *testing.T) {
 	want := []Account{
 		{Key: "claude-team/a", Name: "a", Pool: "claude-team", Env: map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join("/home/u", ".claude-a")}},
 		{Key: "claude-team/b", Name: "b", Pool: "claude-team", Env: map[string]string{
-			"CLAUDE_CONFIG_DIR": filepath.Join("/home/u", ".claude-b"), "ANTHROPIC_API_KEY": "sk-secret"}},
+			"CLAUDE_CONFIG_DIR": filepath.Join("/home/u", ".claude-b"), "ANTHROPIC_API_KEY": "sk-secret"}, From: []string{"TEAM_B_KEY"}},
 	}
 	if !reflect.DeepEqual(karo.Accounts, want) {
 		t.Errorf("karo's accounts = %+v, want %+v", karo.Accounts, want)

@@ -13,9 +13,9 @@ import (
 // that the approvals hook and shogun's MCP server reach it from outside the
 // role's folder (config.CLIEnforcement), written afresh at each start. A
 // role whose enforcement cannot be written is not started: its CLI would
-// run unjudged.
-func (s *Supervisor) roleCommand(rc config.Role) (args, env []string, err error) {
-	args, env = rc.Command.Args, s.roleEnv(rc)
+// run unjudged. acct is the account it runs on (rc has its env already).
+func (s *Supervisor) roleCommand(rc config.Role, acct config.Account) (args, env []string, err error) {
+	args, env = rc.Command.Args, s.roleEnv(rc, acct)
 	enf, ok, err := config.CLIEnforcement(s.layout, rc.CLI, rc.Command.Exec, rc.Command.Cwd, s.exe)
 	if err != nil || !ok {
 		return args, env, err

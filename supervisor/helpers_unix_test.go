@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(tickerEnv) != "" {
 		os.Exit(runTicker())
 	}
+	if mode := os.Getenv(dumpableEnv); mode != "" {
+		os.Exit(runDumpable(mode))
+	}
 	shoguntest.Main(m, &shogunBin)
 }
 

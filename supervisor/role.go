@@ -637,7 +637,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	default:
 		r.setState(Starting, "starting "+cfg.Command.Exec)
 	}
-	args, env, err := r.sup.roleCommand(withAccount(*cfg, acct))
+	args, env, err := r.sup.roleCommand(withAccount(*cfg, acct), acct)
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errCannotStart, err)
 		r.mu.Lock()

@@ -505,6 +505,34 @@ func (s *Supervisor) emit(e Event) {
 	s.onEvent(e)
 }
 
+// accountVars are the variables of the supervisor's environment that an
+// account of the workspace takes values from: a settings pool's, a role's
+// of the configuration, or one of a role supervised now (added or
+// reconfigured since).
+func (s *Supervisor) accountVars() map[string]bool {
+	vars := map[string]bool{}
+	add := func(list []config.Account) {
+		for _, a := range list {
+			for _, k := range a.From {
+				vars[k] = true
+			}
+		}
+	}
+	for _, list := range s.cfg.Settings.Accounts.Pools {
+		add(list)
+	}
+	for _, rc := range s.cfg.Roles {
+		add(rc.Accounts)
+	}
+	s.mu.Lock()
+	roles := slices.Clone(s.roles)
+	s.mu.Unlock()
+	for _, r := range roles {
+		add(r.conf().Accounts)
+	}
+	return vars
+}
+
 // lookupEnv finds k in env (KEY=value entries).
 func lookupEnv(env []string, k string) (string, bool) {
 	for _, kv := range env {
@@ -517,8 +545,11 @@ func lookupEnv(env []string, k string) (string, bool) {
 
 // roleEnv is the environment of a role's program: the supervisor's, with
 // TERM and the SHOGUN_* variables set so the agent and its hooks know who they
-// are, then the role's own env entries.
-func (s *Supervisor) roleEnv(rc config.Role) []string {
+// are, then the role's own env entries. The variables any account of the
+// workspace takes its values from (its API key's) are left out, but for
+// those of acct, the account the program runs on: an agent cannot read
+// another account's key from its environment.
+func (s *Supervisor) roleEnv(rc config.Role, acct config.Account) []string {
 	set := map[string]string{
 		"TERM":               "xterm-256color",
 		"SHOGUN_ROLE":        rc.ID,
@@ -549,10 +580,14 @@ func (s *Supervisor) roleEnv(rc config.Role) []string {
 			}
 		}
 	}
+	hidden := s.accountVars()
+	for _, k := range acct.From {
+		delete(hidden, k)
+	}
 	env := make([]string, 0, len(s.env)+len(set))
 	for _, kv := range s.env {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, override := set[k]; !override {
+		if _, override := set[k]; !override && !hidden[k] {
 			env = append(env, kv)
 		}
 	}

@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -107,6 +108,13 @@ func (t *Team) readUsageFile(src usage.Source, path string, since time.Time) (mi
 		return false, err
 	}
 	recs, next, err := src.Read(path, c, since)
+	var skipped *usage.SkippedError
+	if errors.As(err, &skipped) {
+		// Forged or broken lines: said once (the cursor moves past them),
+		// the file's other records still count.
+		t.log.Warn().Err(err).Str("role", src.Role).Msg("usage: lines skipped")
+		err = nil
+	}
 	if err != nil || next == c {
 		return !next.Foreign(), err
 	}

@@ -91,12 +91,15 @@ func (*copilotParser) line(b []byte, offset int64) ([]Record, bool) {
 	if model == "" {
 		model = a.RequestModel
 	}
-	// The file is in a folder the role can write: no count below 0.
-	cacheRead, cacheWrite := max(a.CacheRead, 0), max(a.CacheWrite, 0)
+	// The file is in a folder the role can write: a count below 0 is
+	// refused (Read).
+	if *a.Input < 0 || a.Output < 0 || a.CacheRead < 0 || a.CacheWrite < 0 || a.Reasoning < 0 {
+		return []Record{forged(key)}, true
+	}
 	// Input is kept apart from the cache, as for the other CLIs.
-	input := max(*a.Input-cacheRead-cacheWrite, 0)
+	input := max(*a.Input-a.CacheRead-a.CacheWrite, 0)
 	return []Record{{Key: key, At: at, Model: model, Tokens: Tokens{
-		Input: input, Output: max(a.Output, 0), CacheRead: cacheRead, CacheWrite: cacheWrite, Reasoning: max(a.Reasoning, 0)}}}, true
+		Input: input, Output: a.Output, CacheRead: a.CacheRead, CacheWrite: a.CacheWrite, Reasoning: a.Reasoning}}}, true
 }
 
 func (*copilotParser) state() string { return "" }

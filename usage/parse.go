@@ -128,6 +128,11 @@ func (p *codexParser) line(b []byte, offset int64) ([]Record, bool) {
 		return []Record{codexRecord(key, l.Timestamp, p.st.Model, *l.Payload.Usage)}, true
 	case l.Type == "event_msg" && l.Payload.Type == "token_count" && l.Payload.Info != nil && p.st.Mine && !p.st.PerResponse:
 		t, prev := l.Payload.Info.Total, p.st.Total
+		if t.negative() {
+			// Not taken as the running total: the next difference
+			// would count tokens never spent.
+			return []Record{forged("@" + strconv.FormatInt(offset, 10))}, true
+		}
 		d := codexUsage{t.Input - prev.Input, t.Cached - prev.Cached, t.CacheWrite - prev.CacheWrite,
 			t.Output - prev.Output, t.Reasoning - prev.Reasoning}
 		if d.Input < 0 || d.Cached < 0 || d.CacheWrite < 0 || d.Output < 0 || d.Reasoning < 0 {
@@ -145,10 +150,23 @@ func (p *codexParser) line(b []byte, offset int64) ([]Record, bool) {
 // codexRecord converts Codex's usage: as OpenAI counts, input_tokens
 // include the cached ones, and output_tokens the reasoning ones.
 func codexRecord(key string, at time.Time, model string, u codexUsage) Record {
+	if u.negative() {
+		return forged(key)
+	}
 	return Record{Key: key, At: at, Model: model, Tokens: Tokens{
 		Input: max(u.Input-u.Cached, 0), CacheRead: u.Cached, CacheWrite: u.CacheWrite,
 		Output: u.Output, Reasoning: u.Reasoning}}
 }
+
+func (u codexUsage) negative() bool {
+	return u.Input < 0 || u.Cached < 0 || u.CacheWrite < 0 || u.Output < 0 || u.Reasoning < 0
+}
+
+// forged is the record of a line whose counts go below 0, which Read
+// refuses and reports (the record files are in folders agents can write).
+// The parsers that derive a count from others (input less the cached
+// part, clamped at 0) return it rather than hide the sign.
+func forged(key string) Record { return Record{Key: key, Tokens: Tokens{Input: -1}} }
 
 func (p *codexParser) state() string {
 	b, _ := json.Marshal(p.st)
@@ -223,6 +241,9 @@ func geminiRecord(m geminiMessage) (Record, bool) {
 		return Record{}, false
 	}
 	t := m.Tokens
+	if t.Input < 0 || t.Output < 0 || t.Cached < 0 || t.Thoughts < 0 || t.Tool < 0 {
+		return forged(m.ID), true
+	}
 	// input is the whole prompt, cached part included; thoughts are
 	// generated tokens the API counts apart from output.
 	return Record{Key: m.ID, At: m.Timestamp, Model: m.Model, Tokens: Tokens{

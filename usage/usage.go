@@ -1,11 +1,7 @@
 package usage
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -144,7 +140,9 @@ func (s Source) Files(since time.Time) ([]string, error) {
 	}
 	var files []file
 	for _, n := range names {
-		fi, err := os.Stat(n)
+		// Lstat: a link is not followed (it could lead to a FIFO, which
+		// would block the reader, or to a file outside the CLI's folder).
+		fi, err := os.Lstat(n)
 		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().Before(since.Add(-mtimeSlack)) {
 			continue
 		}
@@ -156,74 +154,6 @@ func (s Source) Files(since time.Time) ([]string, error) {
 		out[i] = f.name
 	}
 	return out, nil
-}
-
-// Read reads the records of s's file path written after c, and returns
-// them with the cursor to read on from. Records before since are not
-// returned (they predate the team). A file that is not the role's (another
-// folder's conversation) returns no records and a cursor that skips it.
-func (s Source) Read(path string, c Cursor, since time.Time) ([]Record, Cursor, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, c, fmt.Errorf("read %s records: %w", s.CLI, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, c, fmt.Errorf("read %s records: %w", s.CLI, err)
-	}
-	if fi.Size() < c.Offset {
-		// Rewritten from the start (Gemini CLI may rewrite its file):
-		// read it again; keys keep the records from counting twice.
-		c = Cursor{}
-	}
-	if c.State == stateNotOurs || fi.Size() == c.Offset {
-		return nil, c, nil
-	}
-	if _, err := f.Seek(c.Offset, io.SeekStart); err != nil {
-		return nil, c, fmt.Errorf("read %s records: %w", s.CLI, err)
-	}
-	var parse lineParser
-	switch s.CLI {
-	case CLIClaude:
-		parse = &claudeParser{}
-	case CLICodex:
-		parse = newCodexParser(c.State, s.Workdir)
-	case CLIGemini:
-		parse = newGeminiParser(c.State, s.Workdir)
-	case CLICopilot:
-		parse = &copilotParser{}
-	default:
-		return nil, c, nil
-	}
-	var recs []Record
-	r := bufio.NewReaderSize(f, 64<<10)
-	off := c.Offset
-	for {
-		line, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			break // an incomplete last line is read when it is whole
-		}
-		if err != nil {
-			return nil, c, fmt.Errorf("read %s records: %w", s.CLI, err)
-		}
-		lineAt := off
-		off += int64(len(line))
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		got, mine := parse.line(line, lineAt)
-		if !mine {
-			return nil, Cursor{Offset: fi.Size(), State: stateNotOurs}, nil
-		}
-		for _, rec := range got {
-			if !rec.At.Before(since) {
-				recs = append(recs, rec)
-			}
-		}
-	}
-	return recs, Cursor{Offset: off, State: parse.state()}, nil
 }
 
 // mtimeSlack widens the look back at files' modification times: file

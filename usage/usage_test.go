@@ -26,6 +26,8 @@ func install(t *testing.T, cli, fixture string) (Source, string) {
 		rel = filepath.Join("sessions", "2026", "11", "28", "rollout-2026-11-28T11-32-50-01a2.jsonl")
 	case CLIGemini:
 		rel = filepath.Join("tmp", "proj", "chats", "session-2026-11-28T11-32-ef34d7c7.jsonl")
+	case CLICopilot:
+		rel = "r.copilot-otel.jsonl"
 	}
 	b, err := os.ReadFile(filepath.Join("testdata", fixture))
 	if err != nil {
@@ -37,6 +39,9 @@ func install(t *testing.T, cli, fixture string) (Source, string) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if cli == CLICopilot {
+		home = path // the export file itself
 	}
 	return Source{Role: "r", CLI: cli, Home: home, Workdir: fixtureDir}, path
 }

@@ -244,6 +244,11 @@ func withTeam(ctx context.Context, c *cli.Context, ws string, cfg *config.Config
 	for _, warning := range cfg.Warnings {
 		log.Warn().Str("file", warning.File).Int("line", warning.Line).Int("column", warning.Column).Msg(warning.Message)
 	}
+	// The roles' agents run as this user: they must not read the keys of
+	// every account from this process's environment (/proc/<pid>/environ).
+	if err := supervisor.ForbidInspection(); err != nil {
+		log.Warn().Err(err).Msg("a process of this user can read the supervisor's environment")
+	}
 	if err := supervisor.CheckStateDir(ws); err != nil {
 		return err
 	}
