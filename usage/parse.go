@@ -46,6 +46,11 @@ func (*claudeParser) line(b []byte, offset int64) ([]Record, bool) {
 	if json.Unmarshal(b, &l) != nil || l.Type != "assistant" || l.Message.Usage == nil {
 		return nil, true
 	}
+	if l.Message.Model == "<synthetic>" {
+		// Claude Code's own messages (an API error shown as the answer, an
+		// interrupted turn): no model was called, and no price applies.
+		return nil, true
+	}
 	key := l.Message.ID + "/" + l.RequestID
 	if l.Message.ID == "" {
 		key = "@" + strconv.FormatInt(offset, 10)
