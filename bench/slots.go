@@ -99,6 +99,17 @@ all the supervisor's descendants, sampled with the live programs. Read the CPU a
 the capped team starts every role beyond `+"`max_running`"+` at least once (a start, its screen model and its
 startup prompt are work the baseline does %d times, not %d).
 
+Where the ratios come from (profiled with `+"`SHOGUN_BENCH_PROFILE=DIR`"+` in the bench's environment, which makes
+the supervisor write `+"`cpu-PID.pprof`"+` and `+"`heap-PID.pprof`"+` there): a sleeping role costs nothing per tick (its
+goroutines wait on channels; it has no program, screen model or timer), and at rest both teams cost the same CPU.
+The rewrite of status.yaml after each change read each role's task in flight with a query of its own, half of
+that rewrite's 27 %% of the capped team's CPU (32 roles); it now reads them all in one. What is left grows with
+starts, not with sleeping roles: each start builds a screen model (charmbracelet/x/vt allocates a 4 MB parser
+buffer per emulator), each exit replays the last screen for the role's telling line, and status.yaml lists every
+role. Fresh and woken roles now end their turns alike: a role's answer to its startup prompt no longer marks it
+as a program that writes while ready (supervisor/classify.go), which made the baseline's turns end at the settle
+time and its wall time an eighth of the capped team's.
+
 | roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|
 %s
