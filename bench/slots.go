@@ -101,7 +101,8 @@ startup prompt are work the baseline does %d times, not %d).
 
 Where the ratios come from (profiled with `+"`SHOGUN_BENCH_PROFILE=DIR`"+` in the bench's environment, which makes
 the supervisor write `+"`cpu-PID.pprof`"+` and `+"`heap-PID.pprof`"+` there): a sleeping role costs nothing per tick (its
-goroutines wait on channels; it has no program, screen model or timer), and at rest both teams cost the same CPU.
+goroutines wait on channels; it has no program, screen model or timer): at rest both teams cost 0.1–0.2 %% of a
+core, the resolution of the measure. On this shared 2-core machine the CPU ratio moves by a third from run to run.
 The rewrite of status.yaml after each change read each role's task in flight with a query of its own, half of
 that rewrite's 27 %% of the capped team's CPU (32 roles); it now reads them all in one. What is left grows with
 starts, not with sleeping roles: each start builds a screen model (charmbracelet/x/vt allocates a 4 MB parser
