@@ -46,6 +46,8 @@ func main() {
 	flag.IntVar(&slotsOpts.Tasks, "slots-tasks", 640, "tasks spread over the roles in the many-roles measurement")
 	flag.IntVar(&slotsOpts.Samples, "slots-samples", 20, "commands sent one at a time to time send → delivered in the many-roles measurement")
 	flag.DurationVar(&slotsOpts.IdleFor, "slots-idle-for", 10*time.Second, "how long the supervisor is sampled at rest after the many-roles measurement")
+	flag.IntVar(&slotsOpts.RealCLISamples, "slots-realcli-samples", 5, "sleeping/awake pairs of sends to real Claude Code and Codex roles in the many-roles measurement (0: none)")
+	flag.StringVar(&slotsOpts.Hold, "slots-hold-memory", "300MB", "what each agent-sim holds resident in the many-roles measurement (\"\": nothing)")
 	flag.DurationVar(&slotsOpts.WorkTime, "slots-work-time", 100*time.Millisecond, "each agent's work time in the many-roles measurement")
 	var soakOpts soakOptions
 	flag.DurationVar(&soakOpts.For, "soak-for", 3*time.Minute, "how long the soak sends commands")

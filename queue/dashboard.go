@@ -110,6 +110,20 @@ func (q *Queue) Snapshot() (Status, error) {
 	if st.Tasks, err = q.st.Counts(); err != nil {
 		return st, err
 	}
+	// One query for every role's task in flight, not one per role: the
+	// dashboard is rewritten after every change, and with many roles
+	// configured (most of them asleep) a query each was most of the
+	// supervisor's work (bench: many roles, few slots).
+	inFlight, err := q.st.InFlightTasks()
+	if err != nil {
+		return st, err
+	}
+	flying := make(map[string]store.Task, len(inFlight))
+	for _, t := range inFlight {
+		if _, ok := flying[t.Role]; !ok { // the oldest, as InFlight gives
+			flying[t.Role] = t
+		}
+	}
 	for _, rc := range q.config().Enabled() {
 		rs := RoleStatus{ID: rc.ID, Name: rc.Name, State: "not running", QueueDepth: depths[rc.ID]}
 		if a, ok := q.agent(rc.ID); ok {
@@ -147,11 +161,7 @@ func (q *Queue) Snapshot() (Status, error) {
 			st.Attention = append(st.Attention, fmt.Sprintf("role %s: %s; its %d queued task(s) wait until the budget is raised (usage.budgets in config/settings.yaml) or the day turns",
 				rc.ID, rs.Budget, depths[rc.ID]))
 		}
-		t, err := q.st.InFlight(rc.ID)
-		if err != nil {
-			return st, err
-		}
-		if t != nil {
+		if t, ok := flying[rc.ID]; ok {
 			rs.Task = &TaskRef{ID: t.ID, Title: t.Title, Status: t.Status}
 			switch t.Status {
 			case store.StatusUndelivered:

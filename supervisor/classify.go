@@ -109,13 +109,25 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 		if was == Limited {
 			r.setLimited(time.Time{})
 		}
-		var readyFor time.Duration
-		if !readySince.IsZero() {
-			readyFor = time.Since(readySince)
-		}
 		r.mu.Lock()
 		echo := !r.echoAt.IsZero() && time.Since(r.echoAt) < maxEcho
+		submitAt := r.submitAt
 		r.mu.Unlock()
+		var readyFor, calmFor time.Duration
+		if !readySince.IsZero() {
+			readyFor = time.Since(readySince)
+			// calmFor: how long the prompt has shown with nothing
+			// submitted; what the program prints after a line shogun
+			// submitted (the startup prompt, a nudge) is its answer, not
+			// output that goes on while it is ready. Only the noisy
+			// judgement counts from the submit: a flooding program whose
+			// submit is typed again and again is still ready once its
+			// prompt has shown for steadyReady.
+			calmFor = readyFor
+			if submitAt.After(readySince) {
+				calmFor = time.Since(submitAt)
+			}
+		}
 		next, why := classify(*cfg, sig, quiet, everReady, sess.OutputBytes() > 0, r.sup.settle, streaming, readyFor, echo)
 		if next == Starting {
 			next = r.booting()
@@ -141,7 +153,7 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			turn = false
 			// The soak's flooding role was read busy for two minutes
 			// (maxTurnHold) after every task, its queue stuck behind it.
-			noisy = noisy || readyFor >= steadyReady && sess.LastOutput().After(readySince)
+			noisy = noisy || seemsNoisy(calmFor, quiet, echo)
 		}
 		if next == Ready && !everReady {
 			everReady = true
@@ -158,6 +170,18 @@ func (r *Role) watch(ctx context.Context, sess *ptyhost.Session) {
 			}
 		}
 	}
+}
+
+// seemsNoisy says whether a program that just became ready writes while it
+// is ready: its prompt has shown for calmFor (steadyReady or more) since
+// it was last busy or shogun last submitted a line, and its output still
+// goes on (quiet less than streamHold), not the echo of keys shogun typed.
+// The end of an answer that streamed for seconds is not that (it went
+// quiet first), nor is a program's answer to the startup prompt: every
+// role with a startup prompt, and every one after a long streamed answer,
+// was taken for noisy, and ended its later turns at the settle time.
+func seemsNoisy(calmFor, quiet time.Duration, echo bool) bool {
+	return calmFor >= steadyReady && quiet < streamHold && !echo
 }
 
 // signals are what a role's patterns say about its screen.

@@ -65,6 +65,9 @@ type Role struct {
 	// (a clear, the text before its submit key); zero after a submit key.
 	// The echo of those keys is not work (classify).
 	echoAt time.Time
+	// submitAt is when shogun last typed a submit key: the program's
+	// output after it is its answer (watch).
+	submitAt time.Time
 
 	// hookQuestions describe the questions its CLI's hook asked that wait
 	// for a person (SetHookQuestions); while there are any it is waiting.

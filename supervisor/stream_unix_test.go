@@ -169,3 +169,65 @@ roles:
 		t.Errorf("typing into the composer changed the role's state: %v", changes)
 	}
 }
+
+// A program whose answer to the startup prompt streamed for seconds is
+// not a noisy one: its next answer, streamed the same way, keeps the role
+// busy to its end too. Every role with a startup prompt (agent-sim's
+// "Understood", Codex's streamed reply) was taken for a program writing
+// while ready, and its turns ended at the settle time ever after, where a
+// woken role's (no startup prompt) waited streamHold.
+func TestAStreamedAnswerToTheStartupPromptLeavesTheRoleQuiet(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := filepath.Join(t.TempDir(), "done")
+	ws := testWorkspace(t, fmt.Sprintf(`
+roles:
+  - id: streamer
+    prompt_path: roles/streamer.md
+    command: {exec: %q, env: {%s: %q}}
+    cli: generic
+    ready_pattern: "(?m)^› "
+    busy_pattern: "esc to interrupt"
+    input_marker: "›"
+    submit_delay: 50ms
+    startup_prompt: "you are the streamer"
+`, self, streamerEnv, done))
+	r := start(t, ws, nil)
+	r.waitEvent(t, "the startup prompt delivered", 20*time.Second, func(e Event) bool { return e.Kind == EventPrompted })
+	waitFor(t, "the end of the answer to the startup prompt", 30*time.Second, func() bool {
+		b, err := os.ReadFile(done)
+		return err == nil && len(b) > 0
+	})
+	r.waitState(t, "streamer", Ready, 15*time.Second)
+	if err := os.Remove(done); err != nil {
+		t.Fatal(err)
+	}
+	role := r.role(t, "streamer")
+	d, err := role.Type(t.Context(), "tell me a long story", TypeOptions{})
+	if err != nil || !d.Confirmed {
+		t.Fatalf("type: %+v, %v", d, err)
+	}
+	typed := time.Now()
+	var doneAt time.Time
+	waitFor(t, "the end of the second answer", 30*time.Second, func() bool {
+		b, err := os.ReadFile(done)
+		if err != nil || len(b) == 0 {
+			return false
+		}
+		ns, _ := strconv.ParseInt(string(b), 10, 64)
+		doneAt = time.Unix(0, ns)
+		return true
+	})
+	r.waitState(t, "streamer", Ready, 15*time.Second)
+	var flaps []string
+	for _, e := range r.events.all() {
+		if e.Role == "streamer" && e.Kind == EventState && e.State == Ready && e.Time.After(typed) && e.Time.Before(doneAt) {
+			flaps = append(flaps, fmt.Sprintf("%v before the end (%s)", doneAt.Sub(e.Time).Round(time.Millisecond), e.Message))
+		}
+	}
+	if len(flaps) > 0 {
+		t.Errorf("ready %d times while the second answer streamed: %v", len(flaps), flaps)
+	}
+}

@@ -379,6 +379,7 @@ func (k *keyWriter) write(s string) error {
 	k.r.mu.Lock()
 	if s == k.r.conf().Submit {
 		k.r.echoAt = time.Time{}
+		k.r.submitAt = now
 	} else {
 		k.r.echoAt = now
 	}

@@ -36,6 +36,12 @@ func main() {
 // run executes the CLI and returns the process exit code. Errors are printed
 // as one line: "shogun: <what went wrong>".
 func run(args []string, stdout, stderr io.Writer) int {
+	// The bench profiles the supervisor it starts (bench -profile): a
+	// switch for measuring, not for users, so an environment variable
+	// rather than a flag.
+	if dir := os.Getenv("SHOGUN_BENCH_PROFILE"); dir != "" {
+		defer profileTo(dir, stderr)()
+	}
 	app := newApp(stdout, stderr)
 	err := app.Run(flagsFirst(app, args))
 	if err == nil {
