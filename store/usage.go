@@ -34,7 +34,9 @@ func (s *Store) UsageCursor(role, path string) (usage.Cursor, error) {
 // the role's task of the time (the latest one handed to the role at or
 // before the record, unless it had finished before), and the new cursor,
 // in one transaction. A record already kept (same file and key: a reply
-// written again as it streamed) takes the new numbers.
+// written again as it streamed) takes the larger of each number: a
+// streamed count only grows, and a line written again with smaller ones
+// (an agent erasing what it spent) lowers nothing.
 func (s *Store) AddUsage(f UsageFile, recs []usage.Record, at time.Time) error {
 	err := s.write(func(tx *writeTx) error {
 		for _, r := range recs {
@@ -45,9 +47,9 @@ func (s *Store) AddUsage(f UsageFile, recs []usage.Record, at time.Time) error {
 			if _, err := tx.Exec(`INSERT INTO usage_records
 (file, key, role, cli, task_id, at, day, model, input, output, cache_read, cache_write, reasoning)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (file, key) DO UPDATE SET input = excluded.input, output = excluded.output,
-  cache_read = excluded.cache_read, cache_write = excluded.cache_write, reasoning = excluded.reasoning,
-  model = excluded.model`,
+ON CONFLICT (file, key) DO UPDATE SET input = max(input, excluded.input), output = max(output, excluded.output),
+  cache_read = max(cache_read, excluded.cache_read), cache_write = max(cache_write, excluded.cache_write),
+  reasoning = max(reasoning, excluded.reasoning), model = excluded.model`,
 				f.Path, r.Key, f.Role, f.CLI, taskID, formatTime(r.At), r.At.UTC().Format(time.DateOnly), r.Model,
 				r.Input, r.Output, r.CacheRead, r.CacheWrite, r.Reasoning); err != nil {
 				return err

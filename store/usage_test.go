@@ -101,3 +101,29 @@ func TestUsageFromALocalMidnight(t *testing.T) {
 		t.Errorf("Usage from local midnight = %+v, want the call after it only", sums)
 	}
 }
+
+// A record written again under its key keeps the larger of each count: a
+// reply's count grows as it streams, and a line rewritten with smaller
+// numbers (an agent lowering what it spent, to get past its budget) takes
+// nothing back.
+func TestUsageRecordWrittenAgainNeverShrinks(t *testing.T) {
+	st, _ := workspace(t)
+	at := day.Add(time.Hour)
+	f := UsageFile{Role: "a", CLI: "claude", Path: "/a.jsonl"}
+	for _, out := range []int64{100, 2_000_000, 5} {
+		if err := st.AddUsage(f, []usage.Record{{Key: "msg1/req1", At: at, Model: "m", Tokens: usage.Tokens{Input: 10, Output: out}}}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := st.Usage(UsageFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got usage.Tokens
+	for _, r := range sum {
+		got = got.Add(r.Tokens)
+	}
+	if got.Output != 2_000_000 || got.Input != 10 {
+		t.Errorf("after 100, 2M and 5 output tokens under one key: %+v, want 2M output and 10 input", got)
+	}
+}
