@@ -812,7 +812,10 @@ func (r *Role) sleepReason() string {
 func (r *Role) stop(sess *ptyhost.Session, exited <-chan struct{}) {
 	timeout := r.conf().Stop.Timeout
 	if keys := r.conf().Stop.Keys; keys != "" && timeout > 0 {
-		if err := r.sendKeys(sess, keys); err != nil {
+		// The input is cleared first: a delivery the stop cut short (a
+		// between_tasks /clear typed, not yet submitted) would otherwise
+		// go with the stop keys, as "/clear/exit", to the model.
+		if err := r.sendKeys(sess, r.conf().ClearInput+keys); err != nil {
 			r.log.Info().Err(err).Msg("stop keys not sent")
 		} else {
 			select {

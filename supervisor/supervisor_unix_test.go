@@ -283,6 +283,26 @@ func TestStopTypesStopKeysFirst(t *testing.T) {
 	}
 }
 
+// A text typed but not submitted when the stop comes (a delivery the stop
+// cut short) is cleared first: the stop keys arrive alone.
+func TestStopKeysGoAloneAfterAnUnsubmittedText(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "received.jsonl")
+	ws := testWorkspace(t, "roles:"+simRole("polite", "    stop: {keys: \"/exit\\r\", timeout: 10s}\n", "--record", rec, "--ignore-term"))
+	r := start(t, ws, nil)
+	r.waitEvent(t, "prompt", 15*time.Second, func(e Event) bool { return e.Kind == EventPrompted })
+	if _, err := r.role(t, "polite").Type(t.Context(), "/clear", TypeOptions{NoSubmit: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRecords(t, rec)
+	if len(recs) == 0 || recs[len(recs)-1].Line != "/exit" {
+		t.Fatalf("agent's last submitted line is not /exit alone: %+v", recs)
+	}
+}
+
 func TestAttentionBlocksTypingUntilAnswered(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "received.jsonl")
