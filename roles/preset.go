@@ -332,7 +332,11 @@ var presets = func() map[string]Preset {
 	// and sent once it is ready, joined to whatever else was queued: busy
 	// until then, so that the next text (a nudge after the startup
 	// prompt) is not queued into the same message.
-	gemini.BusyPattern = `(?i)esc to cancel|queued \(press ↑ to edit\)`
+	// While its hooks run (shogun's BeforeTool hook, before every tool
+	// call) it shows "⠋ Executing Hooks: …" and no "esc to cancel": busy
+	// too, or a turn of tool calls reads as ready, busy, ready. The spinner
+	// is drawn only while they run; the line left at rest has none.
+	gemini.BusyPattern = `(?i)esc to cancel|queued \(press ↑ to edit\)|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] executing hooks`
 	// The folder trust dialog ("Do you trust the files in this folder? ● 1.
 	// Trust folder"), the auth choice ("How would you like to authenticate
 	// for this project?"), tool confirmations; any selected, numbered
