@@ -206,18 +206,44 @@ type logSettings struct{ maxSizeMB, maxFiles int }
 // addLocked makes a role of rc, with its log file; s.mu is held or the
 // supervisor not yet shared.
 func (s *Supervisor) addLocked(rc config.Role) *Role {
-	lj := &lumberjack.Logger{
-		Filename:   s.layout.RoleLog(rc.ID),
-		MaxSize:    s.logs.maxSizeMB,
-		MaxBackups: s.logs.maxFiles,
-	}
-	idx := rolelog.NewIndex(lj)
+	idx := newRoleLog(s.layout.RoleLog(rc.ID), s.logs)
 	r := newRole(s, rc, idx)
 	r.logIndex = idx
 	s.roles = append(s.roles, r)
 	s.byID[rc.ID] = r
 	s.live[r] = true
 	return r
+}
+
+// newRoleLog is a role's log at path, rotated as ls says, with its index.
+func newRoleLog(path string, ls logSettings) *rolelog.Index {
+	lj := &lumberjack.Logger{Filename: path, MaxSize: ls.maxSizeMB, MaxBackups: ls.maxFiles}
+	return rolelog.NewIndex(pieceWriter{w: lj, max: logPiece})
+}
+
+// logPiece is the most a role's log takes in one write. lumberjack refuses
+// a write larger than its whole file (max_size_mb, 1 MB at least) and
+// writes none of it, and the terminal's output gathers into one write
+// while the log lags: a burst of megabytes would be lost, not rotated.
+const logPiece = 256 << 10
+
+// pieceWriter writes to w at most max bytes at a time.
+type pieceWriter struct {
+	w   io.Writer
+	max int
+}
+
+func (p pieceWriter) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k, err := p.w.Write(b[:min(len(b), p.max)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
 }
 
 // ErrStopping means a role cannot be added: the supervisor is stopping.
