@@ -79,6 +79,10 @@ type RoleReply struct {
 	// OverMemory is why and when the role was last restarted for going
 	// over memory_max; left out when it never was.
 	OverMemory string `json:"over_memory,omitempty"`
+	// BackoffReason, while State is backoff, is why shogun itself ended
+	// the program it is about to restart ("memory 2.3 GB over memory_max
+	// 2 GB"); left out after a crash and in every other state.
+	BackoffReason string `json:"backoff_reason,omitempty"`
 	// Account is the key of the account the role's program runs on (see
 	// docs/accounts.md); left out for a role without accounts.
 	Account string `json:"account,omitempty"`
