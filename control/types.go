@@ -90,6 +90,10 @@ type RoleReply struct {
 	// budget, or the team's, is reached ("budget reached: 1.02M of 1M
 	// tokens today"; docs/usage.md).
 	Budget string `json:"budget,omitempty"`
+	// Held, when set, says why no new task is typed into the role until a
+	// person looks (its approvals hook may be off: `shogun restart ROLE`
+	// or `shogun status --dismiss` releases it).
+	Held string `json:"held,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen
