@@ -114,6 +114,9 @@ type Role struct {
 	overSession    *ptyhost.Session
 	overWhy        string
 	lastOverMemory string
+	// backoffWhy is why shogun itself ended the program that the role's
+	// backoff restarts (over memory_max); "" after a crash. Under mu.
+	backoffWhy string
 	// account is the account its program runs on, or last ran on (zero
 	// without accounts); moveTo the one a usage limit asked to move to,
 	// and moveReq asks for the program to be stopped for that move. Both
@@ -177,6 +180,10 @@ type Status struct {
 	// Account is the key of the account its program runs on, or last ran
 	// on (config.Account.Key); "" for a role without accounts.
 	Account string
+	// BackoffReason, while the role is in backoff, is why shogun ended
+	// the program it is about to restart ("memory 2.3 GB over memory_max
+	// 2 GB"): the state alone reads as a crash. "" otherwise.
+	BackoffReason string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -255,6 +262,9 @@ func (r *Role) Status() Status {
 		Held: r.held, Account: r.account.Key,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 		MemoryMax: r.conf().MemoryMax, OverMemory: r.lastOverMemory,
+	}
+	if r.state == Backoff {
+		st.BackoffReason = r.backoffWhy
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -530,6 +540,7 @@ func (r *Role) run(ctx context.Context) {
 		delay := r.sup.backoff.Delay(failures)
 		r.mu.Lock()
 		r.restarts++
+		r.backoffWhy = overMemory
 		r.mu.Unlock()
 		backoffWhy := fmt.Sprintf("restart %d in %s", failures, delay.Round(time.Millisecond))
 		if overMemory != "" {

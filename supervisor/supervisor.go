@@ -400,6 +400,14 @@ func (s *Supervisor) Run(ctx context.Context) error {
 
 	s.mu.Lock()
 	s.runCtx = ctx
+	if s.slots != nil {
+		// The first roles of config/roles.yaml take the slots, as the docs
+		// say: left to their goroutines, the race for them goes to
+		// whichever the scheduler runs first (often the last started).
+		for _, r := range s.roles {
+			s.slots.tryTake(r, r.conf().CLI)
+		}
+	}
 	for _, r := range s.roles {
 		s.startLocked(r)
 	}
