@@ -316,7 +316,13 @@ var presets = func() map[string]Preset {
 	copilot.InterruptKeys = "\x1b"
 	// Copilot CLI 1.0.102's /clear starts over with an empty conversation.
 	copilot.BetweenTasks = "/clear"
-	copilot.Stop.Keys = "/exit\r"
+	// Ctrl+C twice, not /exit: its /clear clears the composer at once but
+	// starts the fresh session a moment later ("◉ Loading: 2 skills"),
+	// and a line submitted in between is dropped, so a stop right after a
+	// task (/exit after the between_tasks /clear) waited 5 s and was
+	// terminated. Ctrl+C on an empty composer shows "ctrl+c again to
+	// exit", and the second quits (exit code 0), during the reload too.
+	copilot.Stop.Keys = "\x03\x03"
 
 	gemini := base
 	gemini.CLI = CLIGemini
