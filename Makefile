@@ -67,7 +67,8 @@ test-real:
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
 ## Gemini CLI refusing the policy's deny rules, their hooks allowing, denying and asking, a
-## sandboxed Claude Code, Codex and Copilot CLI refused by the kernel, a hostile Claude Code and Codex refused
+## sandboxed Claude Code, Codex, Gemini CLI and Copilot CLI refused by the kernel, a hostile
+## Claude Code and Codex refused
 ## every route past their supervisor, a usage limit that lifts by itself, a limited Codex
 ## role handing its tasks to its Claude fallback, shogun
 ## usage equal to what the model served a Claude, a Codex and a Gemini role, a Claude role

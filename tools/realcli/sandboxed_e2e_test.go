@@ -3,6 +3,8 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,17 +23,29 @@ import (
 // token and the policy. Codex never became ready: its state database's
 // journal could not be made in a temp folder granted entry by entry; then
 // each of its commands failed in its own sandbox (bubblewrap), which cannot
-// run inside Landlock.
+// run inside Landlock. Gemini CLI runs its shell commands through plain
+// pipes (its settings), as its own terminal pair is refused.
 func TestSandboxedCLIsDoWholeTasks(t *testing.T) {
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("no sandbox here: %v", err)
 	}
-	for _, name := range []string{"codex", "copilot"} {
+	for _, name := range []string{"codex", "gemini", "copilot"} {
 		t.Run(name, func(t *testing.T) {
 			if !slices.Contains(e2eCLIs, name) {
 				t.Skipf("%s is not in SHOGUN_E2E_CLIS", name)
 			}
-			tm := startE2EPolicy(t, []string{name}, func(string) string { return "    sandbox: true\n" }, "")
+			setup := func(ws string) error {
+				if name != "gemini" {
+					return nil
+				}
+				// Its shell tool opens a terminal pair of its own
+				// (node-pty), whose far end the sandbox refuses
+				// ("forkpty(3) failed"): plain pipes instead, as
+				// docs/security.md tells.
+				return mergeJSON(filepath.Join(filepath.Dir(ws), "home-gemini", ".gemini", "settings.json"),
+					map[string]any{"tools": map[string]any{"shell": map[string]any{"enableInteractiveShell": false}}})
+			}
+			tm := startE2ESetup(t, []string{name}, func(string) string { return "    sandbox: true\n" }, "", false, setup)
 			state := filepath.Join(tm.ws, "runtime", "state")
 			if err := os.WriteFile(filepath.Join(state, "ui.token"), []byte("0123456789abcdef\n"), 0o600); err != nil {
 				t.Fatal(err)
@@ -54,4 +68,20 @@ func TestSandboxedCLIsDoWholeTasks(t *testing.T) {
 			tm.stop()
 		})
 	}
+}
+
+// mergeJSON sets the top-level keys of add in the JSON object in file.
+func mergeJSON(file string, add map[string]any) error {
+	m := map[string]any{}
+	if b, err := os.ReadFile(file); err == nil {
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+	}
+	maps.Copy(m, add)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o600)
 }
