@@ -322,15 +322,16 @@ var presets = func() map[string]Preset {
 	copilot.InterruptKeys = "\x1b"
 	// Copilot CLI 1.0.102's /clear starts over with an empty conversation.
 	copilot.BetweenTasks = "/clear"
-	// Ctrl+C twice, not /exit: its /clear clears the composer at once but
-	// starts the fresh session a moment later ("◉ Loading: 2 skills"), and
-	// an /exit submitted in between is lost (a task's prompt is held and
-	// sent once the session is up, with its tools), so a stop right after
-	// a task (/exit after the between_tasks /clear) waited 5 s and was
-	// terminated. Ctrl+C on an empty composer shows "ctrl+c again to
-	// exit", and the second quits (exit code 0), during the reload and
-	// during a turn too.
-	copilot.Stop.Keys = "\x03\x03"
+	// Ctrl+C twice, then /exit: its /clear clears the composer at once
+	// but starts the fresh session a moment later ("◉ Loading: 2
+	// skills"), and a lone /exit submitted in between is lost (a task's
+	// prompt is held and sent once the session is up, with its tools), so
+	// a stop right after a task (/exit after the between_tasks /clear)
+	// waited 5 s and was terminated. Ctrl+C on an empty composer shows
+	// "ctrl+c again to exit" and the second quits (exit code 0), during
+	// the reload too; at the end of a turn the first is taken as
+	// "◉ Cancelling" and the second is lost, and /exit quits.
+	copilot.Stop.Keys = "\x03\x03/exit\r"
 
 	gemini := base
 	gemini.CLI = CLIGemini
