@@ -67,18 +67,20 @@ test-real:
 ## MCP, a permission prompt answered through attach, Claude Code's approvals hook
 ## allowing, denying and asking, screen prompts answered with shogun answer, Codex and
 ## Gemini CLI refusing the policy's deny rules, their hooks allowing, denying and asking, a
-## sandboxed Claude Code refused by the kernel, a hostile Claude Code and Codex refused
+## sandboxed Claude Code, Codex, Gemini CLI and Copilot CLI refused by the kernel, a hostile
+## Claude Code and Codex refused
 ## every route past their supervisor, a usage limit that lifts by itself, a limited Codex
 ## role handing its tasks to its Claude fallback, shogun
 ## usage equal to what the model served a Claude, a Codex and a Gemini role, a Claude role
 ## that moves to its second account at the first one's limit, a Codex role that moves
 ## before its next task at a share of its usage window, a role that
-## sleeps when idle and wakes with its conversation, README's tour, and the team as users
+## sleeps when idle and wakes with its conversation, the four CLIs quitting on their stop
+## keys right after a between_tasks /clear, README's tour, and the team as users
 ## have it: three CLIs and a worktree role at once in a git repository with shogun init's
 ## policy, on a sloppy model). Installs the CLIs like test-real; skips when Node.js or npm
 ## is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 25m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestUsageEqualsWhatTheModelServed|TestHostileAgent|TestFallbackFinishes|TestClaudeMovesToItsSecondAccount|TestCodexSwitchesAccountAtTheThreshold' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 25m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestSandboxedCLIsDoWholeTasks|TestRealCLIsQuitOnTheirStopKeys|TestUsageEqualsWhatTheModelServed|TestHostileAgent|TestFallbackFinishes|TestClaudeMovesToItsSecondAccount|TestCodexSwitchesAccountAtTheThreshold' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)

@@ -288,7 +288,8 @@ type Options struct {
 	// Trespass makes the agent try, for each task it works on, what a
 	// hostile agent would: "read:PATH" reads the file, "write:PATH"
 	// appends a line to it (PATH slash separated, relative to the working
-	// directory or absolute). What happened to each try ("ok", or the
+	// directory or absolute, $VARIABLES expanded: "write:$TMPDIR/x" makes
+	// a temp file). What happened to each try ("ok", or the
 	// error) is listed in the report's details; a refused try does not
 	// fail the task. Empty means no tries.
 	Trespass []string

@@ -171,12 +171,13 @@ func commitWork(ctx context.Context, role, file string, t *task) (string, error)
 // "read PATH: ok" or "write PATH: <the error>".
 func trespass(try string) string {
 	kind, path, _ := strings.Cut(try, ":")
+	file := filepath.FromSlash(os.ExpandEnv(path))
 	var err error
 	if kind == "read" {
-		_, err = os.ReadFile(filepath.FromSlash(path))
+		_, err = os.ReadFile(file)
 	} else {
 		var f *os.File
-		if f, err = os.OpenFile(filepath.FromSlash(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+		if f, err = os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
 			_, err = f.WriteString("# written by agent-sim\n")
 			err = errors.Join(err, f.Close())
 		}

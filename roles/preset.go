@@ -288,7 +288,13 @@ var presets = func() map[string]Preset {
 	claude.LimitPattern = `(?i)(?:usage limit reached|you've hit your (?:usage )?limit|limit will reset)(?:[^\n]*?resets? (?:at )?(?P<reset>\d{1,2}(?::\d{2}){0,2}\s*(?:[ap]m)?))?|\b429\b.*rate.?limit`
 	claude.InterruptKeys = "\x1b"
 	claude.BetweenTasks = "/clear"
-	claude.Stop.Keys = "/exit\r"
+	// Ctrl+C twice, then /exit: right after a /clear (between_tasks,
+	// typed after the last report) Claude Code 2.1.197 lost a lone /exit
+	// while it started the new session, and was terminated after 5 s (3
+	// runs in 5 of TestUsageEqualsWhatTheModelServed); Ctrl+C on an empty
+	// composer ("Press Ctrl-C again to exit") quits then. In a turn the
+	// first Ctrl+C interrupts it and /exit quits (Ctrl+C alone did not).
+	claude.Stop.Keys = "\x03\x03/exit\r"
 	// --continue: the most recent conversation of the working folder.
 	claude.ResumeArgs = []string{"--continue"}
 
@@ -316,7 +322,16 @@ var presets = func() map[string]Preset {
 	copilot.InterruptKeys = "\x1b"
 	// Copilot CLI 1.0.102's /clear starts over with an empty conversation.
 	copilot.BetweenTasks = "/clear"
-	copilot.Stop.Keys = "/exit\r"
+	// Ctrl+C twice, then /exit: its /clear clears the composer at once
+	// but starts the fresh session a moment later ("◉ Loading: 2
+	// skills"), and a lone /exit submitted in between is lost (a task's
+	// prompt is held and sent once the session is up, with its tools), so
+	// a stop right after a task (/exit after the between_tasks /clear)
+	// waited 5 s and was terminated. Ctrl+C on an empty composer shows
+	// "ctrl+c again to exit" and the second quits (exit code 0), during
+	// the reload too; at the end of a turn the first is taken as
+	// "◉ Cancelling" and the second is lost, and /exit quits.
+	copilot.Stop.Keys = "\x03\x03/exit\r"
 
 	gemini := base
 	gemini.CLI = CLIGemini

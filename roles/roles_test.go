@@ -56,7 +56,7 @@ func TestLookupPresetRejectsUnknownNames(t *testing.T) {
 
 func TestPresetsHaveSafeTypingDefaults(t *testing.T) {
 	stopKeys := map[string]string{
-		CLICodex: "/quit\r", CLIClaude: "/exit\r", CLIGemini: "/quit\r", CLICopilot: "/exit\r", CLIGeneric: "",
+		CLICodex: "/quit\r", CLIClaude: "\x03\x03/exit\r", CLIGemini: "/quit\r", CLICopilot: "\x03\x03/exit\r", CLIGeneric: "",
 	}
 	for _, name := range PresetNames() {
 		p, _ := LookupPreset(name)

@@ -147,6 +147,20 @@ func Beneath(root string, out []string) []string {
 	return grants
 }
 
+// Splits reports whether the grant of folder dir would be split into its
+// entries (Beneath): a NoWrite or Hide place lies inside it. A new file made
+// directly in such a folder later is outside every grant, so a temp folder
+// that splits is no temp folder at all.
+func (s Spec) Splits(dir string) bool {
+	dirs := Resolve([]string{dir})
+	for _, k := range Resolve(append(slices.Clone(s.NoWrite), s.Hide...)) {
+		if k != dirs[0] && within(dirs[0], k) {
+			return true
+		}
+	}
+	return false
+}
+
 // within reports whether path is dir or inside it.
 func within(dir, path string) bool {
 	if dir == path {

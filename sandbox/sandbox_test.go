@@ -55,3 +55,25 @@ func TestArgsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A temp folder that holds the workspace is split by the grant (its
+// entries, not itself, are granted, so it takes no new temp file); one
+// beside the workspace is not, nor is the workspace's own folder split by
+// a kept place outside it.
+func TestSplitsWhenAKeptPlaceLiesInside(t *testing.T) {
+	tmp := t.TempDir()
+	ws := filepath.Join(tmp, "ws")
+	spec := Spec{NoWrite: []string{filepath.Join(ws, "config")}, Hide: []string{filepath.Join(ws, "runtime", "state")}}
+	for dir, want := range map[string]bool{
+		tmp:                            true,
+		ws:                             true,
+		filepath.Join(tmp, "other"):    false,
+		filepath.Join(ws, "config"):    false,
+		filepath.Join(ws, "runtime"):   true,
+		filepath.Join(ws, "src", "go"): false,
+	} {
+		if got := spec.Splits(dir); got != want {
+			t.Errorf("Splits(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}

@@ -77,10 +77,32 @@ func (s *Supervisor) sandboxed(rc config.Role, cmd ptyhost.Command) (ptyhost.Com
 		program = filepath.Join(cmd.Dir, program)
 	}
 	spec := s.sandboxSpec(rc, cmd.Env)
+	if temp := roleTemp(cmd.Env); spec.Splits(temp) {
+		// The temp folder holds the workspace (a team tried out in
+		// /tmp): granted entry by entry, it takes no new file, and a
+		// CLI that makes its temp files there fails (Codex cannot open
+		// its state database, as SQLite's journal goes to TMPDIR). The
+		// role gets a temp folder of its own in the workspace instead.
+		own := s.layout.RoleTemp(rc.ID)
+		if err := os.MkdirAll(own, 0o700); err != nil {
+			return cmd, fmt.Errorf("%w: make the role's temp folder: %w", errNoSandbox, err)
+		}
+		cmd.Env = append(slices.Clone(cmd.Env), "TMPDIR="+own)
+		spec = s.sandboxSpec(rc, cmd.Env)
+	}
 	if rc.CLI == roles.CLIClaude && envValue(cmd.Env, "CLAUDE_CODE_TMPDIR") == "" {
 		// Claude Code keeps its shell's state in /tmp whatever TMPDIR
 		// says, unless told otherwise; /tmp may not be writable whole.
 		cmd.Env = append(slices.Clone(cmd.Env), "CLAUDE_CODE_TMPDIR="+roleTemp(cmd.Env))
+	}
+	if rc.CLI == roles.CLICodex && filepath.Base(program) == roles.CLICodex {
+		// Codex's own sandbox cannot run inside Landlock: bubblewrap
+		// mounts and maps a user namespace (/proc/<pid>/uid_map), which a
+		// Landlock-restricted process may not, so every command failed
+		// ("bwrap: setting up uid map: Permission denied"), and its
+		// legacy Landlock mode refuses a workspace-write policy without
+		// bubblewrap. Its commands run under shogun's sandbox instead.
+		cmd.Args = append([]string{"-c", `sandbox_mode="danger-full-access"`}, cmd.Args...)
 	}
 	cmd.Args = spec.Args(program, cmd.Args)
 	cmd.Path = s.exe

@@ -44,6 +44,7 @@ const (
 	FailedDir     = "runtime/queue/failed"
 	LogsDir       = "runtime/logs"
 	StateDir      = "runtime/state"
+	TempDir       = "runtime/tmp" // sandboxed roles' temp folders, when theirs holds the workspace
 	DashboardFile = "runtime/dashboard.md"
 	DataDir       = "data"
 	DatabaseFile  = "data/shogun.db" // the default of data.sqlite_path
@@ -191,6 +192,10 @@ func (l Layout) Logs() string { return l.Path(LogsDir) }
 
 // RoleLog is the raw PTY output of the role.
 func (l Layout) RoleLog(role string) string { return filepath.Join(l.Logs(), role+".log") }
+
+// RoleTemp is the temp folder of a sandboxed role whose own temp folder
+// holds the workspace (supervisor's sandboxed).
+func (l Layout) RoleTemp(role string) string { return filepath.Join(l.Path(TempDir), role) }
 
 // SupervisorLog is the supervisor's own log (zerolog JSON).
 func (l Layout) SupervisorLog() string { return l.Path(SupervisorLogFile) }

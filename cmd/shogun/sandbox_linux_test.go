@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,4 +172,32 @@ func TestHeldRoleWaitsUntilDismissed(t *testing.T) {
 		t.Fatalf("status --dismiss: exit %d\n%s%s", code, out, errOut)
 	}
 	doneReport(t, ws, "claude1")
+}
+
+// A sandboxed role whose temp folder holds the workspace (a team tried out
+// in /tmp) still makes temp files: that folder is granted entry by entry
+// and takes no new file, so the role gets a temp folder of its own under
+// runtime/tmp. Codex, whose state database keeps its journal in TMPDIR,
+// never started there ("unable to open database file").
+func TestSandboxedRoleMakesTempFilesWhenItsTempHoldsTheWorkspace(t *testing.T) {
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	ws := teamWorkspace(t, "")
+	entry := strings.Replace(simEntry("boxed", "--work-time", "100ms", "--trespass", "write:$TMPDIR/scratch.txt"),
+		"]}", fmt.Sprintf("], env: {TMPDIR: %q}}", filepath.Dir(ws)), 1) + "    sandbox: true\n"
+	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte("roles:\n"+entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "ready", func(s control.StatusReply) bool { return stateOf(s, "boxed") == "ready" })
+	if _, errOut, code := shogun(t, "send", "-w", ws, "--to", "boxed", "--title", "Try", "--body", "work"); code != 0 {
+		t.Fatalf("send: %s", errOut)
+	}
+	if details := doneReport(t, ws, "boxed"); !strings.Contains(details, "write $TMPDIR/scratch.txt: ok") {
+		t.Errorf("the sandboxed role could not make a temp file:\n%s", details)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "runtime", "tmp", "boxed", "scratch.txt")); err != nil {
+		t.Errorf("the temp file is not in the role's own temp folder: %v", err)
+	}
 }

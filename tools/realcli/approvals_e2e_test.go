@@ -126,6 +126,9 @@ func approvalsThroughHook(t *testing.T, cli string) {
 		}
 	}
 	tm.stop()
+	// Stopped at the end of its turn, Copilot CLI took a first Ctrl+C as
+	// cancelling the turn and lost the second.
+	noRoleTerminated(t, tm.ws)
 }
 
 // TestScreenQuestionAnsweredWithShogunAnswer: a CLI's own permission

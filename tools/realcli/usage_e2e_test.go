@@ -49,6 +49,9 @@ func TestUsageEqualsWhatTheModelServed(t *testing.T) {
 		}
 	}
 	tm.stop() // the supervisor reads the records a last time as it stops
+	// Right after the last task, as here, Claude Code lost a lone /exit
+	// while its between_tasks /clear started a new session.
+	noRoleTerminated(t, tm.ws)
 
 	apiOf := map[string]string{"anthropic": "claude", "responses": "codex", "gemini": "gemini", "chat": "copilot"}
 	type sum struct{ in, out, calls int }
