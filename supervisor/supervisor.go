@@ -390,6 +390,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		defer close(memoryDone)
 		s.memoryLoop(reapCtx)
 	}()
+	roomDone := make(chan struct{})
+	go func() {
+		defer close(roomDone)
+		if s.slots != nil {
+			s.slots.roomLoop(reapCtx)
+		}
+	}()
 
 	s.mu.Lock()
 	s.runCtx = ctx
@@ -414,6 +421,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	stopReaper()
 	<-reaperDone
 	<-memoryDone
+	<-roomDone
 	var errs []error
 	for _, r := range s.Roles() {
 		if c, ok := r.output.(io.Closer); ok {
