@@ -485,7 +485,7 @@ func (s *Supervisor) reapAdopted() {
 	if s.foreign > 0 {
 		return // a child of ForeignChildren may be among them
 	}
-	ptyhost.ReapAdopted(ptyhost.Adopted(s.spawned))
+	ptyhost.ReapAdopted(ptyhost.AdoptedQuick(s.spawned))
 }
 
 // ForeignChildren runs fn, which starts child processes of its own and
