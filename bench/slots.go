@@ -112,8 +112,9 @@ scrollback taken at each start (it grows with the output), the working folder of
 each task's close (2 %%; only for CLIs whose usage is read), the stat of every process on the machine read at each
 exit to reap adopted children (2 %%; the supervisor's threads' children lists), and every role marshalled at each
 rewrite of status.yaml (yaml.v3 keeps a document's every event: 1.2 ms and 1 MB of garbage per rewrite with 64
-roles, 4 %%; now only the roles that changed). Over three runs after the cuts the CPU ratio was 1.51×, 1.39× and the
-one below (the baseline's CPU alone moved from 5.7 to 6.4 s); before them 1.82×. The floor, from the last profile (a
+roles, 4 %%; now only the roles that changed). Over four runs after the cuts the CPU ratio was 1.51×, 1.39×, 1.17× and
+the one below; before them 1.82×. The baseline's CPU alone ranged from 5.7 to 8.0 s on this shared 2-core machine
+(the 1.17× was a slow baseline, 9.4 s against 8.0 s): read the ratio to ±0.2. The floor, from the last profile (a
 26 ms gap of shogun CPU per extra start): about 12 ms is status.yaml and dashboard.md rewritten for the states a
 start and a sleep go through (starting or waking, ready, sleeping: each a rewrite of both files, fsynced, after the
 queries of the status; the capped team rewrites them four times as often, at most five a second); 2 ms the pid ledger
