@@ -246,7 +246,8 @@ func (s *Server) roleReplies(snap queue.Status) []RoleReply {
 		st := role.Status()
 		rr := RoleReply{ID: st.ID, Name: st.Name, State: string(st.State), Pid: st.Pid, Restarts: st.Restarts, LastError: st.LastError,
 			LastLine: st.LastLine, SubmitDelayMS: st.SubmitDelay.Milliseconds(), Account: st.Account,
-			MemoryBytes: st.Memory, MemoryMaxBytes: uint64(st.MemoryMax), OverMemory: st.OverMemory}
+			MemoryBytes: st.Memory, MemoryMaxBytes: uint64(st.MemoryMax), OverMemory: st.OverMemory,
+			BackoffReason: st.BackoffReason, Held: st.Held}
 		if st.State == supervisor.Limited && !st.LimitedUntil.IsZero() {
 			rr.LimitedUntil = st.LimitedUntil.UTC()
 		}

@@ -79,6 +79,10 @@ type RoleReply struct {
 	// OverMemory is why and when the role was last restarted for going
 	// over memory_max; left out when it never was.
 	OverMemory string `json:"over_memory,omitempty"`
+	// BackoffReason, while State is backoff, is why shogun itself ended
+	// the program it is about to restart ("memory 2.3 GB over memory_max
+	// 2 GB"); left out after a crash and in every other state.
+	BackoffReason string `json:"backoff_reason,omitempty"`
 	// Account is the key of the account the role's program runs on (see
 	// docs/accounts.md); left out for a role without accounts.
 	Account string `json:"account,omitempty"`
@@ -86,6 +90,10 @@ type RoleReply struct {
 	// budget, or the team's, is reached ("budget reached: 1.02M of 1M
 	// tokens today"; docs/usage.md).
 	Budget string `json:"budget,omitempty"`
+	// Held, when set, says why no new task is typed into the role until a
+	// person looks (its approvals hook may be off: `shogun restart ROLE`
+	// or `shogun status --dismiss` releases it).
+	Held string `json:"held,omitempty"`
 }
 
 // ScreenReply is GET /v1/roles/{id}/screen, and what `shogun screen

@@ -8,12 +8,21 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // cgroupRoot is where cgroup v2 is mounted on a systemd system.
 const cgroupRoot = "/sys/fs/cgroup"
+
+// intoCgroup makes the child start in the cgroup open at fd (clone3's
+// CLONE_INTO_CGROUP, Linux 5.7 and later): its whole tree is in it from
+// its first instruction, none of it forked outside before a move.
+func intoCgroup(a *syscall.SysProcAttr, fd int) {
+	a.UseCgroupFD = true
+	a.CgroupFD = fd
+}
 
 func delegatedCgroup() (string, error) {
 	return delegatedCgroupIn(cgroupRoot, "/proc/self/cgroup")

@@ -4,10 +4,12 @@ package ptyhost
 // the platform counts it against a limit, in one look at the OS for all of
 // them (with many roles the supervisor measures them together, so the cost
 // is one walk of the process table, not one per role):
-//   - Linux: the sum of the resident set sizes (RSS, field 24 of
-//     /proc/PID/stat) of the child, its descendants and the members of its
-//     session, the processes Holds counts as the tree. Pages two of them
-//     share are counted in each.
+//   - Linux: for a tree in a cgroup of its own (Command.Cgroups), its
+//     memory.current, what its memory.max counts; for any other, the sum
+//     of the resident set sizes (RSS, field 24 of /proc/PID/stat) of the
+//     child, its descendants and the members of its session, the
+//     processes Holds counts as the tree. Pages two of them share are
+//     counted in each.
 //   - Windows: the private committed memory (PrivateUsage) of every
 //     process in the child's job: what the job's memory limit counts
 //     (Command.MemoryMax).
@@ -24,14 +26,15 @@ func TreeMemory(sessions []*Session) ([]uint64, error) {
 }
 
 // MemoryLimited reports whether the OS itself bounds the memory of the
-// session's tree at Command.MemoryMax (a Windows job's memory limit), so
-// that the tree cannot grow past it; elsewhere only a watch of TreeMemory
-// bounds it.
+// session's tree at Command.MemoryMax (a Windows job's memory limit, a
+// Linux cgroup's memory.max), so that the tree cannot grow past it;
+// elsewhere only a watch of TreeMemory bounds it.
 func (s *Session) MemoryLimited() bool { return memoryLimited(s.proc) }
 
 // MemoryLimitReached reports whether the OS has refused the session's tree
 // memory past Command.MemoryMax since it started (a Windows job's
-// JOB_OBJECT_MSG_JOB_MEMORY_LIMIT); always false where nothing refuses it
+// JOB_OBJECT_MSG_JOB_MEMORY_LIMIT, an oom_kill in a Linux cgroup's
+// memory.events); always false where nothing refuses it
 // (see MemoryLimited). It may be asked after the child has exited, until
 // Close.
 func (s *Session) MemoryLimitReached() bool { return memoryLimitReached(s.proc) }

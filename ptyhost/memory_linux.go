@@ -14,15 +14,22 @@ type procMem struct {
 }
 
 func treeMemory(procs []Process) ([]uint64, error) {
+	out := make([]uint64, len(procs))
+	roots := make(map[int]int, len(procs)) // root pid → index, of the trees without a cgroup
+	for i, p := range procs {
+		if cg := cgroupOf(p); cg != nil {
+			out[i] = cg.current() // what its memory.max counts
+		} else {
+			roots[p.Pid()] = i
+		}
+	}
+	if len(roots) == 0 {
+		return out, nil
+	}
 	table, err := readProcTable()
 	if err != nil {
 		return nil, err
 	}
-	roots := make(map[int]int, len(procs)) // root pid → index
-	for i, p := range procs {
-		roots[p.Pid()] = i
-	}
-	out := make([]uint64, len(procs))
 	// owner memoizes which root's tree each pid is in (-1: none), so the
 	// walk up the parents is done once per process whatever the depth.
 	owner := make(map[int]int, len(table))
@@ -147,8 +154,21 @@ func readSmall(path string, buf []byte) ([]byte, bool) {
 	return buf[:n], true
 }
 
-// memoryLimited is false: on Linux a watch of TreeMemory bounds a tree.
-func memoryLimited(Process) bool { return false }
+// cgroupOf is the cgroup that holds p's tree, nil if none does.
+func cgroupOf(p Process) *memoryCgroup {
+	if u, ok := p.(*unixProcess); ok {
+		return u.cgroup
+	}
+	return nil
+}
 
-// memoryLimitReached is false: nothing refuses a tree memory on Linux.
-func memoryLimitReached(Process) bool { return false }
+// memoryLimited: a tree in a cgroup of its own is held under its
+// memory.max by the kernel; any other, only by a watch of TreeMemory.
+func memoryLimited(p Process) bool { return cgroupOf(p) != nil }
+
+// memoryLimitReached: the kernel killed a process of the tree at its
+// cgroup's memory.max (memory.events' oom_kill).
+func memoryLimitReached(p Process) bool {
+	cg := cgroupOf(p)
+	return cg != nil && cg.oomKills() > 0
+}

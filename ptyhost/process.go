@@ -32,9 +32,14 @@ type Command struct {
 	// MemoryMax, when not 0, bounds the memory of the whole process tree in
 	// bytes where the OS does it for a tree: on Windows the job's memory
 	// limit (JOB_OBJECT_LIMIT_JOB_MEMORY), past which the tree's
-	// allocations fail. Elsewhere it is not enforced here: the caller
-	// watches TreeMemory (see MemoryLimited).
+	// allocations fail; on Linux with Cgroups, the memory.max of the
+	// tree's own cgroup, past which the kernel reclaims, then kills.
+	// Elsewhere it is not enforced here: the caller watches TreeMemory
+	// (see MemoryLimited).
 	MemoryMax uint64
+	// Cgroups, on Linux, is the delegated cgroup v2 in which a tree with a
+	// MemoryMax gets a cgroup of its own; nil: none.
+	Cgroups *MemoryCgroups
 }
 
 // Validate reports whether c can be started.

@@ -23,6 +23,9 @@ var _ Process = (*unixProcess)(nil)
 type unixProcess struct {
 	cmd    *exec.Cmd
 	master *os.File
+	// cgroup holds the tree under Command.MemoryMax (Command.Cgroups);
+	// nil without one. Removed by Close.
+	cgroup *memoryCgroup
 
 	waitOnce sync.Once
 	waitDone chan struct{}
@@ -37,12 +40,44 @@ func start(c Command) (Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	cg, err := c.Cgroups.session(c.MemoryMax)
+	if err != nil {
+		c.Cgroups.fail(err)
+	}
+	p, err := startIn(c, path, cg)
+	if err != nil && cg != nil {
+		// The kernel would not start the child in its cgroup (clone3
+		// refused, or the cgroup is not one): started without it, the
+		// tree is watched, and no later session tries.
+		_ = cg.remove()
+		inErr := err
+		if p, err = startIn(c, path, nil); err == nil {
+			c.Cgroups.fail(fmt.Errorf("start a program in cgroup %s: %w", cg.dir, inErr))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// startIn starts c's program, found at path, in the cgroup cg (nil: the
+// supervisor's own).
+func startIn(c Command, path string, cg *memoryCgroup) (*unixProcess, error) {
 	cmd := exec.Command(path, c.Args...)
 	cmd.Args[0] = c.Path
 	cmd.Env = c.Env
 	cmd.Dir = c.Dir
 	attrs := &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	setDeathSignal(attrs)
+	if cg != nil {
+		fd, err := os.Open(cg.dir)
+		if err != nil {
+			return nil, fmt.Errorf("open cgroup %s: %w", cg.dir, err)
+		}
+		defer fd.Close() // the child is in it once started
+		intoCgroup(attrs, int(fd.Fd()))
+	}
 	ws := &pty.Winsize{Cols: uint16(c.Cols), Rows: uint16(c.Rows)}
 	ptmx, err := pty.StartWithAttrs(cmd, ws, attrs)
 	if err != nil {
@@ -54,7 +89,7 @@ func start(c Command) (Process, error) {
 		_ = cmd.Wait()
 		return nil, err
 	}
-	p := &unixProcess{cmd: cmd, master: master, waitDone: make(chan struct{})}
+	p := &unixProcess{cmd: cmd, master: master, cgroup: cg, waitDone: make(chan struct{})}
 	go p.reap()
 	return p, nil
 }
@@ -143,7 +178,12 @@ func (p *unixProcess) TreeAlive() bool { return groupAlive(p.Pid()) }
 
 func (p *unixProcess) Close() error {
 	var err error
-	p.closeOnce.Do(func() { err = p.master.Close() })
+	p.closeOnce.Do(func() {
+		err = p.master.Close()
+		if p.cgroup != nil {
+			err = errors.Join(err, p.cgroup.remove())
+		}
+	})
 	return err
 }
 

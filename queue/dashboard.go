@@ -79,6 +79,10 @@ type RoleStatus struct {
 	// budget, or the team's, is reached ("budget reached: 1.02M of 1M
 	// tokens today").
 	Budget string `yaml:"budget,omitempty" json:"budget,omitempty"`
+	// BackoffReason, while State is backoff, is why shogun itself ended
+	// the program it is about to restart ("memory 2.3 GB over memory_max
+	// 2 GB"); "" after a crash.
+	BackoffReason string `yaml:"backoff_reason,omitempty" json:"backoff_reason,omitempty"`
 }
 
 // TaskRef names a task in flight.
@@ -127,6 +131,7 @@ func (q *Queue) Snapshot() (Status, error) {
 		if a, ok := q.agent(rc.ID); ok {
 			s := a.Status()
 			rs.State, rs.Pid, rs.Since, rs.Restarts, rs.LastOutput = string(s.State), s.Pid, s.Since.UTC(), s.Restarts, s.LastOutput.UTC()
+			rs.BackoffReason = s.BackoffReason
 			if s.State == supervisor.Fatal {
 				blocked := ""
 				if n := depths[rc.ID]; n > 0 {
@@ -282,6 +287,9 @@ func renderDashboard(st Status) string {
 		state := r.State
 		if !r.LimitedUntil.IsZero() {
 			state += " until " + r.LimitedUntil.Local().Format("15:04")
+		}
+		if r.BackoffReason != "" {
+			state += " · " + r.BackoffReason
 		}
 		if r.Budget != "" {
 			state += " · " + r.Budget

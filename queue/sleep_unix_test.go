@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -83,11 +82,11 @@ func TestAnIdleRoleSleepsAndATaskWakesItWithItsConversation(t *testing.T) {
 }
 
 // liveSims counts the agent-sim processes this test process runs (the
-// supervisor's children), from /proc.
-func liveSims(t *testing.T) int {
+// supervisor's children), from /proc (peakSims checks there is one).
+func liveSims() int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		t.Skip("no /proc to count processes with")
+		return 0
 	}
 	me := strconv.Itoa(os.Getpid())
 	n := 0
@@ -116,37 +115,12 @@ func liveSims(t *testing.T) int {
 // With agent.max_running 2, four roles and eight tasks: never more than two
 // agent programs alive at once, and every task done once.
 func TestMaxRunningBoundsTheProgramsAlive(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc to count processes with")
-	}
+	stop := peakSims(t)
 	dir := t.TempDir()
-	var entries []string
 	ids := []string{"w1", "w2", "w3", "w4"}
-	for _, id := range ids {
-		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "200ms"))
-	}
-	ws := testWorkspace(t, entries...)
+	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "200ms")...)
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 2\n")
 	r := startTeam(t, ws)
-
-	var mu sync.Mutex
-	peak := 0
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			n := liveSims(t)
-			mu.Lock()
-			peak = max(peak, n)
-			mu.Unlock()
-			select {
-			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
 	for i := 0; i < 8; i++ {
 		id := ids[i%4]
 		r.drop(t, fmt.Sprintf("c%d.yaml", i), fmt.Sprintf("id: cmd-%d\nto: %s\ntitle: task %d\nbody: b\n", i, id, i))
@@ -154,24 +128,14 @@ func TestMaxRunningBoundsTheProgramsAlive(t *testing.T) {
 	tasks := r.waitTasks(t, "all eight tasks done", 90*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 8 && countStatus(ts, store.StatusDone) == 8
 	})
-	close(stop)
-	<-sampled
-	mu.Lock()
-	defer mu.Unlock()
+	peak := stop()
 	if peak > 2 {
 		t.Errorf("%d agent programs alive at once, want at most 2 (max_running)", peak)
 	}
 	if peak == 0 {
 		t.Error("no agent program ever seen alive: the count is broken")
 	}
-	worked := map[string]int{}
-	for _, id := range ids {
-		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
-			if rc.Kind == "task" {
-				worked[rc.TaskID]++
-			}
-		}
-	}
+	worked := workedOn(t, dir, ids)
 	for _, tk := range tasks {
 		if worked[tk.ID] != 1 {
 			t.Errorf("task %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])

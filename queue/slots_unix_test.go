@@ -16,9 +16,14 @@ import (
 )
 
 // peakSims samples liveSims until the returned stop is called, which
-// returns the most agent programs seen alive at once.
+// returns the most agent programs seen alive at once (the test's end
+// stops it too). It skips the test
+// where there is no /proc to count processes with: call it first.
 func peakSims(t *testing.T) (stop func() int) {
 	t.Helper()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to count processes with")
+	}
 	var mu sync.Mutex
 	peak := 0
 	done := make(chan struct{})
@@ -26,7 +31,7 @@ func peakSims(t *testing.T) (stop func() int) {
 	go func() {
 		defer close(sampled)
 		for {
-			n := liveSims(t)
+			n := liveSims()
 			mu.Lock()
 			peak = max(peak, n)
 			mu.Unlock()
@@ -37,13 +42,40 @@ func peakSims(t *testing.T) (stop func() int) {
 			}
 		}
 	}()
+	end := sync.OnceFunc(func() { close(done); <-sampled })
+	t.Cleanup(end) // a test that fails first does not leave it sampling
 	return func() int {
-		close(done)
-		<-sampled
+		end()
 		mu.Lock()
 		defer mu.Unlock()
 		return peak
 	}
+}
+
+// sleepies are agent-sim roles ids, each recording into dir/ID.jsonl,
+// that sleep as soon as they are idle (idle_after 0s) and resume with
+// --resumed: the roles of the tests of agent.max_running.
+func sleepies(dir string, ids []string, args ...string) []string {
+	entries := make([]string, len(ids))
+	for i, id := range ids {
+		entries[i] = sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", args...)
+	}
+	return entries
+}
+
+// workedOn counts, per task id, how many times the roles ids (recording
+// into dir/ID.jsonl) were given the task to work on.
+func workedOn(t *testing.T, dir string, ids []string) map[string]int {
+	t.Helper()
+	worked := map[string]int{}
+	for _, id := range ids {
+		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
+			if rc.Kind == "task" {
+				worked[rc.TaskID]++
+			}
+		}
+	}
+	return worked
 }
 
 // A role that handed its task on holds no slot while it waits for the
@@ -53,22 +85,16 @@ func peakSims(t *testing.T) (stop func() int) {
 // theirs (their tasks were in flight) and no part ever got one: the team
 // stopped with nothing done.
 func TestADelegatingRoleGivesUpItsSlotWhileItWaitsForReports(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc to count processes with")
-	}
+	stop := peakSims(t)
 	dir := t.TempDir()
 	ids := []string{"ashigaru1", "ashigaru2", "ashigaru3"}
 	entries := []string{
 		sleepy("shogun", filepath.Join(dir, "shogun.jsonl"), "0s", "--delegate", "karo", "--work-time", "100ms"),
 		sleepy("karo", filepath.Join(dir, "karo.jsonl"), "0s", "--delegate", "ashigaru1,ashigaru2,ashigaru3", "--work-time", "100ms"),
 	}
-	for _, id := range ids {
-		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "300ms"))
-	}
-	ws := testWorkspace(t, entries...)
+	ws := testWorkspace(t, append(entries, sleepies(dir, ids, "--work-time", "300ms")...)...)
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 2\n")
 	r := startTeam(t, ws)
-	stop := peakSims(t)
 
 	r.drop(t, "c.yaml", "id: cmd-split\nto: shogun\ntitle: split me\nbody: three parts\n")
 	tasks := r.waitTasks(t, "the shogun's and the karo's tasks and the three parts done", 90*time.Second, func(ts []store.Task) bool {
@@ -77,14 +103,7 @@ func TestADelegatingRoleGivesUpItsSlotWhileItWaitsForReports(t *testing.T) {
 	if peak := stop(); peak > 2 {
 		t.Errorf("%d agent programs alive at once, want at most 2 (max_running)", peak)
 	}
-	worked := map[string]int{}
-	for _, id := range ids {
-		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
-			if rc.Kind == "task" {
-				worked[rc.TaskID]++
-			}
-		}
-	}
+	worked := workedOn(t, dir, ids)
 	for _, tk := range tasks {
 		if tk.Role != "karo" && tk.Role != "shogun" && worked[tk.ID] != 1 {
 			t.Errorf("part %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])
@@ -96,19 +115,12 @@ func TestADelegatingRoleGivesUpItsSlotWhileItWaitsForReports(t *testing.T) {
 // workspace-wide bound: three agent-sim roles (cli: generic) under
 // {generic: 1} run one at a time, and do every task once.
 func TestMaxRunningPerCLIBoundsTheRolesOfThatCLI(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc to count processes with")
-	}
+	stop := peakSims(t)
 	dir := t.TempDir()
 	ids := []string{"w1", "w2", "w3"}
-	var entries []string
-	for _, id := range ids {
-		entries = append(entries, sleepy(id, filepath.Join(dir, id+".jsonl"), "0s", "--work-time", "200ms"))
-	}
-	ws := testWorkspace(t, entries...)
+	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "200ms")...)
 	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running_per_cli: {generic: 1}\n")
 	r := startTeam(t, ws)
-	stop := peakSims(t)
 	for i := 0; i < 6; i++ {
 		r.drop(t, fmt.Sprintf("c%d.yaml", i), fmt.Sprintf("id: cmd-%d\nto: %s\ntitle: task %d\nbody: b\n", i, ids[i%3], i))
 	}
@@ -118,14 +130,7 @@ func TestMaxRunningPerCLIBoundsTheRolesOfThatCLI(t *testing.T) {
 	if peak := stop(); peak != 1 {
 		t.Errorf("at most %d agent programs alive at once, want 1 (max_running_per_cli generic: 1)", peak)
 	}
-	worked := map[string]int{}
-	for _, id := range ids {
-		for _, rc := range records(t, filepath.Join(dir, id+".jsonl")) {
-			if rc.Kind == "task" {
-				worked[rc.TaskID]++
-			}
-		}
-	}
+	worked := workedOn(t, dir, ids)
 	for _, tk := range tasks {
 		if worked[tk.ID] != 1 {
 			t.Errorf("task %s (%s) worked on %d times, want once", tk.ID, tk.Role, worked[tk.ID])

@@ -18,23 +18,33 @@ const EventMemory EventKind = "memory"
 // /proc on Linux however many roles run), keeps each role's amount for its
 // status, and asks a role whose tree is over its memory_max to restart
 // (supervise). Where the OS bounds the tree itself (a Windows job's memory
-// limit, ptyhost.Session.MemoryLimited) the watch only measures.
+// limit, a Linux cgroup's memory.max: ptyhost.Session.MemoryLimited) the
+// watch only measures, and restarts a role the OS refused memory.
+
+// openMemoryCgroups readies the delegated cgroup v2 in which each role's
+// tree gets a cgroup with its memory_max, when a role has one at start;
+// nil where there is none, the log saying once why the watch bounds the
+// trees instead.
+func (s *Supervisor) openMemoryCgroups() *ptyhost.MemoryCgroups {
+	if !s.anyMemoryMax() {
+		return nil
+	}
+	cg, err := ptyhost.OpenMemoryCgroups()
+	if err != nil {
+		s.log.Info().Dur("every", s.memoryEvery).Str("cgroup_v2", "none: "+err.Error()).
+			Msg("memory_max: the roles' process trees are measured, and a role over it restarted; on Windows each role's job also refuses its tree more")
+		return nil
+	}
+	s.log.Info().Str("cgroup_v2", cg.Dir()).
+		Msg("memory_max: each role's process tree runs in a cgroup of its own whose memory.max the kernel enforces")
+	return cg
+}
 
 // memoryLoop measures the roles' memory until ctx ends.
 func (s *Supervisor) memoryLoop(ctx context.Context) {
-	if s.anyMemoryMax() {
-		// Say once how memory_max is enforced here; a delegated cgroup v2
-		// is detected, and named, but not used yet (docs/configuration.md).
-		cg, err := ptyhost.DelegatedCgroup()
-		if err != nil {
-			cg = "none: " + err.Error()
-		}
-		s.log.Info().Dur("every", s.memoryEvery).Str("cgroup_v2", cg).
-			Msg("memory_max: the roles' process trees are measured, and a role over it restarted; on Windows each role's job also refuses its tree more")
-	}
 	t := time.NewTicker(s.memoryEvery)
 	defer t.Stop()
-	warned := false
+	warned, cgroupWarned := false, false
 	for {
 		select {
 		case <-ctx.Done():
@@ -45,7 +55,23 @@ func (s *Supervisor) memoryLoop(ctx context.Context) {
 			warned = true // the OS will not start telling: once is enough
 			s.log.Warn().Err(err).Msg("the memory of the roles' process trees cannot be measured here; memory_max is not enforced")
 		}
+		if err := s.memoryCgroupsErr(); err != nil && !cgroupWarned {
+			cgroupWarned = true // no later role tries: once is enough
+			s.log.Warn().Err(err).Msg("memory_max: a role's cgroup could not be used; from then on the roles' trees are measured and a role over it restarted")
+		}
 	}
+}
+
+// memoryCgroupsErr is why the roles' cgroups stopped being used, if they
+// did.
+func (s *Supervisor) memoryCgroupsErr() error {
+	s.reapMu.Lock()
+	cg := s.cgroups
+	s.reapMu.Unlock()
+	if cg == nil {
+		return nil
+	}
+	return cg.Err()
 }
 
 // measureMemory measures every running role's tree once.
@@ -138,7 +164,7 @@ func (s *Supervisor) anyMemoryMax() bool {
 }
 
 // refusedReason says that the OS refused a tree memory at its memory_max
-// (a Windows job's limit), and what it held at the last look.
+// (a Windows job's limit, a cgroup's oom_kill), and what it held at the last look.
 func refusedReason(limit config.ByteSize, bytes uint64) string {
 	return fmt.Sprintf("memory reached memory_max %s: the system refused the tree more (%s in use at the last look)",
 		limit, config.ByteSize(bytes).Like(limit))

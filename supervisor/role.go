@@ -81,7 +81,7 @@ type Role struct {
 	writer     *Attachment // the person typing into the role, if any
 	// typing is held by one automatic delivery (Type, SendKeys) from start
 	// to end, so that two never mix their keys.
-	typing sync.Mutex
+	typing ctxLock
 	// keys is held while keys are written into the program, by automatic
 	// typing (under typing) and by a person's answer (Answer). Automatic
 	// typing lets go of it whenever it waits, for the role to be ready or
@@ -114,6 +114,9 @@ type Role struct {
 	overSession    *ptyhost.Session
 	overWhy        string
 	lastOverMemory string
+	// backoffWhy is why shogun itself ended the program that the role's
+	// backoff restarts (over memory_max); "" after a crash. Under mu.
+	backoffWhy string
 	// account is the account its program runs on, or last ran on (zero
 	// without accounts); moveTo the one a usage limit asked to move to,
 	// and moveReq asks for the program to be stopped for that move. Both
@@ -177,6 +180,10 @@ type Status struct {
 	// Account is the key of the account its program runs on, or last ran
 	// on (config.Account.Key); "" for a role without accounts.
 	Account string
+	// BackoffReason, while the role is in backoff, is why shogun ended
+	// the program it is about to restart ("memory 2.3 GB over memory_max
+	// 2 GB"): the state alone reads as a crash. "" otherwise.
+	BackoffReason string
 }
 
 func newRole(sup *Supervisor, cfg config.Role, output io.Writer) *Role {
@@ -255,6 +262,9 @@ func (r *Role) Status() Status {
 		Held: r.held, Account: r.account.Key,
 		Questions: slices.Clone(r.hookQuestions), WaitedUntil: r.waitedUntil,
 		MemoryMax: r.conf().MemoryMax, OverMemory: r.lastOverMemory,
+	}
+	if r.state == Backoff {
+		st.BackoffReason = r.backoffWhy
 	}
 	if r.lastExit != nil {
 		st.LastExit = r.lastExit.String()
@@ -436,7 +446,7 @@ func (r *Role) run(ctx context.Context) {
 			r.asleep, r.resumable = true, true
 			r.mu.Unlock()
 			r.setState(Sleeping, r.sleepReason())
-			r.typing.Unlock() // held since trySleep
+			r.typing.unlock() // held since trySleep
 			failures = 0
 			window = &restartWindow{window: r.conf().Restart.Window}
 			if !r.sleepUntilWork(ctx) {
@@ -530,6 +540,7 @@ func (r *Role) run(ctx context.Context) {
 		delay := r.sup.backoff.Delay(failures)
 		r.mu.Lock()
 		r.restarts++
+		r.backoffWhy = overMemory
 		r.mu.Unlock()
 		backoffWhy := fmt.Sprintf("restart %d in %s", failures, delay.Round(time.Millisecond))
 		if overMemory != "" {

@@ -134,6 +134,9 @@ type Supervisor struct {
 	reapMu  sync.Mutex
 	spawned map[int]bool // pids of role programs not yet waited for
 	foreign int          // ForeignChildren calls running: reap nothing
+	// cgroups holds each role's tree under its memory_max where a cgroup
+	// v2 is delegated (nil: the memory watch does); under reapMu.
+	cgroups *ptyhost.MemoryCgroups
 
 	// slots bound the programs running at once (nil: no bound).
 	slots *slots
@@ -379,6 +382,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if err := ptyhost.BecomeSubreaper(); err != nil {
 		s.log.Debug().Err(err).Msg("not a subreaper")
 	}
+	cgroups := s.openMemoryCgroups()
+	s.reapMu.Lock()
+	s.cgroups = cgroups
+	s.reapMu.Unlock()
 	reapCtx, stopReaper := context.WithCancel(context.Background())
 	reaperDone := make(chan struct{})
 	go func() {
@@ -400,6 +407,14 @@ func (s *Supervisor) Run(ctx context.Context) error {
 
 	s.mu.Lock()
 	s.runCtx = ctx
+	if s.slots != nil {
+		// The first roles of config/roles.yaml take the slots, as the docs
+		// say: left to their goroutines, the race for them goes to
+		// whichever the scheduler runs first (often the last started).
+		for _, r := range s.roles {
+			s.slots.tryTake(r, r.conf().CLI)
+		}
+	}
 	for _, r := range s.roles {
 		s.startLocked(r)
 	}
@@ -458,6 +473,7 @@ func (s *Supervisor) reapLoop(ctx context.Context) {
 func (s *Supervisor) spawn(opts ptyhost.Options) (*ptyhost.Session, error) {
 	s.reapMu.Lock()
 	defer s.reapMu.Unlock()
+	opts.Command.Cgroups = s.cgroups // used for a tree with a memory_max
 	sess, err := ptyhost.Open(opts)
 	if err == nil {
 		s.spawned[sess.Pid()] = true

@@ -3,16 +3,11 @@
 package team
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,23 +23,10 @@ import (
 // is typed and done. The tokens come from the role's Claude Code
 // transcript, written as the CLI writes it.
 func TestARoleOverItsBudgetGetsNoNewTaskUntilItIsRaised(t *testing.T) {
-	var mu sync.Mutex
-	var told []notify.Event
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			told = append(told, e)
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	toldKinds := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
 		var out []string
-		for _, e := range told {
+		for _, e := range srv.events() {
 			if strings.HasPrefix(e.Kind, "budget-") {
 				out = append(out, e.Kind+" "+e.Role)
 			}

@@ -3,14 +3,9 @@
 package team
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,18 +23,7 @@ import (
 // config-changed notification, a line under attention and an event, each
 // naming the keys. A change of a template stays an info line.
 func TestReloadThatChangesWhatBoundsARoleIsTold(t *testing.T) {
-	var mu sync.Mutex
-	got := map[string]notify.Event{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got[e.Kind+" "+e.Role] = e
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	settings := "notify:\n  webhook: " + srv.URL + "\nkeep_awake: false\n"
 	tm := runTeam(t, "roles:\n"+shRole("a")+"    memory_max: 1GB\n"+shRole("b")+shRole("c"), settings, func(o *Options) {
 		o.Logger = zerolog.Nop()
@@ -53,18 +37,17 @@ func TestReloadThatChangesWhatBoundsARoleIsTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	shoguntest.WaitFor(t, "config-changed notifications for a and b", 15*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return got[notify.KindConfigChanged+" a"].Message != "" && got[notify.KindConfigChanged+" b"].Message != ""
+		_, a := srv.last(notify.KindConfigChanged, "a")
+		_, b := srv.last(notify.KindConfigChanged, "b")
+		return a && b
 	})
 	budget := settings + "usage:\n  budgets:\n    team: {tokens: 900M}\n"
 	if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(workspace.SettingsFile)), []byte(budget), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	shoguntest.WaitFor(t, "a config-changed notification for the budget", 15*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return got[notify.KindConfigChanged+" "].Message != ""
+		_, ok := srv.last(notify.KindConfigChanged, "")
+		return ok
 	})
 
 	want := map[string]string{
@@ -72,16 +55,14 @@ func TestReloadThatChangesWhatBoundsARoleIsTold(t *testing.T) {
 		"b": "role b's fallback changed in config/roles.yaml; if you did not make this change, an agent may have",
 		"":  "usage.budgets changed in config/settings.yaml; if you did not make this change, an agent may have",
 	}
-	mu.Lock()
 	for role, w := range want {
-		if e := got[notify.KindConfigChanged+" "+role]; !strings.HasPrefix(e.Message, w) {
+		if e, _ := srv.last(notify.KindConfigChanged, role); !strings.HasPrefix(e.Message, w) {
 			t.Errorf("notification for %q: %q; want it to start %q", role, e.Message, w)
 		}
 	}
-	if e, ok := got[notify.KindConfigChanged+" c"]; ok {
+	if e, ok := srv.last(notify.KindConfigChanged, "c"); ok {
 		t.Errorf("a new nudge was notified as a change of what bounds a role: %+v", e)
 	}
-	mu.Unlock()
 
 	st, err := tm.Queue().Snapshot()
 	if err != nil {

@@ -4,14 +4,9 @@ package team
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -76,18 +71,7 @@ func runTeamIn(t *testing.T, ws, roles, settings string, tune func(*Options)) *T
 // A role waiting for a person sends one notification to the webhook, with
 // the documented JSON.
 func TestAttentionIsNotified(t *testing.T) {
-	var mu sync.Mutex
-	var got []notify.Event
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got = append(got, e)
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	roles := `roles:
   - id: careful
     prompt_path: roles/ashigaru.md
@@ -98,13 +82,9 @@ func TestAttentionIsNotified(t *testing.T) {
 `
 	runTeam(t, roles, "notify:\n  webhook: "+srv.URL+"/topic\nkeep_awake: false\n", nil)
 	shoguntest.WaitFor(t, "the attention notification", 20*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got) > 0
+		return len(srv.events()) > 0
 	})
-	mu.Lock()
-	e := got[0]
-	mu.Unlock()
+	e := srv.events()[0]
 	if e.Kind != notify.KindAttention || e.Role != "careful" || e.Workspace == "" || e.At.IsZero() {
 		t.Errorf("notification = %+v", e)
 	}

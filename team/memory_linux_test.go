@@ -1,14 +1,9 @@
 package team
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,18 +20,7 @@ import (
 // stays small: agent-sim takes its 300 MB at the start of the second task
 // of a run).
 func TestARoleOverMemoryMaxIsRestartedAndItsTaskDoneOnce(t *testing.T) {
-	var mu sync.Mutex
-	var got []notify.Event
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got = append(got, e)
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	rec := filepath.Join(t.TempDir(), "a.jsonl")
 	roles := `roles:
   - id: grower
@@ -130,13 +114,8 @@ func TestARoleOverMemoryMaxIsRestartedAndItsTaskDoneOnce(t *testing.T) {
 		t.Errorf("no memory event in the history: %+v", evs)
 	}
 	shoguntest.WaitFor(t, "the memory notification", 20*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, e := range got {
-			if e.Kind == notify.KindMemory && e.Role == "grower" && strings.Contains(e.Message, "over memory_max 100 MB") {
-				return true
-			}
-		}
-		return false
+		return srv.has(func(e notify.Event) bool {
+			return e.Kind == notify.KindMemory && e.Role == "grower" && strings.Contains(e.Message, "over memory_max 100 MB")
+		})
 	})
 }

@@ -3,13 +3,8 @@
 package team
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,18 +16,7 @@ import (
 // The queue's task events reach the webhook: a command a person sent is
 // finished, and a failed report is told as failed.
 func TestTaskEventsAreNotified(t *testing.T) {
-	var mu sync.Mutex
-	got := map[string]notify.Event{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got[e.Kind+" "+e.Role] = e
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	roles := `roles:
   - id: good
     prompt_path: roles/ashigaru.md
@@ -62,16 +46,14 @@ func TestTaskEventsAreNotified(t *testing.T) {
 		}
 	}
 	shoguntest.WaitFor(t, "finished and failed notifications", 40*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return got[notify.KindFinished+" good"].TaskID != "" && got[notify.KindFailed+" bad"].TaskID != ""
+		good, _ := srv.last(notify.KindFinished, "good")
+		bad, _ := srv.last(notify.KindFailed, "bad")
+		return good.TaskID != "" && bad.TaskID != ""
 	})
-	mu.Lock()
-	defer mu.Unlock()
-	if e := got[notify.KindFinished+" good"]; e.Title != "Tidy up" || e.Message == "" {
+	if e, _ := srv.last(notify.KindFinished, "good"); e.Title != "Tidy up" || e.Message == "" {
 		t.Errorf("finished notification = %+v", e)
 	}
-	if _, ok := got[notify.KindFinished+" bad"]; ok {
+	if _, ok := srv.last(notify.KindFinished, "bad"); ok {
 		t.Error("a failed report was also told as finished")
 	}
 }

@@ -3,12 +3,7 @@
 package team
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,18 +14,7 @@ import (
 // A permission prompt on a role's screen is announced as a question a
 // person can answer from anywhere, naming what it asks and how to answer.
 func TestScreenPermissionIsAQuestion(t *testing.T) {
-	var mu sync.Mutex
-	var got []notify.Event
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got = append(got, e)
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	roles := `roles:
   - id: asker
     prompt_path: roles/ashigaru.md
@@ -41,13 +25,9 @@ func TestScreenPermissionIsAQuestion(t *testing.T) {
 `
 	runTeam(t, roles, "notify:\n  webhook: "+srv.URL+"/topic\nkeep_awake: false\n", nil)
 	shoguntest.WaitFor(t, "the question notification", 20*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got) > 0
+		return len(srv.events()) > 0
 	})
-	mu.Lock()
-	e := got[0]
-	mu.Unlock()
+	e := srv.events()[0]
 	if e.Kind != notify.KindQuestion || e.Role != "asker" || !strings.Contains(e.Message, "Do you want to proceed? rm -rf build/") ||
 		!strings.Contains(e.Message, "shogun answer asker yes|always|no") {
 		t.Errorf("notification = %+v", e)

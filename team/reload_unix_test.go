@@ -4,16 +4,11 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -214,18 +209,7 @@ func TestReloadKeepsAndMakesWorktrees(t *testing.T) {
 // dashboard, the console's Team page). A change of a template is an info
 // line only.
 func TestReloadThatChangesWhatARoleRunsIsTold(t *testing.T) {
-	var mu sync.Mutex
-	got := map[string]notify.Event{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got[e.Kind+" "+e.Role] = e
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	var logged syncBuffer
 	tm := runTeam(t, "roles:\n"+shRole("a")+shRole("b"), "notify:\n  webhook: "+srv.URL+"\nkeep_awake: false\n", func(o *Options) {
 		o.Logger = zerolog.New(&logged)
@@ -246,22 +230,20 @@ func TestReloadThatChangesWhatARoleRunsIsTold(t *testing.T) {
 	})
 	waitRunning(t, tm, "a", "b", "c")
 	shoguntest.WaitFor(t, "config-changed notifications for a and c", 15*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return got[notify.KindConfigChanged+" a"].Message != "" && got[notify.KindConfigChanged+" c"].Message != ""
+		_, a := srv.last(notify.KindConfigChanged, "a")
+		_, c := srv.last(notify.KindConfigChanged, "c")
+		return a && c
 	})
-	mu.Lock()
 	wantA := `role a runs a new command (command.args changed in config/roles.yaml): "/bin/sh" "-c" "echo pwned; exec sleep 1000" in ` + tm.Config().Workspace
-	if e := got[notify.KindConfigChanged+" a"]; !strings.HasPrefix(e.Message, wantA) || !strings.Contains(e.Message, "an agent may have") {
+	if e, _ := srv.last(notify.KindConfigChanged, "a"); !strings.HasPrefix(e.Message, wantA) || !strings.Contains(e.Message, "an agent may have") {
 		t.Errorf("notification for a: %q\nwant it to start %q", e.Message, wantA)
 	}
-	if e := got[notify.KindConfigChanged+" c"]; !strings.HasPrefix(e.Message, "role c was added to config/roles.yaml and starts: ") {
+	if e, _ := srv.last(notify.KindConfigChanged, "c"); !strings.HasPrefix(e.Message, "role c was added to config/roles.yaml and starts: ") {
 		t.Errorf("notification for c: %q", e.Message)
 	}
-	if e, ok := got[notify.KindConfigChanged+" b"]; ok {
+	if e, ok := srv.last(notify.KindConfigChanged, "b"); ok {
 		t.Errorf("a new nudge was notified as a change of program: %+v", e)
 	}
-	mu.Unlock()
 
 	st, err := tm.Queue().Snapshot()
 	if err != nil {

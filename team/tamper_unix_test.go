@@ -3,15 +3,10 @@
 package team
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,18 +24,7 @@ import (
 // Claude role gets no new task while another role does, until a person
 // releases it.
 func TestTamperingIsToldPutBackAndTheRoleHeld(t *testing.T) {
-	var mu sync.Mutex
-	var got []notify.Event
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var e notify.Event
-		if json.Unmarshal(b, &e) == nil {
-			mu.Lock()
-			got = append(got, e)
-			mu.Unlock()
-		}
-	}))
-	defer srv.Close()
+	srv := notifySink(t)
 	record := filepath.Join(t.TempDir(), "claude1.jsonl")
 	roles := `roles:
   - id: claude1
@@ -122,14 +106,9 @@ func TestTamperingIsToldPutBackAndTheRoleHeld(t *testing.T) {
 		t.Errorf("the history's config-changed events do not name both files:\n%s", s)
 	}
 	shoguntest.WaitFor(t, "a config-changed notification", 20*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, e := range got {
-			if e.Kind == notify.KindConfigChanged && strings.Contains(e.Message, "settings") {
-				return true
-			}
-		}
-		return false
+		return srv.has(func(e notify.Event) bool {
+			return e.Kind == notify.KindConfigChanged && strings.Contains(e.Message, "settings")
+		})
 	})
 
 	// Held: plain does its task, claude1 is not given one.

@@ -365,3 +365,32 @@ func TestDemoRunsTheWholeLoop(t *testing.T) {
 		t.Errorf("the demo printed a warning or a console link that dies with it:\n%s", out)
 	}
 }
+
+// `start --dry-run` shows what bounds each role as start would apply it:
+// its accounts, fallback, memory_max (agent.memory_max's default
+// included) and idle_after, and which roles take the slots of
+// agent.max_running at start. Before, the plan left them all out.
+func TestDryRunShowsAccountsFallbackMemoryAndSlots(t *testing.T) {
+	ws := teamWorkspace(t,
+		simEntry("shogun")+"    accounts: claude-team\n    idle_after: 10m\n",
+		simEntry("karo")+"    fallback: shogun\n    memory_max: 2GB\n",
+		simEntry("ashigaru1"))
+	settings := "agent:\n  max_running: 2\n  memory_max: 1GB\n" +
+		"accounts:\n  switch_at: 85\n  pools:\n    claude-team:\n      - {name: a, env: {CLAUDE_CONFIG_DIR: /tmp/a}}\n      - {name: b, env: {CLAUDE_CONFIG_DIR: /tmp/b}}\n"
+	if err := os.WriteFile(filepath.Join(ws, "config", "settings.yaml"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := shogun(t, "start", "--workspace", ws, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"accounts claude-team/a then claude-team/b (switch at 85%), memory_max 1 GB, idle_after 10m0s\n",
+		"fallback shogun, memory_max 2 GB\n",
+		"agent.max_running 2: at start shogun, karo take the slots; then, as slots free: ashigaru1 (asleep until a task comes)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, out)
+		}
+	}
+}

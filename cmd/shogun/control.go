@@ -113,6 +113,9 @@ func statusCommand() *cli.Command {
 				if !r.LimitedUntil.IsZero() {
 					state += " until " + r.LimitedUntil.Local().Format("15:04")
 				}
+				if r.BackoffReason != "" {
+					state += " (" + textsafe.Escape(r.BackoffReason) + ")"
+				}
 				if r.Budget != "" {
 					state += " (" + textsafe.Escape(r.Budget) + ")"
 				}

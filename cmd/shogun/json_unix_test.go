@@ -231,3 +231,45 @@ func TestTasksShowAHandOver(t *testing.T) {
 		t.Errorf("the task's page does not list the hand-over:\n%s", page)
 	}
 }
+
+// A task's page lists the account changes of its role while the task was
+// its, as the queue records them: the move before it was typed
+// (accounts_switch_at) and the move at a usage limit after which it was
+// typed again. Before, the page left both out: they were only in the
+// history's events.
+func TestATasksPageListsItsAccountChanges(t *testing.T) {
+	ws, db := skillsWorkspace(t)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	run, err := st.StartRun(2, ws, at)
+	var res []store.Accepted
+	if err == nil {
+		res, err = st.AcceptCommands([]store.CommandRecord{{ID: "long", ClaimName: "l.yaml", File: "l.yaml", To: "ashigaru1",
+			Title: "Long job", Body: "Do it", RunID: run.ID, ReceivedAt: at}})
+	}
+	if err == nil {
+		id := res[0].Task.ID
+		err = st.AddEvents([]store.Event{
+			{At: at.Add(time.Minute), RunID: run.ID, Role: "ashigaru1", Kind: "account", TaskID: id,
+				Message: "account team/a has used 88% of its usage window (accounts_switch_at 85%): moving to account team/b before the next task"},
+			{At: at.Add(2 * time.Minute), RunID: run.ID, Role: "ashigaru1", Kind: "delivered", TaskID: id, Message: "attempt 1"},
+			{At: at.Add(9 * time.Minute), RunID: run.ID, Role: "ashigaru1", Kind: "redeliver", TaskID: id,
+				Message: "attempt 2, after an account change (team/b → team/c)"},
+		})
+	}
+	if err := errors.Join(err, st.Close()); err != nil {
+		t.Fatal(err)
+	}
+	page, errOut, code := shogun(t, "tasks", res[0].Task.ID, "--workspace", ws)
+	if code != 0 {
+		t.Fatalf("tasks %s: exit %d: %s", res[0].Task.ID, code, errOut)
+	}
+	for _, want := range []string{"moving to account team/b before the next task", "attempt 2, after an account change (team/b → team/c)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the task's page lacks %q:\n%s", want, page)
+		}
+	}
+}

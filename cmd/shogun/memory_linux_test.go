@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
@@ -51,4 +54,37 @@ func memoryOf(s control.StatusReply, id string) uint64 {
 		}
 	}
 	return 0
+}
+
+// A role restarted for going over its memory_max says so in `shogun
+// status` while it waits to start again, not bare "backoff" (which reads
+// as a crash): the state cell, --json's backoff_reason and status.yaml
+// name the memory and the ceiling. Before, only the log and the events did.
+func TestStatusSaysABackoffIsForMemory(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("hog", "--hold-memory", "150MB")+"    memory_max: 64MB\n    restart: {policy: on-failure, max_restarts: 50, window: 10m}\n")
+	startBackground(t, ws)
+	var row string
+	shoguntest.WaitFor(t, "hog in backoff in shogun status", 60*time.Second, func() bool {
+		text, _, _ := shogun(t, "status", "-w", ws)
+		for _, l := range strings.Split(text, "\n") {
+			if f := strings.Fields(l); len(f) > 2 && f[0] == "hog" && strings.Contains(l, "backoff") {
+				row = l
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.Contains(row, "backoff (memory ") || !strings.Contains(row, "over memory_max 64 MB)") {
+		t.Errorf("hog's row in backoff: %q; want it to say \"backoff (memory … over memory_max 64 MB)\"", row)
+	}
+	st := waitStatus(t, ws, "hog in backoff", func(s control.StatusReply) bool { return stateOf(s, "hog") == "backoff" })
+	for _, r := range st.Roles {
+		if r.ID == "hog" && !strings.Contains(r.BackoffReason, "over memory_max 64 MB") {
+			t.Errorf("--json backoff_reason = %q, want the memory over memory_max 64 MB", r.BackoffReason)
+		}
+	}
+	shoguntest.WaitFor(t, "status.yaml with hog's backoff_reason", 60*time.Second, func() bool {
+		b, _ := os.ReadFile(filepath.Join(ws, "runtime", "state", "status.yaml"))
+		return strings.Contains(string(b), "backoff_reason: memory ")
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -366,12 +367,75 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 			}
 			cwd = fmt.Sprintf("%s (worktree of %s on branch %s from %s, %s)", wt.Dir, wt.Repo, wt.Branch, wt.Base, made)
 		}
-		fmt.Fprintf(w, "%s: cwd %s, prompt %s, stop %q within %s\n", r.ID, cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout)
+		fmt.Fprintf(w, "%s: cwd %s, prompt %s, stop %q within %s%s\n", r.ID, cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout, planBounds(r))
+	}
+	if line := planSlots(cfg.Settings.Agent, roles); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	if len(missing) > 0 {
 		return missingProgramsError(missing, len(roles))
 	}
 	return nil
+}
+
+// planBounds is what bounds a role in the dry run's plan, as start would
+// apply it: its accounts, fallback, memory_max and idle_after (the
+// settings' defaults resolved); "" for a role with none of them.
+func planBounds(r config.Role) string {
+	var b strings.Builder
+	if len(r.Accounts) > 0 {
+		keys := make([]string, len(r.Accounts))
+		for i, a := range r.Accounts {
+			keys[i] = a.Key
+		}
+		fmt.Fprintf(&b, ", accounts %s", strings.Join(keys, " then "))
+		if r.AccountsSwitchAt > 0 {
+			fmt.Fprintf(&b, " (switch at %d%%)", r.AccountsSwitchAt)
+		}
+	}
+	if r.Fallback != "" {
+		fmt.Fprintf(&b, ", fallback %s", r.Fallback)
+	}
+	if r.MemoryMax > 0 {
+		fmt.Fprintf(&b, ", memory_max %s", r.MemoryMax)
+	}
+	if r.IdleAfter > 0 {
+		fmt.Fprintf(&b, ", idle_after %s", r.IdleAfter)
+	}
+	return b.String()
+}
+
+// planSlots says which roles would take the slots at start under
+// agent.max_running and agent.max_running_per_cli (the first of
+// config/roles.yaml, as the supervisor gives them) and which would wait;
+// "" without a bound.
+func planSlots(a config.AgentSettings, roles []config.Role) string {
+	if a.MaxRunning == 0 && len(a.MaxRunningPerCLI) == 0 {
+		return ""
+	}
+	var bounds []string
+	if a.MaxRunning > 0 {
+		bounds = append(bounds, fmt.Sprintf("agent.max_running %d", a.MaxRunning))
+	}
+	for _, cli := range slices.Sorted(maps.Keys(a.MaxRunningPerCLI)) {
+		bounds = append(bounds, fmt.Sprintf("agent.max_running_per_cli %s: %d", cli, a.MaxRunningPerCLI[cli]))
+	}
+	var run, wait []string
+	perCLI := map[string]int{}
+	for _, r := range roles {
+		n, bounded := a.MaxRunningPerCLI[r.CLI]
+		if (a.MaxRunning > 0 && len(run) >= a.MaxRunning) || (bounded && perCLI[r.CLI] >= n) {
+			wait = append(wait, r.ID)
+			continue
+		}
+		run = append(run, r.ID)
+		perCLI[r.CLI]++
+	}
+	line := fmt.Sprintf("\n%s: at start %s take the slots", strings.Join(bounds, ", "), strings.Join(run, ", "))
+	if len(wait) > 0 {
+		line += fmt.Sprintf("; then, as slots free: %s (asleep until a task comes)", strings.Join(wait, ", "))
+	}
+	return line
 }
 
 // missingProgramsError names each role whose program is not found, with

@@ -75,6 +75,21 @@ func printTaskDetail(w io.Writer, st *store.Store, id string, asJSON bool) error
 	for _, h := range hs[t.ID] {
 		fmt.Fprintf(tw, "handed over\t%s\n", textsafe.Escape(fmt.Sprintf("%s from %s to %s: %s", at(h.At), h.From, h.To, h.Reason)))
 	}
+	// The account changes of its role while the task was its (a move
+	// before it was typed, at accounts_switch_at; a move at a usage limit,
+	// after which it was typed again) and every other delivery again.
+	evs, err := st.EventsForTask(t.ID)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		switch e.Kind {
+		case "account":
+			fmt.Fprintf(tw, "account\t%s\n", textsafe.Escape(at(e.At)+" "+e.Message))
+		case "redeliver":
+			fmt.Fprintf(tw, "delivered again\t%s\n", textsafe.Escape(at(e.At)+" "+e.Message))
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

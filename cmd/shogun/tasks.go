@@ -18,6 +18,7 @@ import (
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/queue"
 	"github.com/shogun-dev/shogun/store"
+	"github.com/shogun-dev/shogun/supervisor"
 	"github.com/shogun-dev/shogun/team"
 	"github.com/shogun-dev/shogun/textsafe"
 	"github.com/shogun-dev/shogun/workspace"
@@ -30,7 +31,9 @@ func sendCommand() *cli.Command {
 		Description: "Writes the command atomically (a temporary file renamed into place), exactly as an\n" +
 			"agent or a script should, and prints its id on stdout. A running supervisor takes it at\n" +
 			"once: send waits for that (up to 5 s) and says the task id it got on stderr, or why it was\n" +
-			"refused (exit 1). Without a supervisor it becomes a task at the next `shogun start`.\n" +
+			"refused (exit 1). When the role gets no new task for now (its budget reached, held, at a\n" +
+			"usage limit, fatal or stopped), the task is queued all the same (exit 0) and a second line\n" +
+			"on stderr says why and what lifts it. Without a supervisor it becomes a task at the next `shogun start`.\n" +
 			"`shogun tasks ID` shows the task, by its id or the command's.",
 		Flags: []cli.Flag{
 			workspaceFlag,
@@ -82,6 +85,11 @@ func sendCommand() *cli.Command {
 			switch {
 			case task != nil:
 				fmt.Fprintf(errw, "shogun: queued as task %s for %s (shogun tasks %s)\n", task.ID, textsafe.Escape(task.Role), task.ID)
+				if st, err := control.NewClient(ws).Status(); err == nil {
+					if why := roleHold(st, task.Role); why != "" {
+						fmt.Fprintf(errw, "shogun: but %s gets no new task for now: %s; the task waits in its queue until then\n", textsafe.Escape(task.Role), why)
+					}
+				}
 			case refusal != "":
 				return fmt.Errorf("the supervisor refused command %s: %s (see %s)", id, textsafe.Escape(refusal), displayPath(ws, workspace.New(ws).Failed()))
 			default:
@@ -90,6 +98,32 @@ func sendCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// roleHold says why the running supervisor types no new task into role
+// for now, with what lifts it, escaped for display: its budget reached, a
+// hold, a usage limit, or the role fatal, stopped or not running; "" when
+// a task sent to it is typed as usual.
+func roleHold(st control.StatusReply, role string) string {
+	for _, r := range st.Roles {
+		if r.ID != role {
+			continue
+		}
+		switch {
+		case r.Budget != "":
+			return textsafe.Escape(r.Budget) + " (usage.budgets in config/settings.yaml; raise it, or wait for the day to turn)"
+		case r.Held != "":
+			return "it is held: " + textsafe.Escape(r.Held) + " (`shogun restart " + textsafe.Escape(role) + "` or `shogun status --dismiss` releases it)"
+		case !r.LimitedUntil.IsZero():
+			return "it is at a usage limit until " + r.LimitedUntil.Local().Format("15:04")
+		case r.State == string(supervisor.Fatal):
+			return "it is fatal (" + textsafe.Escape(r.LastError) + "); fix it and run `shogun restart " + textsafe.Escape(role) + "`"
+		case r.State == string(supervisor.Stopped):
+			return "it is stopped; `shogun restart " + textsafe.Escape(role) + "` starts it again"
+		}
+		return ""
+	}
+	return "it does not run in this supervisor (disabled in config/roles.yaml, or left out by `shogun start --roles`)"
 }
 
 // sendSettle is how long `shogun send` waits for a running supervisor to

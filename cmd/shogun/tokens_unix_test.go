@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/config"
 	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 	"github.com/shogun-dev/shogun/store"
@@ -184,5 +185,51 @@ func TestUsageShowsTodaysBudgets(t *testing.T) {
 	}
 	if len(rep.Budgets) != 2 || rep.Budgets[0].Role != "" || rep.Budgets[1].SpentTokens != 1_200_000 || !rep.Budgets[1].Reached {
 		t.Errorf("budgets = %+v", rep.Budgets)
+	}
+}
+
+// `shogun send` to a role whose daily budget is reached queues the task
+// (exit 0, its id on stdout) and says on stderr that the role gets no new
+// task for now, and why. Before, it said "queued" and nothing else: the
+// task sat in the queue with no word of the budget.
+func TestSendToARoleOverItsBudgetSaysItWaits(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("ashigaru1")+"    startup_prompt: \"\"\n")
+	cfg, err := config.Load(ws, os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(cfg.Settings.Data.SQLitePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	err = errors.Join(
+		st.AddUsage(store.UsageFile{Role: "ashigaru1", CLI: "claude", Path: "/h/a.jsonl"},
+			[]usage.Record{{Key: "m1", At: now, Model: "claude-opus-4-5", Tokens: usage.Tokens{Input: 1_000_000, Output: 200_000}}}, now),
+		st.Close())
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, "\nusage:\n  budgets:\n    roles:\n      ashigaru1: {tokens: 1M}\n"...)
+	if err := os.WriteFile(settings, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "ashigaru1 held by its budget", func(s control.StatusReply) bool {
+		return len(s.Roles) == 1 && s.Roles[0].Budget != ""
+	})
+	out, errOut, code := shogun(t, "send", "-w", ws, "--to", "ashigaru1", "--title", "More work", "--body", "b")
+	if code != 0 || strings.TrimSpace(out) == "" {
+		t.Fatalf("send: exit %d, stdout %q; want 0 and the command id\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"queued as task", "but ashigaru1 gets no new task for now: budget reached: 1.2M of 1M tokens today (usage.budgets"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("send's stderr lacks %q:\n%s", want, errOut)
+		}
 	}
 }

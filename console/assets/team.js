@@ -1,20 +1,23 @@
 // team.js: every role at a glance — state, current task, queue depth,
 // seconds since its last output, restarts, a small live preview of its
-// screen — with restart / stop / start and enable / disable. Live through
+// screen — with restart / stop / start and enable / disable, and the
+// slots in use under agent.max_running with the roles waiting for one. Live through
 // two server-sent event streams: /v1/events/stream (role states, and the
 // questions waiting for a person, answered here with a button) and
 // /v1/console/previews (screens, at most once a second per role); nothing
 // polls. The seconds since output tick in the page itself.
-import { h, events, post, get, toast } from './api.js';
+import { h, events, post, get, toast, roleWhy } from './api.js';
 
 export function mount(el) {
   const grid = h('div', { class: 'team', id: 'team' });
   const attention = h('div', { id: 'attention' });
   const asked = h('div', { id: 'questions' });
   const summary = h('span', { class: 'muted', id: 'team-summary' });
-  el.append(h('div', { class: 'termbar' }, h('h1', { style: 'margin:0' }, 'Team'), summary), attention, asked, grid);
+  const slotsLine = h('p', { class: 'muted', id: 'team-slots', hidden: true });
+  el.append(h('div', { class: 'termbar' }, h('h1', { style: 'margin:0' }, 'Team'), summary), slotsLine, attention, asked, grid);
 
   const cards = new Map(); // role id → {el, fields, reply, at}
+  let bounds = {};        // the slots of the last status: max_running, slots_in_use, cli_slots
   let configured = null;  // role id → enabled, from GET /v1/roles when the build has it
 
   function card(id) {
@@ -23,6 +26,7 @@ export function mount(el) {
     const f = {
       name: h('span', { class: 'name' }),
       state: h('span', { class: 'state' }),
+      why: h('p', { class: 'why', hidden: true }),
       task: h('dd', { class: 'task' }),
       queue: h('dd', { class: 'queue' }),
       output: h('dd', { class: 'since' }),
@@ -44,6 +48,7 @@ export function mount(el) {
     f.preview.addEventListener('click', () => { location.hash = '#/terminal/' + enc; });
     const el = h('section', { class: 'role', dataset: { role: id } },
       h('div', { class: 'head' }, h('a', { class: 'id', href: '#/terminal/' + enc }, id), f.name, f.state),
+      f.why,
       h('dl', {},
         h('dt', {}, 'task'), f.task,
         h('dt', {}, 'queue'), f.queue,
@@ -68,6 +73,8 @@ export function mount(el) {
     f.state.textContent = r.state;
     f.state.className = 'state ' + r.state;
     c.el.dataset.state = r.state;
+    f.why.textContent = roleWhy(r);
+    f.why.hidden = !f.why.textContent;
     f.task.replaceChildren(r.task_id
       ? h('a', { href: '#/tasks/' + encodeURIComponent(r.task_id) }, `${r.task_title || r.task_id} (${r.task_status || ''})`)
       : h('span', { class: 'muted' }, 'none'));
@@ -87,6 +94,23 @@ export function mount(el) {
     f.note.title = note;
     tickOne(c);
     buttons(c);
+    showSlots();
+  }
+
+  // The slots in use out of their bounds, as `shogun status` says them,
+  // and the roles waiting for one. The counts come with each status; who
+  // waits is each card's own state, so it follows the role events at once.
+  function showSlots() {
+    const parts = [];
+    if (bounds.max_running) parts.push(`slots ${bounds.slots_in_use || 0}/${bounds.max_running} in use (agent.max_running)`);
+    const clis = Object.keys(bounds.cli_slots || {}).sort()
+      .map(cli => `${cli} ${bounds.cli_slots[cli].in_use || 0}/${bounds.cli_slots[cli].max}`).join(', ');
+    if (clis) parts.push(bounds.max_running ? clis : 'slots in use (agent.max_running_per_cli): ' + clis);
+    let line = parts.join(', ');
+    const waiting = [...cards].filter(([, c]) => c.reply && c.reply.state === 'waiting-slot').map(([id]) => id);
+    if (line && waiting.length) line += '; waiting for a slot: ' + waiting.join(', ');
+    slotsLine.textContent = line;
+    slotsLine.hidden = !line;
   }
 
   function buttons(c) {
@@ -108,6 +132,7 @@ export function mount(el) {
   }
 
   function status(st) {
+    bounds = st;
     const seen = new Set();
     for (const r of st.roles) { update(r); seen.add(r.id); }
     // A role no longer running (stopped by a reload) keeps its card as stopped.

@@ -105,9 +105,31 @@ type Workspace struct {
 // supervisor is stopped when the test ends.
 func Start(t testing.TB, bin string, roles ...string) *Workspace {
 	t.Helper()
+	return StartWithAgent(t, bin, "", roles...)
+}
+
+// StartWithAgent is Start with agent lines added under agent: in
+// config/settings.yaml first ("  max_running: 1\n"), for the settings that
+// are read only at start.
+func StartWithAgent(t testing.TB, bin, agent string, roles ...string) *Workspace {
+	t.Helper()
 	dir := t.TempDir()
 	if out, err := exec.Command(bin, "init", dir).CombinedOutput(); err != nil {
 		t.Fatalf("shogun init: %v\n%s", err, out)
+	}
+	if agent != "" {
+		path := filepath.Join(dir, "config", "settings.yaml")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(b), "\nagent:\n", "\nagent:\n"+agent, 1)
+		if s == string(b) {
+			t.Fatalf("%s has no agent: section to add %q to", path, agent)
+		}
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config", "roles.yaml"), []byte("roles:\n"+strings.Join(roles, "")), 0o644); err != nil {
 		t.Fatal(err)
