@@ -100,16 +100,32 @@ the capped team starts every role beyond `+"`max_running`"+` at least once (a st
 startup prompt are work the baseline does %d times, not %d).
 
 Where the ratios come from (profiled with `+"`SHOGUN_BENCH_PROFILE=DIR`"+` in the bench's environment, which makes
-the supervisor write `+"`cpu-PID.pprof`"+` and `+"`heap-PID.pprof`"+` there): a sleeping role costs nothing per tick (its
-goroutines wait on channels; it has no program, screen model or timer): at rest both teams cost 0.1–0.2 %% of a
-core, the resolution of the measure. On this shared 2-core machine the CPU ratio moves by a third from run to run.
-The rewrite of status.yaml after each change read each role's task in flight with a query of its own, half of
-that rewrite's 27 %% of the capped team's CPU (32 roles); it now reads them all in one. What is left grows with
-starts, not with sleeping roles: each start builds a screen model (charmbracelet/x/vt allocates a 4 MB parser
-buffer per emulator), each exit replays the last screen for the role's telling line, and status.yaml lists every
-role. Fresh and woken roles now end their turns alike: a role's answer to its startup prompt no longer marks it
-as a program that writes while ready (supervisor/classify.go), which made the baseline's turns end at the settle
-time and its wall time an eighth of the capped team's.
+the supervisor write `+"`cpu-PID.pprof`"+` and `+"`heap-PID.pprof`"+` there; read them with `+"`go tool pprof -top`"+`): a
+sleeping role costs nothing per tick (its goroutines wait on channels; it has no program, screen model or timer):
+at rest both teams cost 0.1–0.2 %% of a core, the resolution of the measure, and 64 roles' state is 1 MB of the
+heap (the heap profile at the end: 39 MB for the capped team, 48 MB for the baseline, 5 MB per live screen model).
+What is left grows with starts: the capped team starts programs %d times (%d fresh, %d
+woken), the baseline %d. Cut for this measure, each with the share of the capped team's CPU it took: status.yaml's
+query per role's task (half of 27 %%), a ticker in each role waiting for a slot (56 waiting: 224 wake-ups a second,
+the scheduler 8 %%; one loop now looks for all), a second emulator replaying each ended program's screen for its
+telling line (3 %%; the session's own screen is read, replayed only after a flood dropped output), the whole 1 MB
+scrollback taken at each start (it grows with the output), the working folder of every configured role resolved at
+each task's close (2 %%; only for CLIs whose usage is read), the stat of every process on the machine read at each
+exit to reap adopted children (2 %%; the supervisor's threads' children lists), and every role marshalled at each
+rewrite of status.yaml (yaml.v3 keeps a document's every event: 1.2 ms and 1 MB of garbage per rewrite with 64
+roles, 4 %%; now only the roles that changed). Over four runs after the cuts the CPU ratio was 1.51×, 1.39×, 1.17× and
+the one below; before them 1.82×. The baseline's CPU alone ranged from 5.7 to 8.0 s on this shared 2-core machine
+(the 1.17× was a slow baseline, 9.4 s against 8.0 s): read the ratio to ±0.2. The floor, from the last profile (a
+26 ms gap of shogun CPU per extra start): about 12 ms is status.yaml and dashboard.md rewritten for the states a
+start and a sleep go through (starting or waking, ready, sleeping: each a rewrite of both files, fsynced, after the
+queries of the status; the capped team rewrites them four times as often, at most five a second); 2 ms the pid ledger
+written at each start and exit; 1 ms the fork, exec and terminal; under 1 ms the screen model (charmbracelet/x/vt
+allocates a 4 MB parser buffer and 0.9 MB of cells per emulator and lets neither be set; pooling emulators across
+lifetimes would need every state reset, modes, colours, title and parser, which vt does not offer); the rest is
+typing into fresh programs, waking a role for its task, and the scheduler and collector. The RSS peak is garbage
+between collections, not sleeping roles: each start allocates a 5 MB screen model, so the heap peaks higher, and
+the runtime gives freed memory back slowly (RSS at rest 78–115 MiB for the capped team over the runs,
+92–94 MiB for the baseline).
 
 | roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|
@@ -129,6 +145,7 @@ time and its wall time an eighth of the capped team's.
 %s
 %s
 `, o.Roles, o.WorkTime, o.Max, o.Max, o.Tasks, o.Samples, o.Tasks, orText(o.Hold, "nothing"), o.Max, o.Roles,
+		o.Roles+capped.wakes, o.Roles, capped.wakes, o.Max,
 		row(capped), row(base),
 		capped.done, capped.all, capped.workedOnce, capped.peakLive, o.Max,
 		o.Roles, kibToMiB(capped.peakAll), kibToMiB(capped.peakTrees), kibToMiB(int64(o.Max)*capped.peakTree+capped.hwm), o.Max, kibToMiB(capped.peakTree), kibToMiB(capped.hwm),

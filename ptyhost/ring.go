@@ -6,14 +6,19 @@ import "sync"
 // person attaching or a `shogun screen` call can see what came before.
 type Scrollback struct {
 	mu   sync.Mutex
+	size int
+	// buf grows with the output up to size, then is a ring of size bytes:
+	// a role started and put to sleep again and again (agent.max_running)
+	// would otherwise take size bytes for each start, most of them never
+	// written.
 	buf  []byte
-	next int  // where the next byte goes
-	full bool // buf has wrapped at least once
+	next int  // where the next byte goes, once buf is a ring
+	full bool // the ring has wrapped at least once
 }
 
 // NewScrollback returns a ring holding at most size bytes (at least 1).
 func NewScrollback(size int) *Scrollback {
-	return &Scrollback{buf: make([]byte, max(size, 1))}
+	return &Scrollback{size: max(size, 1)}
 }
 
 // Write appends p, overwriting the oldest bytes. It never fails.
@@ -21,6 +26,26 @@ func (r *Scrollback) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(p)
+	if len(r.buf) < r.size {
+		if end := len(r.buf) + len(p); end < r.size {
+			if end > cap(r.buf) {
+				grown := make([]byte, len(r.buf), min(max(2*cap(r.buf), end, 4<<10), r.size))
+				copy(grown, r.buf)
+				r.buf = grown
+			}
+			r.buf = append(r.buf, p...)
+			return n, nil
+		}
+		// Full size from here on: a ring.
+		r.next = len(r.buf)
+		if cap(r.buf) >= r.size {
+			r.buf = r.buf[:r.size]
+		} else {
+			ring := make([]byte, r.size)
+			copy(ring, r.buf)
+			r.buf = ring
+		}
+	}
 	if len(p) >= len(r.buf) {
 		copy(r.buf, p[len(p)-len(r.buf):])
 		r.next, r.full = 0, true
@@ -42,6 +67,9 @@ func (r *Scrollback) Write(p []byte) (int, error) {
 func (r *Scrollback) Bytes() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.buf) < r.size {
+		return append([]byte(nil), r.buf...)
+	}
 	if !r.full {
 		return append([]byte(nil), r.buf[:r.next]...)
 	}

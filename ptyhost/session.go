@@ -50,8 +50,11 @@ type Session struct {
 	// dropped past ScreenLag): the screen shows all output read so far when
 	// it equals outBytes.
 	screenBytes atomic.Int64
-	screenGen   atomic.Uint64 // bumped each time the screen model changes
-	screenSig   chan struct{} // holds a token after a screen change
+	// screenSkipped is set once the screen model dropped output past
+	// ScreenLag: its screen is then no longer what the output draws.
+	screenSkipped atomic.Bool
+	screenGen     atomic.Uint64 // bumped each time the screen model changes
+	screenSig     chan struct{} // holds a token after a screen change
 
 	screenHook func()
 	closeOnce  sync.Once
@@ -174,6 +177,9 @@ func (s *Session) drainScreen() {
 			s.screenHook()
 		}
 		began := time.Now()
+		if dropped > 0 {
+			s.screenSkipped.Store(true)
+		}
 		s.screen.writeAfter(dropped, pending)
 		s.screenBytes.Add(int64(len(pending)) + dropped)
 		s.screenGen.Add(1)
@@ -264,6 +270,12 @@ func (s *Session) ScreenGeneration() uint64 { return s.screenGen.Load() }
 // output. It is meant for one watcher, which re-reads the screen then; with
 // it an idle role costs no wake-ups at all.
 func (s *Session) ScreenChanged() <-chan struct{} { return s.screenSig }
+
+// ScreenWhole reports whether the screen model has taken in every byte of
+// output so far, none dropped while it lagged behind a flood: Screen is then
+// exactly the screen the whole output draws. Once the session is closed it
+// is the program's last screen.
+func (s *Session) ScreenWhole() bool { return !s.screenSkipped.Load() }
 
 // Scrollback returns the last output bytes kept in memory.
 func (s *Session) Scrollback() []byte { return s.scroll.Bytes() }

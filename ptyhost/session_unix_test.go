@@ -103,6 +103,9 @@ func TestSessionGivesTheProgramATerminal(t *testing.T) {
 	if !strings.Contains(string(s.Scrollback()), "stdin-is-tty") {
 		t.Errorf("scrollback lacks the output")
 	}
+	if !s.ScreenWhole() {
+		t.Errorf("the screen model took in a few lines, yet says it dropped some")
+	}
 }
 
 func TestSessionReportsExitCode(t *testing.T) {
@@ -184,6 +187,9 @@ func TestSessionFloodWithStalledConsumerNeverBlocksTheChild(t *testing.T) {
 		}
 		if !strings.Contains(s.Screen().Text(), "FLOOD-END") {
 			t.Errorf("screen does not show the latest output: %q", s.Screen().Text())
+		}
+		if s.ScreenWhole() {
+			t.Errorf("the screen model dropped output it could not hold, yet says it took in all")
 		}
 	})
 

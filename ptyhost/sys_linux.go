@@ -173,6 +173,38 @@ func Adopted(known map[int]bool) []int {
 	return out
 }
 
+// AdoptedQuick is Adopted read from the children lists of the calling
+// process's own threads (/proc/self/task/*/children): a few reads, where
+// Adopted reads the stat of every process on the machine, at each child's
+// exit (each sleep of a role). The lists may miss a child forked or
+// re-parented while they are read, so it serves a look that is repeated
+// (reaping at each exit and every minute), not the last look before
+// shogun ends. Without the lists (a kernel built without them) it is
+// Adopted.
+func AdoptedQuick(known map[int]bool) []int {
+	self := strconv.Itoa(os.Getpid())
+	if _, err := os.Stat("/proc/self/task/" + self + "/children"); err != nil {
+		return Adopted(known)
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return Adopted(known)
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue // the thread ended: its children moved to another
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && !known[pid] {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
 // eachProcess calls fn with every process's pid and its /proc/PID/stat
 // fields from the state on (see statFields). Processes that end meanwhile
 // are skipped.

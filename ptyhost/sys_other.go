@@ -45,6 +45,9 @@ func StopNotify(chan<- os.Signal) {}
 // Adopted returns nothing outside Linux, where no process is adopted.
 func Adopted(map[int]bool) []int { return nil }
 
+// AdoptedQuick is Adopted.
+func AdoptedQuick(known map[int]bool) []int { return Adopted(known) }
+
 // ReapAdopted does nothing outside Linux.
 func ReapAdopted([]int) {}
 

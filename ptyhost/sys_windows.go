@@ -37,6 +37,9 @@ func StopNotify(chan<- os.Signal) {}
 // Adopted returns nothing on Windows, where no process is re-parented.
 func Adopted(map[int]bool) []int { return nil }
 
+// AdoptedQuick is Adopted.
+func AdoptedQuick(known map[int]bool) []int { return Adopted(known) }
+
 // ReapAdopted does nothing on Windows.
 func ReapAdopted([]int) {}
 

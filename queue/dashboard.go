@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/shogun-dev/shogun/atomicfile"
 	"github.com/shogun-dev/shogun/store"
 	"github.com/shogun-dev/shogun/supervisor"
@@ -250,7 +248,7 @@ func (q *Queue) writeDashboard() {
 		q.log.Warn().Err(err).Msg("gather status")
 		return
 	}
-	b, err := yaml.Marshal(st)
+	b, err := q.statusYAML.marshal(st)
 	if err == nil {
 		err = atomicfile.Write(q.layout.Status(), b, runtimeFileMode)
 	}

@@ -106,6 +106,9 @@ type Queue struct {
 	// tasks to its fallback for (fallback.go); guarded by mu.
 	handedAway map[string]time.Time
 	budget     budgets // the daily budgets as last checked (budgets.go)
+
+	// statusYAML renders status.yaml (statusyaml.go).
+	statusYAML statusYAML
 }
 
 // runtimeFileMode is the mode of every file the queue writes under

@@ -903,9 +903,17 @@ func fatalReason(restarts int, window time.Duration, exit ptyhost.Exit, err erro
 	return fmt.Sprintf("%s; given up after %d restart%s within %s", why, restarts, plural, window)
 }
 
-// tellingLine is the line of a finished program's screen, replayed from the
-// end of its output, that best says why it ended (see pickTellingLine).
+// tellingLine is the line of a finished program's screen that best says
+// why it ended (see pickTellingLine). sess is closed: its screen model has
+// taken in all the output there is, and when none was dropped its screen is
+// the last one. Only after a flood is the screen replayed from the end of
+// the output, through a second emulator: each costs 5 MB of allocations,
+// which a team whose roles sleep and wake (agent.max_running) paid at
+// every exit.
 func tellingLine(sess *ptyhost.Session, cols, rows int) string {
+	if sess.ScreenWhole() {
+		return pickTellingLine(sess.Screen().Lines)
+	}
 	out := sess.Scrollback()
 	if len(out) > 16<<10 {
 		out = out[len(out)-16<<10:]

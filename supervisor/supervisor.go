@@ -397,6 +397,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		defer close(memoryDone)
 		s.memoryLoop(reapCtx)
 	}()
+	roomDone := make(chan struct{})
+	go func() {
+		defer close(roomDone)
+		if s.slots != nil {
+			s.slots.roomLoop(reapCtx)
+		}
+	}()
 
 	s.mu.Lock()
 	s.runCtx = ctx
@@ -429,6 +436,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	stopReaper()
 	<-reaperDone
 	<-memoryDone
+	<-roomDone
 	var errs []error
 	for _, r := range s.Roles() {
 		if c, ok := r.output.(io.Closer); ok {
@@ -493,7 +501,7 @@ func (s *Supervisor) reapAdopted() {
 	if s.foreign > 0 {
 		return // a child of ForeignChildren may be among them
 	}
-	ptyhost.ReapAdopted(ptyhost.Adopted(s.spawned))
+	ptyhost.ReapAdopted(ptyhost.AdoptedQuick(s.spawned))
 }
 
 // ForeignChildren runs fn, which starts child processes of its own and

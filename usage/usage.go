@@ -75,6 +75,13 @@ type Source struct {
 // false for a CLI whose records are not read, and for a copilot role whose
 // environment names no export file (COPILOT_OTEL_FILE_EXPORTER_PATH).
 func SourceFor(role, cli, workdir string, lookup func(string) (string, bool)) (Source, bool) {
+	switch cli {
+	case CLIClaude, CLICodex, CLIGemini, CLICopilot:
+	default:
+		// No records to read; and no folder to resolve either, which
+		// every task's close asked of every configured role.
+		return Source{}, false
+	}
 	home, _ := lookup("HOME")
 	if home == "" {
 		home, _ = lookup("USERPROFILE")

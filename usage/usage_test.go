@@ -278,3 +278,33 @@ func TestCopilotOTelFileLeavesAPersonsExportAlone(t *testing.T) {
 		}
 	}
 }
+
+// A role whose CLI writes no records the usage package reads (a generic
+// program, agent-sim) has no source; one of a CLI that does is read in its
+// working folder as the CLI records it, links resolved.
+func TestSourceForResolvesOnlyTheCLIsItReads(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "work")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	home := func(k string) (string, bool) {
+		if k == "HOME" {
+			return "/home/someone", true
+		}
+		return "", false
+	}
+	for _, cli := range []string{"generic", ""} {
+		if s, ok := SourceFor("r", cli, link, home); ok {
+			t.Errorf("cli %q: source %+v, want none", cli, s)
+		}
+	}
+	want, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := SourceFor("r", CLIClaude, link, home)
+	if !ok || s.Workdir != want || s.Home != filepath.Join("/home/someone", ".claude") {
+		t.Errorf("claude: source %+v (ok %v), want workdir %s and home /home/someone/.claude", s, ok, want)
+	}
+}
