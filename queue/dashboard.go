@@ -37,7 +37,12 @@ func (q *Queue) keepDashboard(ctx context.Context) {
 	}
 }
 
-const dashboardEvery = 200 * time.Millisecond
+// dashboardEvery: both files are views (shogun status and the console ask
+// the supervisor itself), and each rewrite queries the status and syncs two
+// files: a team of many roles starting and sleeping changes state several
+// times a second, and at five rewrites a second they took half of what a
+// start cost shogun (docs/benchmarks.md, many roles, few slots).
+const dashboardEvery = time.Second
 
 // Status is the content of runtime/state/status.yaml: what people, agents
 // and scripts read to know what the team is doing.
