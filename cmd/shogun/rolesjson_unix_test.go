@@ -50,7 +50,7 @@ func TestRolesJSONShowsWhatBoundsEachRole(t *testing.T) {
 	}
 	want := map[string]map[string]any{
 		"a": {"memory_max": "512MiB", "idle_after": "5s", "resume_args": []any{"--again"}, "fallback": "b",
-			"accounts": []any{map[string]any{"key": "a/work", "name": "work", "pool": ""}, map[string]any{"key": "a/spare", "name": "spare", "pool": ""}},
+			"accounts":           []any{map[string]any{"key": "a/work", "name": "work", "pool": ""}, map[string]any{"key": "a/spare", "name": "spare", "pool": ""}},
 			"accounts_switch_at": 85.0, "max_running_per_cli": 2.0},
 		"b": {"memory_max": "2GB", "idle_after": "1m", "resume_args": []any{}, "fallback": "", "accounts": []any{}, "max_running_per_cli": 2.0},
 	}
