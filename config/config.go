@@ -220,6 +220,12 @@ func Load(workspace string, lookup func(string) (string, bool)) (*Config, error)
 // (file name relative to the workspace → content): how an edit of
 // roles.yaml is checked before it is saved.
 func load(workspace string, lookup func(string) (string, bool), given map[string][]byte) (*Config, error) {
+	return loadFiles(workspace, lookup, given, false)
+}
+
+// loadFiles is load; with partial, a configuration with errors comes back
+// as far as it parses, with the errors (LoadPartial).
+func loadFiles(workspace string, lookup func(string) (string, bool), given map[string][]byte, partial bool) (*Config, error) {
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
 		return nil, fmt.Errorf("config: workspace %q: %w", workspace, err)
@@ -251,10 +257,41 @@ func load(workspace string, lookup func(string) (string, bool), given map[string
 		}
 	}
 	pol := loadPolicy(files, roleList)
+	cfg := &Config{Workspace: abs, Settings: settings, Roles: roleList, Policy: pol, Warnings: errs.warnings}
 	if err := errs.err(); err != nil {
+		if partial {
+			cfg.Roles = parsedRoles(roleList)
+			return cfg, err
+		}
 		return nil, err
 	}
-	return &Config{Workspace: abs, Settings: settings, Roles: roleList, Policy: pol, Warnings: errs.warnings}, nil
+	return cfg, nil
+}
+
+// LoadPartial is Load for commands that read, never run: when the files
+// have errors it returns, with the *Errors, the configuration as far as it
+// parses (the roles whose id is valid and not a duplicate, each with what
+// of it parsed; settings with their defaults where a value is wrong), so
+// that `shogun tasks` or `shogun send` keep working while a running
+// supervisor carries on with its last good configuration. The partial
+// configuration must not start anything. Other errors (no workspace) come
+// with a nil Config, as from Load.
+func LoadPartial(workspace string, lookup func(string) (string, bool)) (*Config, error) {
+	return loadFiles(workspace, lookup, nil, true)
+}
+
+// parsedRoles are the roles of a configuration with errors that can still
+// be named: a valid id, the first of its name.
+func parsedRoles(roles []Role) []Role {
+	var out []Role
+	seen := map[string]bool{}
+	for _, r := range roles {
+		if ValidRoleID(r.ID) && !seen[r.ID] {
+			seen[r.ID] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // withShogunVars gives the variables the supervisor sets for its children a

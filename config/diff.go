@@ -116,6 +116,9 @@ var roleKeys = []struct {
 	{"restart", false, func(r Role) any { return r.Restart }},
 	{"stop", false, func(r Role) any { return r.Stop }},
 	{"memory_max", false, func(r Role) any { return r.MemoryMax }},
+	// Read by the running role each time it asks whether it has been
+	// idle long enough.
+	{"idle_after", false, func(r Role) any { return r.IdleAfter }},
 	{"fallback", false, func(r Role) any { return r.Fallback }},
 	// A new list takes effect at the program's next start: a running CLI
 	// keeps the account it was started on.
@@ -158,6 +161,8 @@ var settingKeys = []struct {
 	{"agent.default_command", true, func(s Settings) any { return s.Agent.DefaultCommand }},
 	// Live through the roles that take it, which Diff sees changed.
 	{"agent.memory_max", true, func(s Settings) any { return s.Agent.MemoryMax }},
+	// Live through the roles that take it, which Diff sees changed.
+	{"agent.idle_after", true, func(s Settings) any { return s.Agent.IdleAfter }},
 	{"agent.max_running", false, func(s Settings) any { return s.Agent.MaxRunning }},
 	{"agent.max_running_per_cli", false, func(s Settings) any { return s.Agent.MaxRunningPerCLI }},
 	{"queue", true, func(s Settings) any { return s.Queue }},

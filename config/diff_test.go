@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // Diff names what a new configuration does to each role: roles added or
@@ -28,6 +29,7 @@ func TestDiffSaysWhatEachRoleNeeds(t *testing.T) {
   - {id: off, prompt_path: roles/a.md, command: {exec: codex}}
   - {id: on, prompt_path: roles/a.md, command: {exec: codex}, enabled: false}
   - {id: sleeping, prompt_path: roles/a.md, command: {exec: codex}, enabled: false}
+  - {id: idle, prompt_path: roles/a.md, command: {exec: codex}, idle_after: 20s}
 `)
 	next := load(`roles:
   - {id: new, prompt_path: roles/b.md, command: {exec: claude}}
@@ -38,6 +40,7 @@ func TestDiffSaysWhatEachRoleNeeds(t *testing.T) {
   - {id: off, prompt_path: roles/a.md, command: {exec: codex}, enabled: false}
   - {id: on, prompt_path: roles/a.md, command: {exec: codex}}
   - {id: sleeping, prompt_path: roles/b.md, command: {exec: claude}, enabled: false}
+  - {id: idle, prompt_path: roles/a.md, command: {exec: codex}, idle_after: 0}
 `)
 	want := []RoleChange{
 		{Role: "new", Action: ActionStart, Keys: []string{"added"}},
@@ -45,6 +48,7 @@ func TestDiffSaysWhatEachRoleNeeds(t *testing.T) {
 		{Role: "args", Action: ActionRestart, Keys: []string{"command.args", "nudge"}},
 		{Role: "size", Action: ActionRestart, Keys: []string{"terminal"}},
 		{Role: "on", Action: ActionStart, Keys: []string{"enabled"}},
+		{Role: "idle", Action: ActionUpdate, Keys: []string{"idle_after"}},
 		{Role: "gone", Action: ActionStop, Keys: []string{"removed"}},
 		{Role: "off", Action: ActionStop, Keys: []string{"disabled"}},
 	}
@@ -65,8 +69,9 @@ func TestSettingsChangesTellLiveFromNextStart(t *testing.T) {
 	b.Skills.Similarity = 0.9
 	b.Logs.MaxFiles = 9
 	b.UI.Port = 8080
+	b.Agent.IdleAfter = 5 * time.Second
 	live, atStart := SettingsChanges(a, b)
-	if !reflect.DeepEqual(live, []string{"queue", "skills"}) || !reflect.DeepEqual(atStart, []string{"ui", "logs"}) {
+	if !reflect.DeepEqual(live, []string{"agent.idle_after", "queue", "skills"}) || !reflect.DeepEqual(atStart, []string{"ui", "logs"}) {
 		t.Errorf("live %v, at start %v", live, atStart)
 	}
 }

@@ -397,7 +397,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 		}
 	}
 	if v := m.take("memory_max"); v != nil {
-		if n, ok := rd.size(v, "memory_max"); ok {
+		if n, ok := rd.memoryMax(v, "memory_max"); ok {
 			r.MemoryMax = n
 		}
 	}

@@ -272,7 +272,7 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 			}
 		}
 		if v := sec.take("memory_max"); v != nil {
-			if n, ok := d.size(v, "memory_max"); ok {
+			if n, ok := d.memoryMax(v, "memory_max"); ok {
 				s.Agent.MemoryMax = n
 			}
 		}

@@ -116,3 +116,18 @@ func (d *decoder) size(n *yaml.Node, key string) (ByteSize, bool) {
 	}
 	return v, true
 }
+
+// MinMemoryMax is the least memory_max a role may have, other than 0 (no
+// bound): a CLI's runtime alone (node, python) takes more, so a smaller
+// bound would only restart the role until it is fatal.
+const MinMemoryMax ByteSize = 16_000_000
+
+// memoryMax reads a memory_max: a size, 0 or at least MinMemoryMax.
+func (d *decoder) memoryMax(n *yaml.Node, key string) (ByteSize, bool) {
+	v, ok := d.size(n, key)
+	if ok && v != 0 && v < MinMemoryMax {
+		d.errorf(n, "%q %s is below %s: no CLI runs in so little (0 for no bound)", key, v, MinMemoryMax)
+		return 0, false
+	}
+	return v, ok
+}

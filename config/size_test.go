@@ -26,9 +26,10 @@ func TestMemoryMaxDefaultsAndOverrides(t *testing.T) {
 	}
 }
 
-// A size a person cannot mean is refused with its line and what to write.
+// A size a person cannot mean is refused with its line and what to write,
+// and so is one no CLI can live in (below 16 MB).
 func TestMemoryMaxBadSizes(t *testing.T) {
-	for _, bad := range []string{"300", "2 lots", "GB", "-1GB", "1e3MB", "0x10MB", "true", "[1]", "9999TB"} {
+	for _, bad := range []string{"300", "2 lots", "GB", "-1GB", "1e3MB", "0x10MB", "true", "[1]", "9999TB", "1KB", "15MiB", "1B"} {
 		dir := testWorkspace(t, map[string]string{
 			"roles/a.md": "a",
 			RolesFile:    "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: claude}, memory_max: " + bad + "}\n",
@@ -67,5 +68,19 @@ func TestByteSizeReadsAsWritten(t *testing.T) {
 	}
 	if got := ByteSize(612 << 20).Like(512 << 20); got != "612 MiB" {
 		t.Errorf("612 MiB like 512MiB = %q", got)
+	}
+}
+
+// The floor holds for agent.memory_max too, and its error says what it is.
+func TestMemoryMaxBelowTheFloorIsRefused(t *testing.T) {
+	dir := testWorkspace(t, map[string]string{
+		"roles/a.md": "a",
+		SettingsFile: "agent:\n  memory_max: 1KB\n",
+		RolesFile:    "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: claude}, memory_max: 16MB}\n",
+	})
+	_, err := Load(dir, env(nil))
+	const want = `config/settings.yaml:2:15: "memory_max" 1 KB is below 16 MB: no CLI runs in so little (0 for no bound)`
+	if err == nil || err.Error() != want {
+		t.Errorf("agent.memory_max 1KB: %v; want %s", err, want)
 	}
 }

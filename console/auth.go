@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -72,7 +73,7 @@ const (
 var errLoggedOut = errors.New("the console's login token was replaced; log in again")
 
 type guard struct {
-	cookie string // the cookie's name: cookies ignore ports, so it names one
+	cookie string // the cookie's name, one per workspace (cookieName)
 	port   string
 	hosts  map[string]bool // lower-case host names (no port) Host may carry
 	anyIP  bool            // ui.host is unspecified: any IP literal is this machine
@@ -108,13 +109,27 @@ func sessionKey(cookie string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func newGuard(token string, ui config.UISettings, loopback bool) *guard {
+// cookieName is the name of the session cookie of the console of the
+// workspace ws: one per workspace, since browsers send a host's cookies to
+// every port of it (two workspaces' consoles on one machine must not
+// overwrite each other's sessions), and the same at each start whatever
+// port the console gets, so that a session lasts across restarts as the
+// sessions file keeps it.
+func cookieName(ws string) string {
+	if abs, err := filepath.Abs(ws); err == nil {
+		ws = abs
+	}
+	h := sha256.Sum256([]byte(filepath.Clean(ws)))
+	return "shogun_" + hex.EncodeToString(h[:6])
+}
+
+func newGuard(ws, token string, ui config.UISettings, loopback bool) *guard {
 	g := &guard{
 		token:    token,
 		sessions: map[string]session{},
 		codes:    map[string]time.Time{},
 		now:      time.Now,
-		cookie:   "shogun_" + strconv.Itoa(ui.Port),
+		cookie:   cookieName(ws),
 		port:     strconv.Itoa(ui.Port),
 		hosts:    map[string]bool{strings.ToLower(strings.Trim(ui.Host, "[]")): true},
 	}

@@ -108,7 +108,7 @@ func Listen(opts Options) (*Console, error) {
 	if !loop {
 		opts.Log.Warn().Str("address", addr).Msg("the web console listens beyond this machine (ui.allow_remote: true): anyone who can reach it and holds the token can type into the agents")
 	}
-	c := &Console{opts: opts, ln: ln, guard: newGuard(token, ui, loop), conns: newConnLimit(maxConns), taken: taken}
+	c := &Console{opts: opts, ln: ln, guard: newGuard(opts.Workspace, token, ui, loop), conns: newConnLimit(maxConns), taken: taken}
 	c.guard.conns = c.conns
 	c.guard.store = workspace.New(opts.Workspace).UISessions()
 	c.guard.loadSessions()

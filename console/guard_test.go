@@ -13,9 +13,9 @@ import (
 )
 
 func TestGuardNamesTheConsoleOnly(t *testing.T) {
-	local := newGuard(strings.Repeat("a", 64), config.UISettings{Host: "localhost", Port: 5173}, true)
-	remote := newGuard(strings.Repeat("a", 64), config.UISettings{Host: "0.0.0.0", Port: 5173, AllowRemote: true}, false)
-	named := newGuard(strings.Repeat("a", 64), config.UISettings{Host: "box.lan", Port: 5173, AllowRemote: true}, false)
+	local := newGuard(t.TempDir(), strings.Repeat("a", 64), config.UISettings{Host: "localhost", Port: 5173}, true)
+	remote := newGuard(t.TempDir(), strings.Repeat("a", 64), config.UISettings{Host: "0.0.0.0", Port: 5173, AllowRemote: true}, false)
+	named := newGuard(t.TempDir(), strings.Repeat("a", 64), config.UISettings{Host: "box.lan", Port: 5173, AllowRemote: true}, false)
 	hosts := []struct {
 		g    *guard
 		host string
@@ -145,7 +145,7 @@ func statusWith(g *guard, cookie *http.Cookie, bearer string) int {
 
 func TestLoginLinkWorksOnceWithinAMinute(t *testing.T) {
 	tok := strings.Repeat("a", 64)
-	g := newGuard(tok, config.UISettings{Host: "localhost", Port: 5173}, true)
+	g := newGuard(t.TempDir(), tok, config.UISettings{Host: "localhost", Port: 5173}, true)
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	g.now = func() time.Time { return now }
 
@@ -200,7 +200,7 @@ func TestLoginLinkWorksOnceWithinAMinute(t *testing.T) {
 
 func TestRotateEndsSessionsAndTheOldToken(t *testing.T) {
 	old, fresh := strings.Repeat("a", 64), strings.Repeat("b", 64)
-	g := newGuard(old, config.UISettings{Host: "localhost", Port: 5173}, true)
+	g := newGuard(t.TempDir(), old, config.UISettings{Host: "localhost", Port: 5173}, true)
 	code, _ := g.loginCode()
 	cookie, _ := loginAt(g, "/login?code="+code)
 	unused, _ := g.loginCode()

@@ -43,9 +43,8 @@ func (s *Server) roles(w http.ResponseWriter, r *http.Request) {
 	for _, rr := range st.Roles {
 		running[rr.ID] = rr
 	}
-	for _, rc := range cfg.Roles {
-		role := RoleConfigFrom(rc)
-		if rr, ok := running[rc.ID]; ok {
+	for _, role := range RoleConfigsFrom(cfg) {
+		if rr, ok := running[role.ID]; ok {
 			role.Runtime = &rr
 		}
 		out.Roles = append(out.Roles, role)

@@ -55,8 +55,31 @@ type RoleConfig struct {
 	StallAfter       string          `json:"stall_after"`
 	InterruptKeys    string          `json:"interrupt_keys"`
 	BetweenTasks     string          `json:"between_tasks"`
+	StartTimeout     string          `json:"start_timeout"`
 	Restart          RestartConfig   `json:"restart"`
 	Stop             StopConfig      `json:"stop"`
+	// IdleAfter is how long the role stays ready and idle before it is
+	// put to sleep ("0s": never), agent.idle_after's default included.
+	IdleAfter string `json:"idle_after"`
+	// MemoryMax bounds the memory of the role's process tree ("512MiB",
+	// "2GB"), agent.memory_max's default included; "" for no bound.
+	MemoryMax string `json:"memory_max"`
+	// ResumeArgs are appended to the command when the role wakes from
+	// sleep, so its CLI continues its last conversation (role or preset).
+	ResumeArgs []string `json:"resume_args"`
+	// Sandbox is the role's sandbox mode; "" for none.
+	Sandbox string `json:"sandbox"`
+	// Fallback is the role that takes its tasks when it cannot; "" for
+	// none.
+	Fallback string `json:"fallback"`
+	// Accounts are the accounts the role moves between, in order (their
+	// env is left out: it may hold secrets), and AccountsSwitchAt the
+	// share of a usage window at which it moves (0: only at a limit).
+	Accounts         []AccountConfig `json:"accounts"`
+	AccountsSwitchAt int             `json:"accounts_switch_at"`
+	// MaxRunningPerCLI is agent.max_running_per_cli's bound for the
+	// role's CLI (settings.yaml, not a roles.yaml key); 0 for none.
+	MaxRunningPerCLI int `json:"max_running_per_cli"`
 	// Set are the keys the role's entry in roles.yaml writes; the others
 	// have their defaults.
 	Set []string `json:"set"`
@@ -81,6 +104,15 @@ type WorktreeConfig struct {
 	Base string `json:"base"`
 	// Branch is the role's branch.
 	Branch string `json:"branch"`
+}
+
+// AccountConfig is one of a role's accounts.
+type AccountConfig struct {
+	// Key names the account in the history and `shogun accounts`.
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Pool is the settings.yaml pool it comes from; "" for the role's own.
+	Pool string `json:"pool"`
 }
 
 // TerminalConfig is a role's terminal size.
@@ -112,6 +144,10 @@ func RoleConfigFrom(r config.Role) RoleConfig {
 	if r.Worktree != nil {
 		wt = &WorktreeConfig{Base: r.Worktree.Base, Branch: r.Worktree.Branch}
 	}
+	accounts := []AccountConfig{}
+	for _, a := range r.Accounts {
+		accounts = append(accounts, AccountConfig{Key: a.Key, Name: a.Name, Pool: a.Pool})
+	}
 	return RoleConfig{
 		Worktree: wt,
 		ID:       r.ID, Name: r.Name, PromptPath: r.PromptPath, Enabled: r.Enabled, CLI: r.CLI,
@@ -129,7 +165,32 @@ func RoleConfigFrom(r config.Role) RoleConfig {
 		Restart: RestartConfig{Policy: r.Restart.Policy, MaxRestarts: r.Restart.MaxRestarts, Window: Duration(r.Restart.Window)},
 		Stop:    StopConfig{Keys: r.Stop.Keys, Timeout: Duration(r.Stop.Timeout)},
 		Set:     set,
+
+		StartTimeout: Duration(r.StartTimeout),
+		IdleAfter:    Duration(r.IdleAfter), MemoryMax: memorySize(r.MemoryMax),
+		ResumeArgs: nonNilList(r.ResumeArgs), Sandbox: string(r.Sandbox), Fallback: r.Fallback,
+		Accounts: accounts, AccountsSwitchAt: r.AccountsSwitchAt,
 	}
+}
+
+// RoleConfigsFrom is every role of cfg as RoleConfig shows it, in file
+// order, without Runtime, each with its CLI's agent.max_running_per_cli.
+func RoleConfigsFrom(cfg *config.Config) []RoleConfig {
+	out := []RoleConfig{}
+	for _, r := range cfg.Roles {
+		rc := RoleConfigFrom(r)
+		rc.MaxRunningPerCLI = cfg.Settings.Agent.MaxRunningPerCLI[r.CLI]
+		out = append(out, rc)
+	}
+	return out
+}
+
+// memorySize is a memory_max as roles.yaml takes it; "" for none.
+func memorySize(b config.ByteSize) string {
+	if b == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(b.String(), " ", "")
 }
 
 // pattern is a pattern as written; "" for none.

@@ -94,14 +94,18 @@ type Queue struct {
 	// (a live reload found errors), for the dashboard; nil when they were.
 	configError error
 
-	changed  chan struct{} // dashboard refresh requests
-	onReport func(store.Task)
-	notifyFn func(notify.Event)
-	headOf   func(role string) string
-	held     *heldReports // reports read but left where their agents wrote them
-	mu       sync.Mutex
-	recent   []attention         // files rejected and other AddAttention lines of this run, for the dashboard
-	blocked  map[string]blockage // what cannot make progress now, and why
+	changed chan struct{} // dashboard refresh requests
+	// takenIn is closed once Run has taken in the files that arrived
+	// while no supervisor ran, or has ended without (TakenIn).
+	takenIn     chan struct{}
+	takenInOnce sync.Once
+	onReport    func(store.Task)
+	notifyFn    func(notify.Event)
+	headOf      func(role string) string
+	held        *heldReports // reports read but left where their agents wrote them
+	mu          sync.Mutex
+	recent      []attention         // files rejected and other AddAttention lines of this run, for the dashboard
+	blocked     map[string]blockage // what cannot make progress now, and why
 	// handedAway is, per role, the reset of the latest limit it handed its
 	// tasks to its fallback for (fallback.go); guarded by mu.
 	handedAway map[string]time.Time
@@ -140,6 +144,7 @@ func New(opts Options) (*Queue, error) {
 		dirs:     dirs{commands: l.Commands(), tasks: l.Tasks(), reports: l.Reports(), archive: l.Archive(), failed: l.Failed()},
 		workers:  map[string]*worker{},
 		changed:  make(chan struct{}, 1),
+		takenIn:  make(chan struct{}),
 		onReport: opts.OnReport,
 		notifyFn: opts.Notify,
 		headOf:   opts.HeadCommit,
@@ -271,6 +276,7 @@ func (q *Queue) startLocked(w *worker) {
 // Run processes the queue until ctx ends: first whatever a crash left
 // claimed, then every file already waiting, then new files as they come.
 func (q *Queue) Run(ctx context.Context) error {
+	defer q.takenInOnce.Do(func() { close(q.takenIn) })
 	retry, err := q.recover()
 	if err != nil {
 		return err
@@ -290,6 +296,7 @@ func (q *Queue) Run(ctx context.Context) error {
 	// is given work: a report waiting there closes its task, which is then
 	// not delivered again to the restarted role.
 	in.initial(ctx)
+	q.takenInOnce.Do(func() { close(q.takenIn) })
 	run(in.run)
 	// A role already over its budget today gets no task from the start.
 	q.CheckBudgets()
@@ -309,6 +316,12 @@ func (q *Queue) Run(ctx context.Context) error {
 	q.writeDashboard() // the final state, roles stopped
 	return nil
 }
+
+// TakenIn is closed once Run has taken in the commands and reports that
+// arrived while no supervisor ran, so that Work knows the tasks they made
+// (the supervisor gives its slots at start by it), or once Run has ended
+// without.
+func (q *Queue) TakenIn() <-chan struct{} { return q.takenIn }
 
 // touched asks for the dashboard and status file to be rewritten.
 func (q *Queue) touched() {

@@ -91,6 +91,13 @@ type running struct {
 // start loads the workspace and runs a supervisor on it with fast timings.
 func start(t *testing.T, ws string, tune func(*Options)) *running {
 	t.Helper()
+	return startWithWork(t, ws, tune, nil)
+}
+
+// startWithWork is start with a work check (SetWorkCheck) in place before
+// Run, as the team sets the queue's; nil for none.
+func startWithWork(t *testing.T, ws string, tune func(*Options), work func(role string) Work) *running {
+	t.Helper()
 	cfg, err := config.Load(ws, func(k string) (string, bool) {
 		if k == "SHOGUN_EXE" {
 			return shogunBin, true
@@ -118,6 +125,9 @@ func start(t *testing.T, ws string, tune func(*Options)) *running {
 	sup, err := New(opts)
 	if err != nil {
 		t.Fatalf("new supervisor: %v", err)
+	}
+	if work != nil {
+		sup.SetWorkCheck(work)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{sup: sup, events: ev, cancel: cancel, done: make(chan error, 1)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -124,6 +125,36 @@ func (sl *slots) tryTake(r *Role, cli string) bool {
 		return true
 	}
 	return false
+}
+
+// slotOrderAtStart orders roles, given in file order, for the slots at
+// start: the roles with work first, by priority then the age of that work
+// (as the slots go later), then the others in file order. Without a bound
+// the order does not matter and the work is not asked.
+func (s *Supervisor) slotOrderAtStart(roles []*Role) []*Role {
+	if s.slots == nil {
+		return roles
+	}
+	work := make(map[*Role]Work, len(roles))
+	for _, r := range roles {
+		work[r] = s.work(r.id)
+	}
+	slices.SortStableFunc(roles, func(a, b *Role) int {
+		wa, wb := work[a], work[b]
+		switch {
+		case wa.Has != wb.Has:
+			if wa.Has {
+				return -1
+			}
+			return 1
+		case !wa.Has:
+			return 0
+		case wa.Rank != wb.Rank:
+			return wa.Rank - wb.Rank
+		}
+		return wa.Since.Compare(wb.Since)
+	})
+	return roles
 }
 
 // wait queues r for a slot and returns the waiter; granted is closed when

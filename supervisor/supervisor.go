@@ -405,13 +405,18 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		}
 	}()
 
+	// The roles with work take the slots first, then the first roles of
+	// config/roles.yaml, as the docs say: left to their goroutines, the
+	// race for them goes to whichever the scheduler runs first. The work
+	// is asked before s.mu is taken: the work check reads the history.
+	s.mu.Lock()
+	order := slices.Clone(s.roles)
+	s.mu.Unlock()
+	order = s.slotOrderAtStart(order)
 	s.mu.Lock()
 	s.runCtx = ctx
 	if s.slots != nil {
-		// The first roles of config/roles.yaml take the slots, as the docs
-		// say: left to their goroutines, the race for them goes to
-		// whichever the scheduler runs first (often the last started).
-		for _, r := range s.roles {
+		for _, r := range order {
 			s.slots.tryTake(r, r.conf().CLI)
 		}
 	}

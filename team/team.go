@@ -442,6 +442,12 @@ func (t *Team) Run(ctx context.Context) error {
 		defer wg.Done()
 		t.readUsage(qctx)
 	}()
+	// The roles take their slots at start by the work the queue has for
+	// them: the commands sent while no supervisor ran count.
+	select {
+	case <-t.q.TakenIn():
+	case <-ctx.Done():
+	}
 	err := errors.Join(t.sup.Run(supCtx), func() error { stopQueue(); wg.Wait(); return qErr }(), t.Halted())
 	// Nobody is left to ask: the open questions are denied, on record.
 	t.desk.Close()

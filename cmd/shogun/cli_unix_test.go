@@ -387,7 +387,7 @@ func TestDryRunShowsAccountsFallbackMemoryAndSlots(t *testing.T) {
 	for _, want := range []string{
 		"accounts claude-team/a then claude-team/b (switch at 85%), memory_max 1 GB, idle_after 10m0s\n",
 		"fallback shogun, memory_max 2 GB\n",
-		"agent.max_running 2: at start shogun, karo take the slots; then, as slots free: ashigaru1 (asleep until a task comes)",
+		"agent.max_running 2: at start shogun, karo take the slots, after any roles with queued work; then, as slots free: ashigaru1 (asleep until a task comes)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)

@@ -29,7 +29,12 @@ import (
 // teamWorkspace is a workspace with the given roles.yaml entries.
 func teamWorkspace(t *testing.T, entries ...string) string {
 	t.Helper()
-	ws := t.TempDir()
+	return teamWorkspaceIn(t, t.TempDir(), entries...)
+}
+
+// teamWorkspaceIn is teamWorkspace made in the folder ws.
+func teamWorkspaceIn(t *testing.T, ws string, entries ...string) string {
+	t.Helper()
 	shogun(t, "init", ws)
 	if err := os.WriteFile(filepath.Join(ws, "config", "roles.yaml"), []byte("roles:\n"+strings.Join(entries, "")), 0o644); err != nil {
 		t.Fatal(err)

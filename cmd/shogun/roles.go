@@ -35,10 +35,7 @@ func rolesCommand() *cli.Command {
 				if lerr != nil {
 					return lerr
 				}
-				out = control.RolesReply{Roles: []control.RoleConfig{}}
-				for _, r := range cfg.Roles {
-					out.Roles = append(out.Roles, control.RoleConfigFrom(r))
-				}
+				out = control.RolesReply{Roles: control.RoleConfigsFrom(cfg)}
 			} else if err != nil {
 				return err
 			}

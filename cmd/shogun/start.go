@@ -407,7 +407,8 @@ func planBounds(r config.Role) string {
 
 // planSlots says which roles would take the slots at start under
 // agent.max_running and agent.max_running_per_cli (the first of
-// config/roles.yaml, as the supervisor gives them) and which would wait;
+// config/roles.yaml, as the supervisor gives them after the roles with
+// work, which the history and the queue say at start) and which would wait;
 // "" without a bound.
 func planSlots(a config.AgentSettings, roles []config.Role) string {
 	if a.MaxRunning == 0 && len(a.MaxRunningPerCLI) == 0 {
@@ -431,7 +432,7 @@ func planSlots(a config.AgentSettings, roles []config.Role) string {
 		run = append(run, r.ID)
 		perCLI[r.CLI]++
 	}
-	line := fmt.Sprintf("\n%s: at start %s take the slots", strings.Join(bounds, ", "), strings.Join(run, ", "))
+	line := fmt.Sprintf("\n%s: at start %s take the slots, after any roles with queued work", strings.Join(bounds, ", "), strings.Join(run, ", "))
 	if len(wait) > 0 {
 		line += fmt.Sprintf("; then, as slots free: %s (asleep until a task comes)", strings.Join(wait, ", "))
 	}

@@ -60,22 +60,32 @@ func sendCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := loadConfig(ws)
+			errw := c.App.ErrWriter
+			var warned strings.Builder
+			cfg, err := readingConfig(ws, &warned)
 			if err != nil {
 				return err
 			}
+			var running *control.StatusReply
+			if st, err := control.NewClient(ws).Status(); err == nil {
+				running = &st
+			}
 			to, written := c.String("to"), time.Now()
-			id, path, err := queue.SendTo(cfg, queue.Command{
+			cmd := queue.Command{
 				ID: c.String("id"), To: to, From: c.String("from"), Title: c.String("title"),
 				Body: body, Tags: c.StringSlice("tag"), Priority: c.String("priority"),
-			}, written)
+			}
+			fmt.Fprint(errw, warned.String())
+			if err := checkSendRoles(cfg, warned.Len() > 0, running, cmd); err != nil {
+				return err
+			}
+			id, path, err := queue.Send(cfg.Workspace, cmd, written)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(c.App.Writer, id)
-			errw := c.App.ErrWriter
 			fmt.Fprintf(errw, "shogun: wrote %s\n", path)
-			if _, err := control.NewClient(ws).Status(); err != nil {
+			if running == nil {
 				fmt.Fprintf(errw, "shogun: no supervisor is running for this workspace: command %s becomes a task for %s at the next `shogun start`\n", id, to)
 				return nil
 			}
@@ -218,7 +228,7 @@ func tasksCommand() *cli.Command {
 			if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
 				return usageErrorf("--until %s is not after --since %s: no task can match", f.Until.Format(time.RFC3339), f.Since.Format(time.RFC3339))
 			}
-			cfg, err := loadConfig(ws)
+			cfg, err := readingConfig(ws, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}

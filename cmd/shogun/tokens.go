@@ -49,7 +49,7 @@ func usageCommand() *cli.Command {
 				y, m, d := since.UTC().Date()
 				since = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 			}
-			cfg, err := loadConfig(ws)
+			cfg, err := readingConfig(ws, c.App.ErrWriter)
 			if err != nil {
 				return err
 			}

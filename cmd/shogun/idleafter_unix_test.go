@@ -1,0 +1,47 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shogun-dev/shogun/control"
+)
+
+// idle_after is taken on as the role runs, as docs/configuration.md says:
+// a role's own key, and agent.idle_after for the roles without one, each
+// put an idle ready role to sleep once written, without a restart.
+func TestAChangedIdleAfterIsAppliedLive(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("a")+"    idle_after: 1h\n", simEntry("b"))
+	startBackground(t, ws)
+	waitStatus(t, ws, "a and b ready", func(s control.StatusReply) bool {
+		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "ready"
+	})
+
+	writeRoles(t, ws, false, simEntry("a")+"    idle_after: 1s\n", simEntry("b"))
+	waitStatus(t, ws, "a asleep after its idle_after became 1s", func(s control.StatusReply) bool {
+		return s.ConfigError == "" && stateOf(s, "a") == "sleeping"
+	})
+
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "agent:\n", "agent:\n  idle_after: 1s\n", 1)
+	if edited == string(data) {
+		t.Fatal("settings.yaml has no agent: section")
+	}
+	if err := os.WriteFile(settings, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := waitStatus(t, ws, "b asleep after agent.idle_after became 1s", func(s control.StatusReply) bool {
+		return s.ConfigError == "" && stateOf(s, "b") == "sleeping"
+	})
+	if stateOf(st, "a") != "sleeping" {
+		t.Errorf("a woke: %s", stateOf(st, "a"))
+	}
+}

@@ -1,0 +1,59 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shogun-dev/shogun/shoguntest"
+)
+
+// Commands sent before the start make tasks whose roles take the slots of
+// agent.max_running first: the roles before them in roles.yaml, with
+// nothing to do, never start a program (before, the first two of the file
+// ran, were then put to sleep, and the roles with tasks waited for that).
+func TestAtStartTheRolesWithQueuedTasksRunFirst(t *testing.T) {
+	ws := t.TempDir()
+	started := filepath.Join(ws, "started")
+	var entries []string
+	for _, id := range []string{"a", "b", "c", "d"} {
+		entries = append(entries, shEntry(id, "echo "+id+" >> "+started+"; sleep 600", ""))
+	}
+	ws = teamWorkspaceIn(t, ws, append(entries, simEntry("e"), simEntry("f"))...)
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 2\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []string{"e", "f"} {
+		if _, errOut, code := shogun(t, "send", "-w", ws, "--to", to, "--title", "Job for "+to, "--body", "b"); code != 0 {
+			t.Fatalf("send to %s: exit %d %s", to, code, errOut)
+		}
+	}
+	startBackground(t, ws)
+	// The roles a..d never become ready (no ready pattern, no output):
+	// one that took a slot would hold it, and the tasks would wait.
+	shoguntest.WaitFor(t, "both tasks done, or a role without work started", 60*time.Second, func() bool {
+		if _, err := os.Stat(started); err == nil {
+			return true
+		}
+		tasks, _ := taskList(t, ws)
+		done := 0
+		for _, tk := range tasks {
+			if tk.Status == "done" {
+				done++
+			}
+		}
+		return done == 2
+	})
+	if b, err := os.ReadFile(started); err == nil {
+		t.Errorf("roles without work started a program at start, ahead of the roles with tasks: %q", b)
+	}
+}
