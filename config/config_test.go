@@ -136,7 +136,8 @@ func TestSeedExampleFilesLoadUnchanged(t *testing.T) {
 	if ashigaru.CLI != roles.CLIClaude || !reflect.DeepEqual(ashigaru.Command.Args, []string{"--dangerously-skip-permissions"}) {
 		t.Errorf("ashigaru1 = %q %q", ashigaru.CLI, ashigaru.Command.Args)
 	}
-	if ashigaru.Stop.Keys != "/exit\r" || ashigaru.BusyPattern.String() != "esc to interrupt" {
+	claude, _ := roles.LookupPreset(roles.CLIClaude)
+	if ashigaru.Stop.Keys != claude.Stop.Keys || ashigaru.BusyPattern.String() != "esc to interrupt" {
 		t.Errorf("ashigaru1 preset not applied: stop %q busy %v", ashigaru.Stop.Keys, ashigaru.BusyPattern)
 	}
 	if _, ok := cfg.Role("karo"); ok {
