@@ -16,8 +16,8 @@ import (
 // session_id on its input) at every tool call, so it follows a /clear or
 // /new of between_tasks; resume_args name it as SessionPlaceholder.
 
-// SessionPlaceholder is the word of resume_args that stands for the
-// role's own session id ([--resume, "{session}"]). Where the id is not
+// SessionPlaceholder stands for the role's own session id in resume_args
+// ([--resume, "{session}"]). Where the id is not
 // known, a role whose resume_args hold it starts afresh.
 const SessionPlaceholder = "{session}"
 
@@ -57,11 +57,12 @@ func (r *Role) SessionID() string {
 	return r.sessionID
 }
 
-// resumeArgs are args (resume_args) with SessionPlaceholder replaced by
-// the role's session id. ok is false when they need an id and none is
-// known: the role then starts afresh rather than resume another's.
+// resumeArgs are args (resume_args) with SessionPlaceholder, a word or
+// part of one (--resume={session}), replaced by the role's session id. ok
+// is false when they need an id and none is known: the role then starts
+// afresh rather than resume another's conversation.
 func resumeArgs(args []string, session string) (out []string, ok bool) {
-	if !slices.Contains(args, SessionPlaceholder) {
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
 		return args, true
 	}
 	if !ValidSessionID(session) {
@@ -69,9 +70,7 @@ func resumeArgs(args []string, session string) (out []string, ok bool) {
 	}
 	out = slices.Clone(args)
 	for i, a := range out {
-		if a == SessionPlaceholder {
-			out[i] = session
-		}
+		out[i] = strings.ReplaceAll(a, SessionPlaceholder, session)
 	}
 	return out, true
 }
