@@ -22,7 +22,7 @@ import (
 // --resume latest it got the second role's conversation and worked on as
 // that role).
 func TestWokenRoleResumesItsOwnConversation(t *testing.T) {
-	for _, cli := range []string{"claude", "codex"} {
+	for _, cli := range []string{"claude", "codex", "gemini"} {
 		t.Run(cli, func(t *testing.T) { resumesItsOwn(t, cli) })
 	}
 }
