@@ -17,10 +17,10 @@ import (
 // does a task and sleeps; the second does a task after it, so the folder's
 // most recent conversation is the second's; a task then wakes the first.
 // The woken CLI must resume the first role's conversation, by its session
-// id: the model's request for the new task holds the first role's earlier
-// words and none of the second's (with --continue, resume --last or
-// --resume latest it got the second role's conversation and worked on as
-// that role).
+// id, and finish the task: the model's request for the new task holds the
+// first role's earlier words and none of the second's (with --continue,
+// resume --last or --resume latest it got the second role's conversation
+// and worked on as that role).
 func TestWokenRoleResumesItsOwnConversation(t *testing.T) {
 	for _, cli := range []string{"claude", "codex", "gemini"} {
 		t.Run(cli, func(t *testing.T) { resumesItsOwn(t, cli) })
