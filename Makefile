@@ -78,7 +78,7 @@ test-real:
 ## policy, on a sloppy model). Installs the CLIs like test-real; skips when Node.js or npm
 ## is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 25m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestUsageEqualsWhatTheModelServed|TestHostileAgent|TestFallbackFinishes|TestClaudeMovesToItsSecondAccount|TestCodexSwitchesAccountAtTheThreshold|TestWokenRoleResumesItsOwnConversation' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 25m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestUsageEqualsWhatTheModelServed|TestHostileAgent|TestFallbackFinishes|TestClaudeMovesToItsSecondAccount|TestCodexSwitchesAccountAtTheThreshold|TestWokenRoleResumesItsOwnConversation|TestWakeFollowsTheSessionAfterBetweenTasks' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)

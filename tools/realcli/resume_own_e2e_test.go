@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,53 @@ func resumesItsOwn(t *testing.T, cli string) {
 		t.Errorf("no request to the model holds the task after the wake")
 	}
 	tm.stop()
+}
+
+// TestWakeFollowsTheSessionAfterBetweenTasks: between_tasks (/clear)
+// starts a new session in Claude Code and Codex; the role's hook tells the
+// new one, and the wake resumes the latest, not the role's first.
+func TestWakeFollowsTheSessionAfterBetweenTasks(t *testing.T) {
+	for _, cli := range []string{"claude", "codex"} {
+		t.Run(cli, func(t *testing.T) {
+			tm := startE2E(t, []string{cli}, func(string) string { return "    idle_after: 5s\n" })
+			for i, title := range []string{"One", "Two"} {
+				id := tm.send(cli, title, "fakemodel: report done via write "+title+" done\n")
+				if task, ok := tm.waitTask(id, 3*time.Minute); !ok || task.Status != store.StatusDone {
+					t.Fatalf("task %d: %+v (closed %v); screen:\n%s", i+1, task, ok, screen(t, tm.env, tm.ws, cli))
+				}
+			}
+			if !tm.waitState(cli, "sleeping", time.Minute) {
+				t.Fatalf("%s never went to sleep; screen:\n%s", cli, screen(t, tm.env, tm.ws, cli))
+			}
+			id := tm.send(cli, "Three", "fakemodel: report done via write three done\n")
+			if task, ok := tm.waitTask(id, 3*time.Minute); !ok || task.Status != store.StatusDone {
+				t.Fatalf("the task after the wake: %+v (closed %v); screen:\n%s", task, ok, screen(t, tm.env, tm.ws, cli))
+			}
+			tm.stop()
+			b, err := os.ReadFile(filepath.Join(tm.ws, "runtime", "logs", "supervisor", "shogun.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var told []string
+			woke := ""
+			for _, line := range strings.Split(string(b), "\n") {
+				var e struct{ Role, Session, State, Reason, Message string }
+				if json.Unmarshal([]byte(line), &e) != nil || e.Role != cli {
+					continue
+				}
+				switch {
+				case e.Message == "the CLI's conversation" && woke == "":
+					told = append(told, e.Session)
+				case e.State == "waking" && woke == "":
+					woke = e.Reason
+				}
+			}
+			if len(told) < 2 {
+				t.Fatalf("sessions told before the wake: %q, want a new one after between_tasks", told)
+			}
+			if latest := told[len(told)-1]; !strings.Contains(woke, latest) || strings.Contains(woke, told[0]) {
+				t.Errorf("the wake %q, want it to resume the latest session %s, not the first %s", woke, latest, told[0])
+			}
+		})
+	}
 }
