@@ -64,8 +64,8 @@ func (e Enforcement) Write() error {
 //     (--managed-settings, the policy tier, would not be: but Claude Code
 //     takes only a few restrictive keys from it, not hooks.)
 //   - Codex 0.169.0: -c overrides, which come before every config file: the
-//     PreToolUse and SessionStart hooks, the MCP server, and the hooks feature on (a project's
-//     config.toml could switch it off); --dangerously-bypass-hook-trust runs
+//     PreToolUse and SessionStart hooks, the MCP server, and the hooks
+//     feature on (a project's config.toml could switch it off); --dangerously-bypass-hook-trust runs
 //     the hook without the review Codex asks for a new hook on its screen
 //     (shogun wrote it; Codex keeps trust in the user's config.toml, by a
 //     hash of the hook). A role that runs outside the workspace (a
@@ -219,9 +219,6 @@ func geminiProjectHooked(path string) bool {
 	return false
 }
 
-// hooksFor is a hooks key in the format Claude Code, Copilot CLI and
-// Gemini CLI share: one hook for every tool (no matcher), running `exe
-// hook cli`, with the time limit in the CLI's unit.
 // sessionHookTimeout bounds, in seconds, a SessionStart hook, which only
 // tells the supervisor the CLI's session id (hooks.noteSession).
 const sessionHookTimeout = 10
@@ -237,6 +234,9 @@ func mergeHooks(maps ...map[string]any) map[string]any {
 	return out
 }
 
+// hooksFor is a hooks key in the format Claude Code, Copilot CLI and
+// Gemini CLI share: one hook for every tool (no matcher), running `exe
+// hook cli`, with the time limit in the CLI's unit.
 func hooksFor(exe, cli, event string, timeout int) map[string]any {
 	return map[string]any{
 		event: []any{map[string]any{
