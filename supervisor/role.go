@@ -81,7 +81,7 @@ type Role struct {
 	writer     *Attachment // the person typing into the role, if any
 	// typing is held by one automatic delivery (Type, SendKeys) from start
 	// to end, so that two never mix their keys.
-	typing sync.Mutex
+	typing ctxLock
 	// keys is held while keys are written into the program, by automatic
 	// typing (under typing) and by a person's answer (Answer). Automatic
 	// typing lets go of it whenever it waits, for the role to be ready or
@@ -449,7 +449,7 @@ func (r *Role) run(ctx context.Context) {
 			r.asleep, r.resumable = true, true
 			r.mu.Unlock()
 			r.setState(Sleeping, r.sleepReason())
-			r.typing.Unlock() // held since trySleep
+			r.typing.unlock() // held since trySleep
 			failures = 0
 			window = &restartWindow{window: r.conf().Restart.Window}
 			if !r.sleepUntilWork(ctx) {

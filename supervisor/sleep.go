@@ -103,8 +103,12 @@ func (r *Role) idleLeft() (time.Duration, bool) {
 }
 
 // trySleep decides, for the running role, whether to end its program now
-// and sleep: it is ready, no person is at it, nothing is being typed
-// into it and the queue has nothing for it. idle asks also that it has
+// and sleep: it is ready, its startup prompt is behind it, no person is at
+// it, nothing is being typed into it and the queue has nothing for it.
+// (A program put to sleep before its startup prompt would be resumed as
+// one that had it; and the prompt, typed from the program's watch, would
+// wait for the typing this holds while the program's end waits for the
+// watch.) idle asks also that it has
 // been so for its idle_after. On true, r.typing is held: nothing is typed
 // into the program while it is stopped, and the caller lets go of it once
 // the role is marked sleeping, so a delivery that waited learns it sleeps
@@ -116,13 +120,13 @@ func (r *Role) trySleep(idle bool) bool {
 		}
 	}
 	r.mu.Lock()
-	ok := r.state == Ready && r.writer == nil && time.Since(r.humanInput) >= r.sup.humanQuiet && len(r.hookQuestions) == 0
+	ok := r.state == Ready && r.settled && r.writer == nil && time.Since(r.humanInput) >= r.sup.humanQuiet && len(r.hookQuestions) == 0
 	r.mu.Unlock()
-	if !ok || !r.typing.TryLock() {
+	if !ok || !r.typing.tryLock() {
 		return false
 	}
 	if r.sup.work(r.id).Has {
-		r.typing.Unlock()
+		r.typing.unlock()
 		return false
 	}
 	return true

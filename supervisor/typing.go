@@ -129,8 +129,10 @@ func (r *Role) Type(ctx context.Context, text string, opts TypeOptions) (Deliver
 	if opts.RefuseAttention && r.State() == Attention {
 		return Delivery{}, fmt.Errorf("type into %s: %w", r.id, ErrAttention)
 	}
-	r.typing.Lock()
-	defer r.typing.Unlock()
+	if err := r.typing.lock(ctx); err != nil {
+		return Delivery{}, fmt.Errorf("type into %s: %w", r.id, err)
+	}
+	defer r.typing.unlock()
 	var d Delivery
 	for {
 		sess, gen, err := r.waitIdle(ctx, opts.RefuseAttention)
@@ -732,8 +734,10 @@ func (r *Role) SendKeys(ctx context.Context, keys string) error {
 	if keys == "" {
 		return nil
 	}
-	r.typing.Lock()
-	defer r.typing.Unlock()
+	if err := r.typing.lock(ctx); err != nil {
+		return fmt.Errorf("send keys to %s: %w", r.id, err)
+	}
+	defer r.typing.unlock()
 	sess, gen, err := r.waitIdle(ctx, false)
 	if err != nil {
 		return err

@@ -145,3 +145,18 @@ export function h(tag, attrs = {}, ...children) {
   }
   return el;
 }
+
+/**
+ * roleWhy(r) says why a role (a RoleReply) takes no task now, as `shogun
+ * status` and `shogun send` word it: "backoff (memory 160 MB over
+ * memory_max 64 MB)", "held: .claude/settings.local.json sets
+ * disableAllHooks"; "" when nothing holds it back. The reasons may hold
+ * anything an agent wrote: set the result as text only.
+ */
+export function roleWhy(r) {
+  if (!r) return '';
+  const parts = [];
+  if (r.state === 'backoff' && r.backoff_reason) parts.push(`backoff (${r.backoff_reason})`);
+  if (r.held) parts.push('held: ' + r.held);
+  return parts.join('; ');
+}

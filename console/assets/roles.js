@@ -6,7 +6,7 @@
 // strict decoder as `shogun start`, saves it, and applies it at once. A
 // refused edit saves nothing and comes back with each problem's line and
 // column, shown under the form. States follow /v1/events/stream.
-import { h, events, get, post, put, del, toast } from './api.js';
+import { h, events, get, post, put, del, toast, roleWhy } from './api.js';
 
 // The form's fields, by their roles.yaml keys. kind says how a value is
 // read from its input: text, int, list (one per line), env (NAME=value per
@@ -97,7 +97,7 @@ export function mount(el) {
   // whenever any role changes state, and a row built anew under the
   // pointer would swallow a click and forget an armed Delete. A row is
   // built again only when what it shows of the configuration changed.
-  const rows = new Map();       // role id → { tr, key, state, pid }
+  const rows = new Map();       // role id → { tr, key, state, pid, why }
   const armed = new Map();      // role id → the timer that disarms its Delete
 
   function current(id) { return roles.find(x => x.id === id); }
@@ -118,10 +118,11 @@ export function mount(el) {
     });
     const state = h('span', { class: 'state' });
     const pid = h('span', { class: 'muted' });
+    const why = h('div', { class: 'why', hidden: true });
     const tr = h('tr', { dataset: { role: r.id } },
       h('td', {}, r.enabled && s ? h('a', { href: '#/terminal/' + enc, class: 'mono' }, r.id) : h('span', { class: 'mono' }, r.id)),
       h('td', {}, r.name !== r.id ? r.name : ''),
-      h('td', {}, state, pid),
+      h('td', {}, state, pid, why),
       h('td', {}, r.cli),
       h('td', { class: 'mono cmd', title: [r.command.exec, ...r.command.args].join(' ') }, [r.command.exec, ...r.command.args].join(' ')),
       h('td', { class: 'actions' },
@@ -130,7 +131,7 @@ export function mount(el) {
           ? h('button', { class: 'danger', dataset: { action: 'disable' }, onclick: () => edit('POST', `/v1/config/roles/${enc}/disable`, `${r.id} disabled`) }, 'Disable')
           : h('button', { dataset: { action: 'enable' }, onclick: () => edit('POST', `/v1/config/roles/${enc}/enable`, `${r.id} enabled`) }, 'Enable'),
         del1));
-    return { tr, key, state, pid };
+    return { tr, key, state, pid, why };
   }
 
   function render() {
@@ -153,6 +154,8 @@ export function mount(el) {
       }
       const pid = s && s.pid ? ` pid ${s.pid}` : '';
       if (row.pid.textContent !== pid) row.pid.textContent = pid;
+      const why = r.enabled ? roleWhy(s) : '';
+      if (row.why.textContent !== why) { row.why.textContent = why; row.why.hidden = !why; }
       want.push(row.tr);
     }
     const ids = new Set(roles.map(r => r.id));

@@ -6,7 +6,7 @@
 // questions waiting for a person, answered here with a button) and
 // /v1/console/previews (screens, at most once a second per role); nothing
 // polls. The seconds since output tick in the page itself.
-import { h, events, post, get, toast } from './api.js';
+import { h, events, post, get, toast, roleWhy } from './api.js';
 
 export function mount(el) {
   const grid = h('div', { class: 'team', id: 'team' });
@@ -26,6 +26,7 @@ export function mount(el) {
     const f = {
       name: h('span', { class: 'name' }),
       state: h('span', { class: 'state' }),
+      why: h('p', { class: 'why', hidden: true }),
       task: h('dd', { class: 'task' }),
       queue: h('dd', { class: 'queue' }),
       output: h('dd', { class: 'since' }),
@@ -47,6 +48,7 @@ export function mount(el) {
     f.preview.addEventListener('click', () => { location.hash = '#/terminal/' + enc; });
     const el = h('section', { class: 'role', dataset: { role: id } },
       h('div', { class: 'head' }, h('a', { class: 'id', href: '#/terminal/' + enc }, id), f.name, f.state),
+      f.why,
       h('dl', {},
         h('dt', {}, 'task'), f.task,
         h('dt', {}, 'queue'), f.queue,
@@ -71,6 +73,8 @@ export function mount(el) {
     f.state.textContent = r.state;
     f.state.className = 'state ' + r.state;
     c.el.dataset.state = r.state;
+    f.why.textContent = roleWhy(r);
+    f.why.hidden = !f.why.textContent;
     f.task.replaceChildren(r.task_id
       ? h('a', { href: '#/tasks/' + encodeURIComponent(r.task_id) }, `${r.task_title || r.task_id} (${r.task_status || ''})`)
       : h('span', { class: 'muted' }, 'none'));

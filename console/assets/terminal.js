@@ -8,12 +8,13 @@
 import { Terminal } from './vendor/xterm.mjs';
 import { FitAddon } from './vendor/addon-fit.mjs';
 import { Unicode11Addon } from './vendor/addon-unicode11.mjs';
-import { h, post, wsURL, toast, events } from './api.js';
+import { h, post, wsURL, toast, events, roleWhy } from './api.js';
 
 export async function mount(el, { role }) {
   const enc = encodeURIComponent(role);
   const mode = h('span', { class: 'mode muted', id: 'term-mode' }, 'connecting…');
   const state = h('span', { class: 'state', id: 'term-state' }, '');
+  const why = h('span', { class: 'why', id: 'term-why', hidden: true });
   const takeBtn = h('button', { id: 'take-control', class: 'primary' }, 'Take control');
   const releaseBtn = h('button', { id: 'release-control', hidden: true }, 'Release control');
   const box = h('div', { class: 'termwrap', id: 'terminal' });
@@ -24,7 +25,7 @@ export async function mount(el, { role }) {
     h('div', { class: 'termbar' },
       h('a', { href: '#/team' }, '← Team'),
       h('h1', { style: 'margin:0' }, role),
-      state, mode, takeBtn, releaseBtn),
+      state, why, mode, takeBtn, releaseBtn),
     box,
     h('form', { class: 'typebox', onsubmit: ev => { ev.preventDefault(); typeLine(); } }, input, typeBtn),
     typeNote,
@@ -149,6 +150,8 @@ export async function mount(el, { role }) {
     state.textContent = r ? r.state : 'not running';
     state.className = 'state ' + (r ? r.state : 'stopped');
     roleState = r ? r.state : 'not running';
+    why.textContent = roleWhy(r);
+    why.hidden = !why.textContent;
     showTyping();
   }
   const closeEvents = events('/v1/events/stream', {
