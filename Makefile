@@ -74,13 +74,13 @@ test-real:
 ## usage equal to what the model served a Claude, a Codex and a Gemini role, a Claude role
 ## that moves to its second account at the first one's limit, a Codex role that moves
 ## before its next task at a share of its usage window, a role that
-## sleeps when idle and wakes with its conversation, the four CLIs quitting on their stop
-## keys right after a between_tasks /clear, README's tour, and the team as users
+## sleeps when idle and wakes with its own conversation (two roles of a CLI in one folder), the four CLIs
+## quitting on their stop keys right after a between_tasks /clear, README's tour, and the team as users
 ## have it: three CLIs and a worktree role at once in a git repository with shogun init's
 ## policy, on a sloppy model). Installs the CLIs like test-real; skips when Node.js or npm
 ## is missing.
 test-e2e:
-	$(GO) test -tags realcli -count=1 -timeout 25m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestSandboxedCLIsDoWholeTasks|TestRealCLIsQuitOnTheirStopKeys|TestUsageEqualsWhatTheModelServed|TestHostileAgent|TestFallbackFinishes|TestClaudeMovesToItsSecondAccount|TestCodexSwitchesAccountAtTheThreshold' ./tools/realcli
+	$(GO) test -tags realcli -count=1 -timeout 25m -v -run 'TestTeamAsUsersHaveIt|TestWholeTasks|TestCodexTasksInAGit|TestTaskHandedOn|TestPermissionAnswered|TestApprovals|TestScreenQuestion|TestUsageLimit|TestRealCLIsWake|TestTourAsWritten|RefusesThePolicysDenyRules|TestSandboxedClaudeIsRefusedByTheKernel|TestSandboxedCLIsDoWholeTasks|TestRealCLIsQuitOnTheirStopKeys|TestUsageEqualsWhatTheModelServed|TestHostileAgent|TestFallbackFinishes|TestClaudeMovesToItsSecondAccount|TestCodexSwitchesAccountAtTheThreshold|TestWokenRoleResumesItsOwnConversation|TestWakeFollowsTheSessionAfterBetweenTasks' ./tools/realcli
 
 ## fixtures: install the pinned real CLIs and record their screens, raw, into
 ## supervisor/testdata/screens (what supervisor/screens_test.go replays)

@@ -1023,8 +1023,8 @@ func TestIdleAfterResumeArgsAndMaxRunning(t *testing.T) {
 		idle   time.Duration
 		resume []string
 	}{
-		{"a", 10 * time.Minute, []string{"--continue"}},
-		{"b", 0, []string{"resume", "--last"}},
+		{"a", 10 * time.Minute, []string{"--resume", "{session}"}},
+		{"b", 0, []string{"resume", "{session}"}},
 		{"c", 30 * time.Second, []string{"--resume", "3"}},
 		{"d", 10 * time.Minute, nil},
 	} {

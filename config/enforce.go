@@ -64,8 +64,8 @@ func (e Enforcement) Write() error {
 //     (--managed-settings, the policy tier, would not be: but Claude Code
 //     takes only a few restrictive keys from it, not hooks.)
 //   - Codex 0.169.0: -c overrides, which come before every config file: the
-//     PreToolUse hook, the MCP server, and the hooks feature on (a project's
-//     config.toml could switch it off); --dangerously-bypass-hook-trust runs
+//     PreToolUse and SessionStart hooks, the MCP server, and the hooks
+//     feature on (a project's config.toml could switch it off); --dangerously-bypass-hook-trust runs
 //     the hook without the review Codex asks for a new hook on its screen
 //     (shogun wrote it; Codex keeps trust in the user's config.toml, by a
 //     hash of the hook). A role that runs outside the workspace (a
@@ -101,7 +101,10 @@ func CLIEnforcement(l workspace.Layout, cli, exec, cwd, exe string) (e Enforceme
 	switch cli {
 	case roles.CLIClaude:
 		settings, err := jsonFile(map[string]any{
-			"hooks":       hooksFor(exe, "claude", "PreToolUse", ClaudeHookTimeout),
+			// SessionStart too (at start, resume and /clear), so the
+			// hook tells the session a wake resumes before any tool call.
+			"hooks": mergeHooks(hooksFor(exe, "claude", "PreToolUse", ClaudeHookTimeout),
+				hooksFor(exe, "claude", "SessionStart", sessionHookTimeout)),
 			"permissions": map[string]any{"allow": []string{"mcp__" + MCPServerName}},
 		})
 		if err != nil {
@@ -127,6 +130,9 @@ func CLIEnforcement(l workspace.Layout, cli, exec, cwd, exe string) (e Enforceme
 			// ([features] hooks = false, or its old name codex_hooks): -c wins.
 			"-c", "features.hooks=true",
 			"-c", "hooks.PreToolUse=" + hook,
+			// At start and on /new: the session a wake resumes.
+			"-c", "hooks.SessionStart=" + fmt.Sprintf(`[{hooks=[{type="command", command=%s, timeout=%d}]}]`,
+				tomlString(shellQuote(exe)+" hook codex"), sessionHookTimeout),
 			"-c", "mcp_servers." + MCPServerName + "=" + server,
 			"--dangerously-bypass-hook-trust",
 		}
@@ -211,6 +217,21 @@ func geminiProjectHooked(path string) bool {
 		}
 	}
 	return false
+}
+
+// sessionHookTimeout bounds, in seconds, a SessionStart hook, which only
+// tells the supervisor the CLI's session id (hooks.noteSession).
+const sessionHookTimeout = 10
+
+// mergeHooks is the hooks of every map, by event.
+func mergeHooks(maps ...map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // hooksFor is a hooks key in the format Claude Code, Copilot CLI and

@@ -49,7 +49,7 @@ type routeRule struct {
 // routeRules classifies every route of the API (TestEveryRouteIsClassified
 // fails for one that is missing). An agent needs its own task and report
 // (files, and GET /v1/tasks/{id} for its own), to send a task (send_task),
-// the team's status (team_status), and its hook's approval requests; it
+// the team's status (team_status), its hook's approval requests and its own session (session.go); it
 // never answers a question, changes roles, settings or the policy, types
 // into or stops a role, or reads what a person reads.
 var routeRules = map[string]routeRule{
@@ -57,6 +57,7 @@ var routeRules = map[string]routeRule{
 	"GET /v1/status":                     {forAgents, "read the team's status"},
 	"POST /v1/approvals":                 {forAgents, "ask for an approval"},
 	"GET /v1/approvals/{id}":             {forAgents, "wait for an approval's answer"},
+	"POST /v1/roles/{id}/session":        {forAgents, "tell its conversation's session"},
 	"POST /v1/send":                      {forAgents, "send a task"},
 	"GET /v1/tasks/{id}":                 {forAgents, "read a task"},
 	"GET /v1/tasks/{id}/log":             {forAgents, "read a task's log"},

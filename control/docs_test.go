@@ -21,6 +21,7 @@ func TestAPIDocsMatchTheTypes(t *testing.T) {
 		"### The body — `CancelRequest`":                   CancelRequest{},
 		"### The answer to retry and cancel — `TaskReply`": TaskReply{},
 		"## GET /v1/usage — `UsageReply`":                  UsageReply{},
+		"## POST /v1/roles/{id}/session — `SessionReport`": SessionReport{},
 	} {
 		t.Run(heading, func(t *testing.T) {
 			shoguntest.CheckDocShape(t, shoguntest.ReadDocShape(t, "api.md", heading), v)

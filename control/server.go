@@ -149,6 +149,7 @@ func (s *Server) router() *router {
 	s.registerConfig(mux)
 	s.registerPages(mux)
 	s.registerApprovals(mux)
+	s.registerSessions(mux)
 	return mux
 }
 

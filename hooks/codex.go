@@ -27,6 +27,7 @@ func Codex(in io.Reader, out io.Writer, opts Options) error {
 	if opts.Role == "" {
 		return nil
 	}
+	noteSession(data, opts)
 	v := codexVerdict(data, opts)
 	if v.decision != "deny" {
 		return nil

@@ -47,6 +47,7 @@ func Gemini(in io.Reader, out io.Writer, opts Options) error {
 	if opts.Role == "" {
 		return nil
 	}
+	noteSession(data, opts)
 	v := geminiVerdict(data, opts)
 	if v.decision != "deny" && v.decision != "ask" {
 		return nil

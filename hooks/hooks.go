@@ -26,6 +26,8 @@ import (
 type Asker interface {
 	Ask(control.ApprovalRequest) (control.Approval, error)
 	WaitApproval(id int64, wait time.Duration) (control.Approval, error)
+	// NoteSession tells the session the role's CLI holds now.
+	NoteSession(role, id string) error
 }
 
 var _ Asker = (*control.Client)(nil)
@@ -109,6 +111,7 @@ func Claude(in io.Reader, out io.Writer, opts Options) error {
 	if opts.Role == "" {
 		return nil
 	}
+	noteSession(data, opts)
 	v := claudeVerdict(data, opts)
 	if v.decision == "" {
 		return nil
@@ -163,4 +166,23 @@ func decideAll(opts Options, cli, cwd string, acts []policy.Action) verdict {
 		}
 	}
 	return v
+}
+
+// noteSession tells the supervisor the session id on a hook's input (all
+// three CLIs write session_id), so that the role's next wake resumes its
+// own conversation, even after a /clear. The hook runs inside the role's
+// process tree, which is what lets the supervisor take the id as the
+// role's; the supervisor checks its form. Nothing is told for an input
+// that is not JSON or has no id, and a failure changes no decision.
+func noteSession(data []byte, opts Options) {
+	if len(data) > maxInput {
+		return
+	}
+	var in struct {
+		SessionID string `json:"session_id"`
+	}
+	if json.Unmarshal(data, &in) != nil || in.SessionID == "" {
+		return
+	}
+	_ = opts.Supervisor.NoteSession(opts.Role, in.SessionID)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,6 +20,13 @@ type fakeSupervisor struct {
 	wait    control.Approval
 	waitErr error
 	asked   []control.ApprovalRequest
+	// sessions are the session ids told, as role=id.
+	sessions []string
+}
+
+func (f *fakeSupervisor) NoteSession(role, id string) error {
+	f.sessions = append(f.sessions, role+"="+id)
+	return nil
 }
 
 func (f *fakeSupervisor) Ask(r control.ApprovalRequest) (control.Approval, error) {
@@ -92,5 +100,38 @@ func TestClaudeHookSendsTheCLIsFolder(t *testing.T) {
 	}
 	if len(sup.asked) != 1 || sup.asked[0] != (control.ApprovalRequest{Role: "dev", CLI: "claude", Kind: "shell", Command: "rm -rf build", Cwd: "/w/src"}) {
 		t.Errorf("asked %+v", sup.asked)
+	}
+}
+
+// Each CLI's hook tells the supervisor the session id on its input, even
+// for a tool the policy does not govern, so that the role's wake resumes
+// its own conversation; an input without one tells nothing.
+func TestHooksTellTheSession(t *testing.T) {
+	const id = "0f8e3c1a-6b2d-4c11-9a7e-2d5b8f10c3aa"
+	for _, tc := range []struct {
+		cli  string
+		hook func(io.Reader, io.Writer, Options) error
+		in   string
+	}{
+		{"claude", Claude, `{"session_id":"` + id + `","hook_event_name":"PreToolUse","tool_name":"TodoWrite","tool_input":{}}`},
+		{"codex", Codex, `{"session_id":"` + id + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat a"}}`},
+		{"gemini", Gemini, `{"session_id":"` + id + `","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"a"}}`},
+	} {
+		t.Run(tc.cli, func(t *testing.T) {
+			sup := &fakeSupervisor{askErr: control.ErrNoSupervisor}
+			if err := tc.hook(strings.NewReader(tc.in), io.Discard, Options{Role: "dev", Supervisor: sup, Limit: time.Second}); err != nil {
+				t.Fatal(err)
+			}
+			if len(sup.sessions) != 1 || sup.sessions[0] != "dev="+id {
+				t.Errorf("told %q, want dev=%s", sup.sessions, id)
+			}
+			sup = &fakeSupervisor{askErr: control.ErrNoSupervisor}
+			if err := tc.hook(strings.NewReader(strings.Replace(tc.in, id, "", 1)), io.Discard, Options{Role: "dev", Supervisor: sup, Limit: time.Second}); err != nil {
+				t.Fatal(err)
+			}
+			if len(sup.sessions) != 0 {
+				t.Errorf("told %q for an input without a session", sup.sessions)
+			}
+		})
 	}
 }

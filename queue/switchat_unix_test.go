@@ -58,6 +58,10 @@ func TestRoleSwitchesAccountBetweenTasksAtTheThreshold(t *testing.T) {
 	})[0]
 	// Codex records, mid-task, that account a is nearly spent.
 	codexRollout(t, homeA, workdir, 95)
+	// And its hook told its session, whose rollout that is.
+	if err := coder.NoteSession("019ac0de-0000-7000-8000-000000000001"); err != nil {
+		t.Fatal(err)
+	}
 	r.drop(t, "b.yaml", "to: coder\ntitle: Second\nbody: do it too\n")
 	tasks := r.waitTasks(t, "both tasks done", 60*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
@@ -82,7 +86,7 @@ func TestRoleSwitchesAccountBetweenTasksAtTheThreshold(t *testing.T) {
 		t.Errorf("coder runs on %q after the second task, want coder/b", got)
 	}
 	// Its conversation went with it: the rollout, under the same name,
-	// where `codex resume --last` looks on account b.
+	// where `codex resume SESSION_ID` looks on account b.
 	rollouts, _ := filepath.Glob(filepath.Join(homeA, "sessions", "*", "*", "*", "rollout-*.jsonl"))
 	if len(rollouts) != 1 {
 		t.Fatalf("rollouts of account a: %v", rollouts)

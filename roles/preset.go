@@ -150,9 +150,11 @@ type Preset struct {
 	// Stop is how the program is asked to quit.
 	Stop StopSequence
 	// ResumeArgs are appended to the command line when a sleeping role
-	// wakes, so that the CLI continues the most recent conversation of its
-	// working folder instead of starting a new one; empty: the CLI cannot,
-	// and starts afresh with its startup prompt.
+	// wakes, so that the CLI continues the role's own conversation instead
+	// of starting a new one: the word "{session}" stands for its session
+	// id, as the role's hook told it (never "the folder's most recent",
+	// which may be another role's). Empty: the CLI cannot, and starts
+	// afresh with its startup prompt.
 	ResumeArgs []string
 }
 
@@ -249,9 +251,8 @@ var presets = func() map[string]Preset {
 	// the real CLI; fixture codex-new-worktree is the dialog).
 	codex.BetweenTasks = "/clear"
 	codex.Stop.Keys = "/quit\r"
-	// codex 0.169: `codex resume --last` continues the most recent session
-	// of the working folder (the picker filters by folder).
-	codex.ResumeArgs = []string{"resume", "--last"}
+	// codex 0.169: `codex resume SESSION_ID` continues that session.
+	codex.ResumeArgs = []string{"resume", "{session}"}
 
 	claude := base
 	claude.CLI = CLIClaude
@@ -295,8 +296,8 @@ var presets = func() map[string]Preset {
 	// composer ("Press Ctrl-C again to exit") quits then. In a turn the
 	// first Ctrl+C interrupts it and /exit quits (Ctrl+C alone did not).
 	claude.Stop.Keys = "\x03\x03/exit\r"
-	// --continue: the most recent conversation of the working folder.
-	claude.ResumeArgs = []string{"--continue"}
+	// --resume SESSION_ID: that conversation, under the same id.
+	claude.ResumeArgs = []string{"--resume", "{session}"}
 
 	copilot := base
 	copilot.CLI = CLICopilot
@@ -381,8 +382,8 @@ var presets = func() map[string]Preset {
 	// make test-e2e: every later key dropped for minutes, while the same
 	// steps by hand in tmux went through).
 	gemini.Stop.Keys = "/quit\r"
-	// gemini 0.61: --resume latest, the folder's most recent session.
-	gemini.ResumeArgs = []string{"--resume", "latest"}
+	// gemini 0.61: --resume takes "latest", an index or a session's UUID.
+	gemini.ResumeArgs = []string{"--resume", "{session}"}
 
 	// A generic program promises nothing: readiness is quiet output, work is
 	// recent output, and it is terminated rather than asked to quit.

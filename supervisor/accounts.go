@@ -22,7 +22,7 @@ import (
 // reset, and the role moves to the next account that is not limited (the
 // ones never limited first, then the one limited longest ago): its program
 // is stopped as any stop does, and started again on the other account with
-// its conversation resumed (resume_args), the conversation's file moved
+// its own conversation resumed (resume_args, session.go), its file moved
 // where the CLI looks for it (usage.Source.SessionFolder). With no account
 // free the role stays limited until the reset, as a role without accounts
 // does. The limits are kept in the history (AccountHistory), so a restarted
@@ -365,19 +365,21 @@ func withAccount(cfg config.Role, a config.Account) config.Role {
 	return cfg
 }
 
-// moveConversation copies the newest conversation of the role's CLI from
-// the config folder of account from to that of account to, where the
-// resumed CLI looks for it, and returns the file written. ok says whether
+// moveConversation copies the role's conversation, session (its own, as
+// its hook told it; "" for the newest of the folder, for resume_args
+// without SessionPlaceholder), from the config folder of account from to
+// that of account to, where the resumed CLI looks for it, and returns the
+// file written. ok says whether
 // the conversation can be resumed on to: the accounts share a config
 // folder (nothing to move), or it was moved; false for a CLI whose
 // conversations shogun does not move between folders.
-func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account) (file string, ok bool, err error) {
+func (s *Supervisor) moveConversation(cfg config.Role, from, to config.Account, session string) (file string, ok bool, err error) {
 	src, known := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, s.lookupIn(withAccount(cfg, from)))
 	dst, _ := usage.SourceFor(cfg.ID, cfg.CLI, cfg.Command.Cwd, s.lookupIn(withAccount(cfg, to)))
 	if known && filepath.Clean(src.Home) == filepath.Clean(dst.Home) {
 		return "", true, nil
 	}
-	newest, rel, canMove, err := src.Conversation()
+	newest, rel, canMove, err := src.Conversation(session)
 	if !known || !canMove || dst.Home == "" {
 		// An unknown CLI keeps its conversations where shogun cannot
 		// tell; the environment that selects an account may not be its

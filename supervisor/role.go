@@ -99,6 +99,9 @@ type Role struct {
 	// wake. resumable: its last program was put to sleep, so its
 	// conversation can be resumed (ResumeArgs). Both under mu.
 	asleep, resumable bool
+	// sessionID is the CLI's own conversation as its hook last told it
+	// (session.go), which a wake resumes (under mu).
+	sessionID string
 	// waking: the current program was started by a wake (under mu).
 	waking bool
 	// sleepWhy says why the role went to sleep (under mu).
@@ -620,12 +623,19 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	r.mu.Lock()
 	waking := r.asleep
 	resume := r.resumable && len(cfg.ResumeArgs) > 0
+	resumeWith, known := resumeArgs(cfg.ResumeArgs, r.sessionID)
 	r.asleep, r.resumable, r.waking = false, false, waking
 	r.mu.Unlock()
+	if resume && !known {
+		// Never the folder's most recent conversation: with roles
+		// sharing a folder that may be another role's.
+		r.log.Info().Msg("its conversation's id is not known (its hook never told one): starting afresh")
+		resume = false
+	}
 	acct, prev := r.takeAccount(cfg)
 	moved := acct.Key != prev.Key && prev.Key != ""
 	if moved && resume {
-		file, ok, err := r.sup.moveConversation(*cfg, prev, acct)
+		file, ok, err := r.sup.moveConversation(*cfg, prev, acct, r.SessionID())
 		switch {
 		case err != nil:
 			r.log.Warn().Err(err).Msg("the conversation stays on the other account: starting afresh")
@@ -641,11 +651,11 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	r.mu.Unlock()
 	switch {
 	case moved && resume:
-		r.setState(Waking, "moving to account "+acct.Key+": resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
+		r.setState(Waking, "moving to account "+acct.Key+": resuming its conversation ("+strings.Join(resumeWith, " ")+")")
 	case moved:
 		r.setState(Starting, "moving to account "+acct.Key+": starting "+cfg.Command.Exec+" afresh")
 	case resume:
-		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(cfg.ResumeArgs, " ")+")")
+		r.setState(Waking, "waking: resuming its conversation ("+strings.Join(resumeWith, " ")+")")
 	case waking:
 		r.setState(Waking, "waking: starting "+cfg.Command.Exec)
 	default:
@@ -664,7 +674,7 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		// Appended last, after whatever else builds the command line
 		// (hook arguments go first): `codex … resume --last` is a
 		// subcommand after the options.
-		args = append(slices.Clone(args), cfg.ResumeArgs...)
+		args = append(slices.Clone(args), resumeWith...)
 	}
 	cmd := ptyhost.Command{
 		Path: cfg.Command.Exec,

@@ -74,7 +74,7 @@ func TestCodexWindowAsCodexWroteIt(t *testing.T) {
 func TestCodexConversation(t *testing.T) {
 	home := t.TempDir()
 	src := Source{Role: "coder", CLI: CLICodex, Home: home, Workdir: fixtureDir}
-	if f, _, ok, err := src.Conversation(); err != nil || !ok || f != "" {
+	if f, _, ok, err := src.Conversation(""); err != nil || !ok || f != "" {
 		t.Fatalf("Conversation of an empty CODEX_HOME = %q, %v, %v; want none", f, ok, err)
 	}
 	write := func(rel, cwd string, mod time.Time) {
@@ -95,11 +95,23 @@ func TestCodexConversation(t *testing.T) {
 	write(filepath.Join("sessions", "2026", "11", "26", "rollout-older.jsonl"), fixtureDir, now.Add(-2*time.Hour))
 	write(mine, fixtureDir, now.Add(-time.Hour))
 	write(filepath.Join("sessions", "2026", "11", "28", "rollout-other.jsonl"), "/elsewhere", now)
-	f, rel, ok, err := src.Conversation()
+	f, rel, ok, err := src.Conversation("")
 	if err != nil || !ok || rel != mine || f != filepath.Join(home, mine) {
 		t.Fatalf("Conversation = %q, %q, %v, %v; want %s", f, rel, ok, err, mine)
 	}
-	if _, _, ok, _ := (Source{CLI: CLIGemini, Home: home}).Conversation(); ok {
+	// By a session id: that session's rollout, though another of the
+	// same folder (another role's) is newer.
+	const id = "019abc12-3456-7def-8901-23456789abcd"
+	own := filepath.Join("sessions", "2026", "11", "27", "rollout-2026-11-27T10-00-00-"+id+".jsonl")
+	write(own, fixtureDir, now.Add(-3*time.Hour))
+	write(filepath.Join("sessions", "2026", "11", "28", "rollout-newer.jsonl"), fixtureDir, now)
+	if f, rel, ok, err := src.Conversation(id); err != nil || !ok || rel != own || f != filepath.Join(home, own) {
+		t.Fatalf("Conversation(%s) = %q, %q, %v, %v; want %s", id, f, rel, ok, err, own)
+	}
+	if f, _, ok, err := src.Conversation("019abc12-3456-7def-8901-000000000000"); err != nil || !ok || f != "" {
+		t.Fatalf("Conversation of an unknown session = %q, %v, %v; want none", f, ok, err)
+	}
+	if _, _, ok, _ := (Source{CLI: CLIGemini, Home: home}).Conversation(""); ok {
 		t.Error("Conversation is movable for Gemini CLI")
 	}
 }

@@ -113,7 +113,13 @@ func (s *Server) decide(c *conversation) step {
 	if len(results) == 0 {
 		return s.callStep(c, action{note: "read task " + taskFile, kind: kindRead, path: abs(cwd, taskFile)})
 	}
-	t, err := parseTask(results[0])
+	// The task is the last task file read since the nudge, its steps the
+	// results after it: a role's nudge names the same task file every
+	// time, and a resumed Gemini CLI 0.61 sends the history without the
+	// new turn's nudge, so the new task's read follows the earlier one's
+	// steps under the earlier nudge.
+	first := lastTaskRead(results)
+	t, err := parseTask(results[first])
 	if err != nil {
 		return step{Note: "text: task unreadable", Text: fmt.Sprintf("fakemodel: cannot read the task in %s: %v", taskFile, err)}
 	}
@@ -121,7 +127,7 @@ func (s *Server) decide(c *conversation) step {
 	if err != nil {
 		return step{Note: "text: bad directive", Text: "fakemodel: task " + t.ID + ": " + err.Error()}
 	}
-	i := len(results) - 1
+	i := len(results) - 1 - first
 	if i < len(plan) {
 		return s.callStep(c, plan[i])
 	}
@@ -132,6 +138,17 @@ func (s *Server) decide(c *conversation) step {
 		return s.modify(c, st, tail)
 	}
 	return st
+}
+
+// lastTaskRead is the index of the last result that reads as a task file
+// (a task_id and a title: a report has no title), 0 when none does.
+func lastTaskRead(results []string) int {
+	for i := len(results) - 1; i > 0; i-- {
+		if t, err := parseTask(results[i]); err == nil && t.Title != "" {
+			return i
+		}
+	}
+	return 0
 }
 
 // lastTyped returns the index of the last message a person (or the

@@ -600,6 +600,7 @@ func geminiContents(nudge string, results ...string) []any {
 func TestGeminiSteps(t *testing.T) {
 	s := start(t, &Server{})
 	task := testTask(`fakemodel: report done via mcp "ok"`)
+	second := strings.Replace(testTask(`fakemodel: report done via mcp "second"`), "t-20260101-0001", "t-20260101-0002", 1)
 	cases := []struct {
 		name    string
 		results []string
@@ -610,6 +611,12 @@ func TestGeminiSteps(t *testing.T) {
 		{"read", nil, "read_file", map[string]any{"file_path": testCwd + "/runtime/queue/tasks/ashigaru1.yaml"}, ""},
 		{"mcp report", []string{task}, "mcp_shogun_report", map[string]any{"task_id": "t-20260101-0001", "status": "done", "summary": "ok"}, ""},
 		{"finished", []string{task, "ok"}, "", nil, "Done: ok"},
+		// A resumed Gemini CLI sends the history without the new
+		// nudge: the new task's read follows the earlier task's steps
+		// under the earlier (same) nudge, and the new task is the one
+		// worked on.
+		{"resumed: the new task", []string{task, "ok", second}, "mcp_shogun_report", map[string]any{"task_id": "t-20260101-0002", "status": "done", "summary": "second"}, ""},
+		{"resumed: the new task finished", []string{task, "ok", second, "ok"}, "", nil, "Done: second"},
 	}
 	for _, c := range cases {
 		for _, stream := range []bool{true, false} {

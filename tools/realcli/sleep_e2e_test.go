@@ -14,16 +14,12 @@ import (
 
 // TestRealCLIsWakeWithTheirConversation: a role of each CLI with
 // idle_after sleeps once idle (its program gone), and the next task wakes
-// it with its preset's resume_args (Claude Code --continue, Codex resume
-// --last): the model is sent the conversation
-// from before the sleep (the first task's words) along with the new task.
+// it with its preset's resume_args (Claude Code --resume, Codex resume,
+// Gemini CLI --resume, each with the role's session id): the model is sent
+// the conversation from before the sleep (the first task's words) along
+// with the new task, and the woken CLI finishes it.
 func TestRealCLIsWakeWithTheirConversation(t *testing.T) {
-	// Gemini CLI 0.61 resumes too (--resume latest; its screen shows the
-	// earlier turns), but the scripted model, seeing the first task's
-	// report written in the same conversation, once answered the second
-	// task "task finished" without doing it: not run here until the model
-	// tells tasks apart within one conversation.
-	for _, cli := range []string{"claude", "codex"} {
+	for _, cli := range []string{"claude", "codex", "gemini"} {
 		t.Run(cli, func(t *testing.T) { wakesWithItsConversation(t, cli) })
 	}
 }
