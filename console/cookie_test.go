@@ -19,8 +19,8 @@ func TestEachWorkspaceHasItsOwnSessionCookie(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel, err := filepath.Rel(wd, a)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil { // another volume (Windows): no relative way to write it
+		rel = a
 	}
 	if cookieName(rel) != cookieName(a) || cookieName(a+string(filepath.Separator)) != cookieName(a) {
 		t.Errorf("one workspace, written three ways, has cookies %s, %s and %s", cookieName(a), cookieName(rel), cookieName(a+string(filepath.Separator)))

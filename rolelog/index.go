@@ -69,6 +69,16 @@ func (x *Index) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the log it writes to, when that can be closed.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if c, ok := x.w.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
 func (x *Index) thin() {
 	kept := x.marks[:0]
 	for i, m := range x.marks {

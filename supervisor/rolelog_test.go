@@ -13,6 +13,7 @@ func TestABurstLargerThanTheLogRotatesIt(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "karo.log")
 	log := newRoleLog(path, logSettings{maxSizeMB: 1, maxFiles: 5})
+	t.Cleanup(func() { _ = log.Close() }) // Windows removes no open file
 	burst := append(bytes.Repeat([]byte("x"), 3<<19), "the end"...)
 	if n, err := log.Write(burst); n != len(burst) || err != nil {
 		t.Fatalf("write of 1.5 MB: %d bytes, %v", n, err)

@@ -232,9 +232,12 @@ const logPiece = 256 << 10
 
 // pieceWriter writes to w at most max bytes at a time.
 type pieceWriter struct {
-	w   io.Writer
+	w   io.WriteCloser
 	max int
 }
+
+// Close closes w.
+func (p pieceWriter) Close() error { return p.w.Close() }
 
 func (p pieceWriter) Write(b []byte) (int, error) {
 	n := 0

@@ -299,9 +299,9 @@ func TestSourceForResolvesOnlyTheCLIsItReads(t *testing.T) {
 			t.Errorf("cli %q: source %+v, want none", cli, s)
 		}
 	}
-	want, err := filepath.EvalSymlinks(real)
-	if err != nil {
-		t.Fatal(err)
+	want, err := filepath.EvalSymlinks(link)
+	if err != nil { // Wine makes links it cannot follow
+		t.Skipf("this system cannot follow the link it made: %v", err)
 	}
 	s, ok := SourceFor("r", CLIClaude, link, home)
 	if !ok || s.Workdir != want || s.Home != filepath.Join("/home/someone", ".claude") {
