@@ -35,6 +35,9 @@ type Agent interface {
 	// SendKeys sends keys that are not text to submit (an interrupt) by
 	// the typing rules.
 	SendKeys(ctx context.Context, keys string) error
+	// ForgetSession forgets the role's conversation before between_tasks
+	// ends it, so a wake before the new one is told starts afresh.
+	ForgetSession()
 }
 
 var _ Agent = (*supervisor.Role)(nil)

@@ -4,6 +4,7 @@ package queue_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +85,49 @@ func TestAWokenRoleResumesTheSessionItsHookTold(t *testing.T) {
 	}
 	if starts != 1 {
 		t.Errorf("resumed starts of session %s: %d, want 1", id, starts)
+	}
+}
+
+// between_tasks ends the conversation: a role woken after its /clear (or
+// Codex's /new), whose CLI has not told its new conversation yet, starts
+// afresh, as the between_tasks keys asked, and is not woken into the
+// conversation of the task before (a new user's Codex role: its wakes
+// resumed the rollout of every task since its first).
+func TestAWakeAfterBetweenTasksDoesNotResumeTheConversationBefore(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "a.jsonl")
+	entry := sim("a", rec, "--work-time", "100ms") + "    idle_after: 1s\n    between_tasks: /clear\n" +
+		"    resume_args: [\"--resumed\", \"--record\", \"" + filepath.Join(dir, "woken-{session}.jsonl") + "\"]\n"
+	ws := testWorkspace(t, entry)
+	r := startTeam(t, ws)
+	role, _ := r.team.Supervisor().Role("a")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const id = "0f8e3c1a-6b2d-4c11-9a7e-2d5b8f10c3aa"
+	for i := 1; i <= 3; i++ {
+		if _, err := role.WaitState(ctx, supervisor.Sleeping); err != nil {
+			t.Fatalf("never asleep before task %d: %v (state %s)", i, err, role.State())
+		}
+		if i == 2 {
+			// The conversation of task 1, as the role's hook tells it.
+			if err := role.NoteSession(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.drop(t, fmt.Sprintf("c%d.yaml", i), fmt.Sprintf("id: cmd-%d\nto: a\ntitle: task %d\nbody: b\n", i, i))
+		r.waitTasks(t, fmt.Sprintf("task %d done", i), 40*time.Second, func(ts []store.Task) bool {
+			return len(ts) == i && countStatus(ts, store.StatusDone) == i
+		})
+	}
+	resumed := 0
+	if _, err := os.Stat(filepath.Join(dir, "woken-"+id+".jsonl")); err == nil {
+		for _, rc := range records(t, filepath.Join(dir, "woken-"+id+".jsonl")) {
+			if rc.Kind == "start" && rc.Line == "resumed" {
+				resumed++
+			}
+		}
+	}
+	if resumed != 1 {
+		t.Errorf("session %s resumed %d times, want once (for task 2): task 2's between_tasks ended it", id, resumed)
 	}
 }

@@ -229,3 +229,40 @@ func TestAReportForAWaitingKaroGoesByItsTasksAge(t *testing.T) {
 		}
 	}
 }
+
+// A role held until a person looks (its approvals hook gone) has no work
+// in its queued tasks: it does not take a slot of agent.max_running for
+// work it may not be given, and the role that can work gets it. Released,
+// it wakes and does its task. (A new user: two held roles kept both
+// slots for as long as nobody dismissed them, and a third waited.)
+func TestAHeldRoleLeavesItsSlotToARoleThatCanWork(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"a", "b"}
+	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "100ms")...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r := startTeam(t, ws)
+	a, _ := r.team.Supervisor().Role("a")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := a.WaitState(ctx, supervisor.Ready); err != nil { // a has the slot (file order)
+		t.Fatalf("a never ready: %v (state %s)", err, a.State())
+	}
+	a.Hold("its approvals hook is off (test)")
+	r.drop(t, "ca.yaml", "id: cmd-a\nto: a\ntitle: for a\nbody: b\n")
+	r.drop(t, "cb.yaml", "id: cmd-b\nto: b\ntitle: for b\nbody: b\n")
+	r.waitTasks(t, "b's task done while a is held", 30*time.Second, func(ts []store.Task) bool {
+		for _, tk := range ts {
+			if tk.Role == "b" && tk.Status == store.StatusDone {
+				return true
+			}
+		}
+		return false
+	})
+	if st := a.Status(); st.Pid != 0 {
+		t.Errorf("the held role runs (state %s, pid %d) for a task it may not be given", st.State, st.Pid)
+	}
+	a.Release()
+	r.waitTasks(t, "a's task done once released", 30*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
+	})
+}

@@ -239,6 +239,11 @@ func (w *worker) remindText() string {
 // control characters.
 func (w *worker) betweenTasks(ctx context.Context) {
 	w.fresh = false
+	// The conversation ends here: a CLI that tells its new one only at its
+	// next tool call (Codex after /new) would otherwise be woken into the
+	// conversation of the task before, not the fresh one between_tasks
+	// asks for.
+	w.a.ForgetSession()
 	var err error
 	if supervisor.CheckTypable(w.conf().BetweenTasks) == nil {
 		var d supervisor.Delivery

@@ -12,11 +12,14 @@ import (
 // first of it. The supervisor asks it before putting a role to sleep and
 // to order the roles that wait for a slot (supervisor.SetWorkCheck).
 func (q *Queue) Work(role string) supervisor.Work {
+	w, _ := q.worker(role)
 	t, err := q.st.InFlight(role)
-	if err == nil && t == nil && q.budgetHold(role) == "" {
-		// A queued task held by a budget is no work: the role sleeps,
-		// gives up its slot and is not woken for it until the budget is
-		// raised or the day turns (CheckBudgets kicks every worker then).
+	if err == nil && t == nil && q.budgetHold(role) == "" && !held(w) {
+		// A queued task held by a budget, or for a role held until a
+		// person looks, is no work: the role sleeps, gives up its slot
+		// and is not woken for it until the budget is raised or the day
+		// turns (CheckBudgets kicks every worker then), or the person
+		// releases it (its state change wakes its worker).
 		t, err = q.st.NextQueued(role)
 	}
 	if err != nil {
@@ -25,7 +28,6 @@ func (q *Queue) Work(role string) supervisor.Work {
 		q.log.Warn().Err(err).Str("role", role).Msg("look up work for a role")
 		return supervisor.Work{Has: true, Rank: 1, Since: time.Now()}
 	}
-	w, _ := q.worker(role)
 	if w != nil {
 		w.mu.Lock()
 		notes := len(w.notes)
@@ -93,6 +95,16 @@ func priorityRank(p string) int {
 	default:
 		return 1
 	}
+}
+
+// held reports whether w's role is held until a person looks
+// (supervisor.Role.Hold: its approvals hook went missing).
+func held(w *worker) bool {
+	if w == nil {
+		return false
+	}
+	h, ok := w.a.(interface{ Held() string })
+	return ok && h.Held() != ""
 }
 
 // waker is a role that can be woken from sleep (supervisor.Role).

@@ -23,6 +23,13 @@ func (r *Role) Hold(reason string) {
 	r.notify()
 }
 
+// Held says why the role is held ("" when it is not).
+func (r *Role) Held() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held
+}
+
 // Release ends a Hold; it reports whether the role was held.
 func (r *Role) Release() bool {
 	r.mu.Lock()

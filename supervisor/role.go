@@ -632,6 +632,13 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 		r.log.Info().Msg("its conversation's id is not known (its hook never told one): starting afresh")
 		resume = false
 	}
+	if !resume {
+		// A fresh program holds no conversation yet: the one told of the
+		// program before is not its own to resume.
+		r.mu.Lock()
+		r.sessionID = ""
+		r.mu.Unlock()
+	}
 	acct, prev := r.takeAccount(cfg)
 	moved := acct.Key != prev.Key && prev.Key != ""
 	if moved && resume {

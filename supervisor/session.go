@@ -49,6 +49,19 @@ func (r *Role) NoteSession(id string) error {
 	return nil
 }
 
+// ForgetSession forgets the role's conversation: its between_tasks keys
+// are about to end it, and until its hook tells the new one, a wake starts
+// afresh, as between_tasks would have.
+func (r *Role) ForgetSession() {
+	r.mu.Lock()
+	prev := r.sessionID
+	r.sessionID = ""
+	r.mu.Unlock()
+	if prev != "" {
+		r.log.Debug().Str("previous", prev).Msg("the CLI's conversation ends (between_tasks)")
+	}
+}
+
 // SessionID is the role's own conversation as last told by its hook (""
 // when none was).
 func (r *Role) SessionID() string {
