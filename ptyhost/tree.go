@@ -18,6 +18,10 @@ var ErrNoProcessTree = errors.New("ptyhost: this OS does not tell which process 
 // far shallower, and a loop in what the OS reports must not hang the walk.
 const maxLineage = 4096
 
+// ErrTooDeep: a process's ancestry is longer than maxLineage, so whose it
+// is cannot be told (and it is answered as no person's).
+var ErrTooDeep = errors.New("its ancestry is deeper than any process tree shogun runs")
+
 // Holds reports whether pid is in the session's process tree: on Unix the
 // child itself, a descendant of it, or a process of its session (a
 // background process that outlived its parent keeps the session it was

@@ -10,10 +10,13 @@ import (
 
 // lineage is pid and its ancestors up to launchd or the calling process,
 // from the kernel's process table (the parent) and getsid (the session).
-func lineage(pid int) ([]procLink, error) {
+func lineage(pid int) ([]procLink, error) { return walkLineage(pid, maxLineage) }
+
+// walkLineage is lineage, at most limit processes long.
+func walkLineage(pid, limit int) ([]procLink, error) {
 	self := os.Getpid()
 	var out []procLink
-	for len(out) < maxLineage && pid > 1 {
+	for len(out) < limit && pid > 1 {
 		k, err := kinfo(pid)
 		if err != nil {
 			if len(out) == 0 {
@@ -31,6 +34,11 @@ func lineage(pid int) ([]procLink, error) {
 			break
 		}
 		pid = ppid
+	}
+	if len(out) == limit && pid > 1 && out[len(out)-1].pid != self {
+		// Fail closed: a chain this deep is built to hide where it comes
+		// from, and what the walk did not see may be a role's.
+		return nil, fmt.Errorf("process %d: %w", out[0].pid, ErrTooDeep)
 	}
 	return out, nil
 }
