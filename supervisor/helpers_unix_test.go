@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if rec := os.Getenv(popupsEnv); rec != "" {
 		os.Exit(runPopups(rec))
 	}
+	if mode := os.Getenv(zombieEnv); mode != "" {
+		os.Exit(runZombie(mode))
+	}
 	if done := os.Getenv(streamerEnv); done != "" {
 		os.Exit(runStreamer(done))
 	}

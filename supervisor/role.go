@@ -965,9 +965,13 @@ func pickTellingLine(lines []string) string {
 	return last
 }
 
+// killFor bounds how long reapTree goes on killing a process group that
+// will not empty.
+const killFor = 10 * time.Second
+
 // reapTree makes sure nothing of the program is left: once the child has
 // exited, the rest of its process group is terminated, then killed, and the
-// terminal is released only when the group is empty.
+// terminal is released once the group is empty (or after killFor of kills).
 func (r *Role) reapTree(sess *ptyhost.Session, exited <-chan struct{}) {
 	<-exited
 	// Give the output a moment to drain after the child's exit.
@@ -983,7 +987,16 @@ func (r *Role) reapTree(sess *ptyhost.Session, exited <-chan struct{}) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	giveUp := time.Now().Add(killFor)
 	for i := 0; sess.TreeAlive(); i++ {
+		if time.Now().After(giveUp) {
+			// What SIGKILL has not ended in killFor it will not: a zombie
+			// whose parent, outside the group, never reaps it (an agent
+			// can make one). Waiting on would hang the role's restart,
+			// its slot and shogun stop for ever.
+			r.log.Error().Int("pgid", sess.Pid()).Dur("after", killFor).Msg("the process group still holds processes SIGKILL does not end (a zombie its parent outside the group never reaps): going on without them")
+			break
+		}
 		if i%50 == 0 {
 			_ = sess.Kill()
 			if i > 0 {
