@@ -283,8 +283,9 @@ func (t *Team) holdHookless(l workspace.Layout, before, now tamperSnapshot) {
 // disablesHooks reports whether a Claude Code settings file turns every
 // hook off.
 func disablesHooks(b []byte) bool {
-	var s struct {
-		DisableAllHooks bool `json:"disableAllHooks"`
-	}
-	return b != nil && json.Unmarshal(b, &s) == nil && s.DisableAllHooks
+	// By the exact key, as Claude Code reads it (the last of repeated
+	// keys wins in both): a struct field would also take any case of it,
+	// and "DisableAllHooks": false after the real key read as false.
+	var s map[string]json.RawMessage
+	return b != nil && json.Unmarshal(b, &s) == nil && string(s["disableAllHooks"]) == "true"
 }

@@ -213,3 +213,25 @@ func TestAPolicyRewriteIsTold(t *testing.T) {
 		t.Errorf("no config-changed event names config/policy.yaml")
 	}
 }
+
+// Hooks are off when Claude Code reads them off: its exact key, the last
+// of repeated keys; another case of the key is another key to it.
+func TestDisablesHooksReadsTheKeyAsClaudeCodeDoes(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		want bool
+	}{
+		{`{"disableAllHooks": true}`, true},
+		{`{"disableAllHooks": true, "DisableAllHooks": false}`, true},
+		{`{"DISABLEALLHOOKS": false, "disableAllHooks": true}`, true},
+		{`{"disableAllHooks": false, "disableAllHooks": true}`, true},
+		{`{"DisableAllHooks": true}`, false},
+		{`{"disableAllHooks": "true"}`, false},
+		{`{"disableAllHooks": false}`, false},
+		{`not json`, false},
+	} {
+		if got := disablesHooks([]byte(c.json)); got != c.want {
+			t.Errorf("%s: hooks off %v, want %v", c.json, got, c.want)
+		}
+	}
+}
