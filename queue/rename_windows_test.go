@@ -27,6 +27,7 @@ func (namedAgent) Type(context.Context, string, supervisor.TypeOptions) (supervi
 	return supervisor.Delivery{}, nil
 }
 func (namedAgent) SendKeys(context.Context, string) error { return nil }
+func (namedAgent) ForgetSession()                         {}
 
 // taskWriter is a role's worker in a fresh workspace with a real history,
 // as far as its task files go; task records a command for the role in that
