@@ -82,15 +82,22 @@ The supervisor process only; the agents are its children and not counted.
 
 // cpuTicks is utime+stime of pid in clock ticks.
 func cpuTicks(pid int) (int64, error) {
+	user, sys, err := cpuTimes(pid)
+	return user + sys, err
+}
+
+// cpuTimes is utime and stime of pid in clock ticks: the CPU spent in its
+// own code and in the kernel on its behalf.
+func cpuTimes(pid int) (user, sys int64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return ut + st, nil
+	user, _ = strconv.ParseInt(f[11], 10, 64)
+	sys, _ = strconv.ParseInt(f[12], 10, 64)
+	return user, sys, nil
 }
 
 // memory returns VmRSS and VmHWM of pid in KiB.

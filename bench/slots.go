@@ -43,6 +43,7 @@ type slotsRun struct {
 	roles, max, tasks int
 	took              time.Duration
 	cpu               float64 // the supervisor's own CPU seconds over the tasks
+	sysCPU            float64 // the part of cpu spent in the kernel
 	hwm               int64   // its peak RSS, KiB
 	idleCPU           float64 // its CPU at rest afterwards, % of a core
 	idleRSS           int64   // its RSS at rest, KiB
@@ -75,8 +76,8 @@ func measureSlots(r *report, shogun string, o slotsOptions) error {
 		if x.max > 0 {
 			bound = strconv.Itoa(x.max)
 		}
-		return fmt.Sprintf("| %d | %s | %d of %d | %d | %d | %d | %d | %.1f s | %.2f s | %.1f MiB |",
-			x.roles, bound, x.done, x.all, x.oneReport, x.workedOnce, x.peakLive, x.wakes, x.took.Seconds(), x.cpu, float64(x.hwm)/1024)
+		return fmt.Sprintf("| %d | %s | %d of %d | %d | %d | %d | %d | %.1f s | %.2f s (%.2f s) | %.1f MiB |",
+			x.roles, bound, x.done, x.all, x.oneReport, x.workedOnce, x.peakLive, x.wakes, x.took.Seconds(), x.cpu, x.sysCPU, float64(x.hwm)/1024)
 	}
 	lat := func(x slotsRun) string {
 		d := slices.Sorted(slices.Values(x.deliver))
@@ -122,12 +123,18 @@ queries of the status; the capped team rewrites them four times as often, at mos
 written at each start and exit; 1 ms the fork, exec and terminal; under 1 ms the screen model (charmbracelet/x/vt
 allocates a 4 MB parser buffer and 0.9 MB of cells per emulator and lets neither be set; pooling emulators across
 lifetimes would need every state reset, modes, colours, title and parser, which vt does not offer); the rest is
-typing into fresh programs, waking a role for its task, and the scheduler and collector. The RSS peak is garbage
+typing into fresh programs, waking a role for its task, and the scheduler and collector. Half of the gap or more is
+the kernel's (the CPU column's bracket). `+"`perf record -g -p PID`"+` on the supervisor, 60 s of each team's busiest
+phase, finds the capped team's extra samples in three places about equally: creating files (the same task, report
+and archive files per task, but ext4's search for a free inode took 3.5× the samples per task: it passes over
+inodes freed in the last seconds, `+"`recently_deleted`"+` in the profile), Go's scheduler (sysmon and
+parked threads woken more often, each a context switch, dear on this virtual machine) and shogun's own code
+(screen snapshots of starting programs, the queries of a role's state). The RSS peak is garbage
 between collections, not sleeping roles: each start allocates a 5 MB screen model, so the heap peaks higher, and
 the runtime gives freed memory back slowly (RSS at rest 78–115 MiB for the capped team over the runs,
 92–94 MiB for the baseline).
 
-| roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU | shogun RSS peak |
+| roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU (in the kernel) | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|
 %s
 %s
@@ -238,7 +245,7 @@ func runSlots(shogun string, roles, maxRunning int, o slotsOptions) (slotsRun, e
 	}()
 	defer func() { cancel(); sampler.Wait() }()
 
-	cpu0, err := cpuTicks(pid)
+	user0, sys0, err := cpuTimes(pid)
 	if err != nil {
 		return run, err
 	}
@@ -255,11 +262,12 @@ func runSlots(shogun string, roles, maxRunning int, o slotsOptions) (slotsRun, e
 		return run, err
 	}
 	run.took = time.Since(began)
-	cpu1, err := cpuTicks(pid)
+	user1, sys1, err := cpuTimes(pid)
 	if err != nil {
 		return run, err
 	}
-	run.cpu = float64(cpu1-cpu0) / 100 // USER_HZ
+	run.cpu = float64(user1+sys1-user0-sys0) / 100 // USER_HZ
+	run.sysCPU = float64(sys1-sys0) / 100
 
 	// Send → delivered: the capped team's roles have gone to sleep after
 	// idle_after; each sample goes to the next role.
