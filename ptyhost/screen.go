@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	uv "github.com/charmbracelet/ultraviolet"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 )
 
@@ -127,82 +126,38 @@ func (s ScreenSnapshot) CursorLine() string {
 // terminal queries TUIs send at start-up (cursor position, status, device
 // attributes, OSC 10/11 colours) by writing the answer to reply, as a real
 // terminal would, while no person's terminal is attached to answer them.
+// A model taken from a ScreenPool goes back to it at close, and keeps the
+// screen it showed last (frozen) for those who still ask.
 type screenModel struct {
 	mu     sync.Mutex
-	emu    *vt.Emulator
+	core   *vtCore
+	emu    *vt.Emulator // core's; nil once frozen
+	pool   *ScreenPool
+	frozen *frozenScreen
 	filter stringFilter // what of the output the emulator sees
-
-	bracketedPaste atomic.Bool
-	answer         atomic.Bool // whether replies go to the child
 
 	// seen is how many bytes of the output the model has taken in or
 	// skipped (under mu): where in the output a paint stands.
 	seen int64
+}
 
-	replies sync.WaitGroup
+// frozenScreen is what a pooled model's screen showed when its session
+// closed. Its rows keep their text, not their colours.
+type frozenScreen struct {
+	snap  ScreenSnapshot
+	paint []byte
+	rows  int
 }
 
 func newScreenModel(cols, rows int, reply io.Writer) *screenModel {
-	s := &screenModel{emu: vt.NewEmulator(cols, rows)}
-	// The emulator keeps 10,000 rows of scrollback by default, about 100 MB
-	// of cells for a role that has printed that much; the model needs only
-	// the screen (the session keeps the raw output).
-	s.emu.SetScrollbackSize(1)
-	s.answer.Store(true)
-	s.emu.SetCallbacks(vt.Callbacks{
-		EnableMode: func(m ansi.Mode) {
-			if m == ansi.ModeBracketedPaste {
-				s.bracketedPaste.Store(true)
-			}
-		},
-		DisableMode: func(m ansi.Mode) {
-			if m == ansi.ModeBracketedPaste {
-				s.bracketedPaste.Store(false)
-			}
-		},
-	})
-	// xterm answers DSR 5 ("are you OK?") with CSI 0 n; the emulator's own
-	// handler sends the DEC form CSI ? 0 n, which some TUIs do not accept.
-	s.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
-		if n, _, ok := params.Param(0, 0); ok && n == 5 {
-			_, _ = io.WriteString(s.emu.InputPipe(), "\x1b[0n")
-			return true
-		}
-		return false
-	})
-	// ED 2 clears the screen, as xterm does. The emulator's own handler also
-	// copies the rows into the screen's scrollback, and the alternate
-	// screen's cannot be capped: a full-screen program that clears to redraw
-	// would add a screenful each time, up to 10,000 rows.
-	s.emu.RegisterCsiHandler('J', func(params ansi.Params) bool {
-		if n, _, _ := params.Param(0, 0); n != 2 {
-			return false
-		}
-		w, h := s.emu.Width(), s.emu.Height()
-		for y := range h {
-			for x := range w {
-				s.emu.SetCell(x, y, nil)
-			}
-		}
-		return true
-	})
-	// The emulator writes its answers into a pipe that must be drained, or
-	// the next query would block the screen model forever.
-	s.replies.Add(1)
-	go func() {
-		defer s.replies.Done()
-		buf := make([]byte, 256)
-		for {
-			n, err := s.emu.Read(buf)
-			if n > 0 && s.answer.Load() {
-				_, _ = reply.Write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
+	return newPooledScreenModel(nil, cols, rows, reply)
+}
+
+// newPooledScreenModel takes its emulator from pool (nil: a new one).
+func newPooledScreenModel(pool *ScreenPool, cols, rows int, reply io.Writer) *screenModel {
+	core := pool.get(cols, rows)
+	core.setReply(reply)
+	return &screenModel{core: core, emu: core.emu, pool: pool}
 }
 
 func (s *screenModel) write(p []byte) { s.writeAfter(0, p) }
@@ -211,6 +166,10 @@ func (s *screenModel) write(p []byte) { s.writeAfter(0, p) }
 // never saw (dropped while it lagged).
 func (s *screenModel) writeAfter(skipped int64, p []byte) {
 	s.mu.Lock()
+	if s.frozen != nil {
+		s.mu.Unlock()
+		return
+	}
 	s.filter.write(s.emu, p)
 	s.seen += skipped + int64(len(p))
 	s.mu.Unlock()
@@ -218,13 +177,24 @@ func (s *screenModel) writeAfter(skipped int64, p []byte) {
 
 func (s *screenModel) resize(cols, rows int) {
 	s.mu.Lock()
-	s.emu.Resize(cols, rows)
+	if s.frozen == nil {
+		s.emu.Resize(cols, rows)
+	}
 	s.mu.Unlock()
 }
 
 func (s *screenModel) snapshot() ScreenSnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.frozen != nil {
+		snap := s.frozen.snap
+		snap.Lines = slices.Clone(snap.Lines)
+		return snap
+	}
+	return s.snapshotLocked()
+}
+
+func (s *screenModel) snapshotLocked() ScreenSnapshot {
 	pos := s.emu.CursorPosition()
 	lines := strings.Split(s.emu.String(), "\n")
 	// Rows come with trailing blanks trimmed, but the blanks a program wrote
@@ -253,6 +223,13 @@ func (s *screenModel) paint() []byte {
 func (s *screenModel) paintAt() ([]byte, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.frozen != nil {
+		return slices.Clone(s.frozen.paint), s.seen
+	}
+	return s.paintLocked(), s.seen
+}
+
+func (s *screenModel) paintLocked() []byte {
 	rows := strings.Split(s.emu.Render(), "\n")
 	var b strings.Builder
 	if s.emu.IsAltScreen() {
@@ -267,23 +244,51 @@ func (s *screenModel) paintAt() ([]byte, int64) {
 	}
 	pos := s.emu.CursorPosition()
 	fmt.Fprintf(&b, "\x1b[0m\x1b[%d;%dH", pos.Y+1, pos.X+1)
-	return []byte(b.String()), s.seen
+	return []byte(b.String())
 }
 
-// close stops the reply goroutine and waits for it. It closes the reply pipe
-// rather than calling Emulator.Close, whose closed flag is read without a lock
-// by the blocked Read.
+// close ends the model's emulator, or, for a pooled one, keeps what its
+// screen shows and gives the emulator back to the pool. Nothing is written
+// to it any more: its session's output has ended.
 func (s *screenModel) close() {
-	if pw, ok := s.emu.InputPipe().(*io.PipeWriter); ok {
-		_ = pw.Close()
+	if s.pool == nil {
+		s.core.close()
+		return
 	}
-	s.replies.Wait()
+	s.mu.Lock()
+	if s.frozen != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.frozen = &frozenScreen{snap: s.snapshotLocked(), paint: s.paintLocked(), rows: s.emu.Height()}
+	s.emu = nil
+	s.mu.Unlock()
+	s.pool.put(s.core)
+}
+
+// bracketedPaste reports whether the program asked for bracketed paste.
+func (s *screenModel) bracketedPaste() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.frozen == nil && s.core.bracketedPaste.Load()
+}
+
+// answerQueries says whether the emulator's answers go to the program.
+func (s *screenModel) answerQueries(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.frozen == nil {
+		s.core.answer.Store(on)
+	}
 }
 
 // size is the screen's columns and rows.
 func (s *screenModel) size() (cols, rows int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.frozen != nil {
+		return s.frozen.snap.Cols, s.frozen.rows
+	}
 	return s.emu.Width(), s.emu.Height()
 }
 
@@ -315,6 +320,9 @@ func (s *Session) StyledRows(from, to int) [][]StyledSpan { return s.screen.styl
 func (s *screenModel) styledRows(from, to int) [][]StyledSpan {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.frozen != nil {
+		return s.frozen.styledRows(from, to)
+	}
 	w, h := s.emu.Width(), s.emu.Height()
 	from, to = max(0, from), min(h, to)
 	rows := make([][]StyledSpan, 0, max(0, to-from))
@@ -342,6 +350,22 @@ func (s *screenModel) styledRows(from, to int) [][]StyledSpan {
 				break
 			}
 			row = row[:n-1]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// styledRows are the frozen screen's rows, as text in the default style.
+func (f *frozenScreen) styledRows(from, to int) [][]StyledSpan {
+	from, to = max(0, from), min(f.rows, to)
+	rows := make([][]StyledSpan, 0, max(0, to-from))
+	for y := from; y < to; y++ {
+		var row []StyledSpan
+		if y < len(f.snap.Lines) {
+			if text := strings.TrimRight(f.snap.Lines[y], " "); text != "" {
+				row = []StyledSpan{{Text: text}}
+			}
 		}
 		rows = append(rows, row)
 	}

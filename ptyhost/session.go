@@ -22,6 +22,9 @@ type Options struct {
 	ScrollbackBytes int
 	// ScreenLag bounds the output waiting for the screen model (default 64 KiB; the screen only needs recent output).
 	ScreenLag int
+	// Screens, when set, lends the session its screen model, which goes
+	// back at Close; nil: a model of its own.
+	Screens *ScreenPool
 
 	// screenHook runs before the screen model takes in each batch of output;
 	// tests stall it to prove a stuck consumer never blocks the child.
@@ -87,7 +90,7 @@ func newSession(proc Process, opts Options) *Session {
 		screenHook: opts.screenHook,
 	}
 	s.lastOutput.Store(s.started.UnixNano())
-	s.screen = newScreenModel(opts.Command.Cols, opts.Command.Rows, writerFunc(s.Write))
+	s.screen = newPooledScreenModel(opts.Screens, opts.Command.Cols, opts.Command.Rows, writerFunc(s.Write))
 	s.consumed.Add(2)
 	go s.drainLog()
 	go s.drainScreen()
@@ -312,11 +315,11 @@ func (s *Session) Started() time.Time { return s.started }
 
 // BracketedPaste reports whether the program has enabled bracketed paste
 // (mode 2004), so multi-line text can be sent as one paste.
-func (s *Session) BracketedPaste() bool { return s.screen.bracketedPaste.Load() }
+func (s *Session) BracketedPaste() bool { return s.screen.bracketedPaste() }
 
 // AnswerQueries sets whether the screen model answers the program's terminal
 // queries. Turn it off while a person's terminal is attached and answers them.
-func (s *Session) AnswerQueries(on bool) { s.screen.answer.Store(on) }
+func (s *Session) AnswerQueries(on bool) { s.screen.answerQueries(on) }
 
 // Pid is the process id of the program.
 func (s *Session) Pid() int { return s.proc.Pid() }

@@ -124,6 +124,10 @@ type Supervisor struct {
 	treeGrace     time.Duration
 	memoryEvery   time.Duration
 	scrollback    int
+	// screens lends the roles' sessions their screen models: a team whose
+	// roles sleep and wake starts programs all day, and each new model is
+	// a 5 MB allocation (ptyhost.ScreenPool). Closed when Run ends.
+	screens *ptyhost.ScreenPool
 	// sandboxAvailable is Options.SandboxAvailable.
 	sandboxAvailable func() (string, error)
 
@@ -146,6 +150,10 @@ type Supervisor struct {
 	workMu    sync.Mutex
 	workCheck func(role string) Work
 }
+
+// idleScreens is how many ended sessions' screen models wait for the next
+// starts: enough for the roles that sleep and wake in the same moment.
+const idleScreens = 4
 
 // New prepares a supervisor for the selected roles; nothing starts until Run.
 func New(opts Options) (*Supervisor, error) {
@@ -173,6 +181,7 @@ func New(opts Options) (*Supervisor, error) {
 		treeGrace:     orDuration(opts.TreeGrace, 2*time.Second),
 		memoryEvery:   orDuration(opts.MemoryEvery, 2*time.Second),
 		scrollback:    opts.Config.Settings.Logs.ScrollbackKB * 1024,
+		screens:       ptyhost.NewScreenPool(idleScreens),
 	}
 	s.accounts = newAccountBook(opts.AccountHistory, opts.Logger)
 	if a := opts.Config.Settings.Agent; a.MaxRunning > 0 || len(a.MaxRunningPerCLI) > 0 {
@@ -441,6 +450,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		<-r.done
 	}
 	s.stopAdopted()
+	s.screens.Close()
 	stopReaper()
 	<-reaperDone
 	<-memoryDone
@@ -482,6 +492,7 @@ func (s *Supervisor) spawn(opts ptyhost.Options) (*ptyhost.Session, error) {
 	s.reapMu.Lock()
 	defer s.reapMu.Unlock()
 	opts.Command.Cgroups = s.cgroups // used for a tree with a memory_max
+	opts.Screens = s.screens
 	sess, err := ptyhost.Open(opts)
 	if err == nil {
 		s.spawned[sess.Pid()] = true

@@ -1,0 +1,172 @@
+package ptyhost
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recorder is a terminal that keeps what the screen model answered.
+type recorder struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.Write(p)
+}
+
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.String()
+}
+
+// A screen model lent by the pool to the next program shows that program
+// exactly as a new model would, whatever the program before left behind:
+// the next role's screen, its patterns and its preview never see the last
+// one's.
+func TestAPooledScreenShowsTheNextProgramAsANewOneWould(t *testing.T) {
+	// The next program: text, colours, a cursor move, a DEC line-drawing
+	// candidate ("q" is a line in the graphics set), a wide character.
+	next := []byte("\x1b[1;1Hready \x1b[32mok\x1b[0m qqq 将軍\r\n\x1b[5;3H› ")
+	leftovers := []struct{ name, out string }{
+		{"nothing", ""},
+		{"the alternate screen", "\x1b[?1049h\x1b[2J\x1b[10;10Hfull screen"},
+		{"a colour left on", "\x1b[31;44;1mred on blue"},
+		{"bracketed paste, origin mode and a scroll region", "\x1b[?2004h\x1b[3;8r\x1b[?6hx"},
+		{"insert mode and a hidden cursor", "\x1b[4h\x1b[?25lxyz"},
+		{"the line-drawing character set", "\x1b(0qqq"},
+		{"a default colour set", "\x1b]10;rgb:ff/00/00\x07\x1b]11;rgb:00/00/ff\x07"},
+		{"an OSC half written", "\x1b]0;a title that never ends"},
+		{"a CSI half written", "\x1b[38;5"},
+		{"a UTF-8 character half written", "\xe5\xb0"},
+		{"a full screen, scrolled", string(bytes.Repeat([]byte("line\r\n"), 60))},
+	}
+	fresh := newScreenModel(40, 12, io.Discard)
+	fresh.write(next)
+	want := struct {
+		snap   ScreenSnapshot
+		paint  []byte
+		styled [][]StyledSpan
+		paste  bool
+	}{fresh.snapshot(), fresh.paint(), fresh.styledRows(0, 12), fresh.bracketedPaste()}
+	fresh.close()
+
+	for _, tc := range leftovers {
+		t.Run(tc.name, func(t *testing.T) {
+			pool := NewScreenPool(1)
+			defer pool.Close()
+			// The program before ran in another size.
+			before := newPooledScreenModel(pool, 80, 24, io.Discard)
+			before.write([]byte(tc.out))
+			before.close()
+			m := newPooledScreenModel(pool, 40, 12, io.Discard)
+			defer m.close()
+			if m.core != before.core {
+				t.Fatal("the pool made a new model instead of lending the one given back")
+			}
+			m.write(next)
+			if got := m.snapshot(); !reflect.DeepEqual(got, want.snap) {
+				t.Errorf("screen:\n%#v\nwant (a new model's):\n%#v", got, want.snap)
+			}
+			if got := m.paint(); !bytes.Equal(got, want.paint) {
+				t.Errorf("paint:\n%q\nwant (a new model's):\n%q", got, want.paint)
+			}
+			if got := m.styledRows(0, 12); !reflect.DeepEqual(got, want.styled) {
+				t.Errorf("styled rows:\n%#v\nwant (a new model's):\n%#v", got, want.styled)
+			}
+			if got := m.bracketedPaste(); got != want.paste {
+				t.Errorf("bracketed paste %v, want %v (a new model's)", got, want.paste)
+			}
+		})
+	}
+}
+
+// The answers to a program's terminal queries go to that program: none the
+// emulator gave the program before goes to the next one, and the next
+// one's go to it alone.
+func TestAPooledScreenAnswersOnlyItsOwnProgram(t *testing.T) {
+	pool := NewScreenPool(1)
+	defer pool.Close()
+	var first, second recorder
+	a := newPooledScreenModel(pool, 40, 12, &first)
+	a.write([]byte("\x1b[3;5H\x1b[6n")) // where is the cursor?
+	waitFor(t, "the first program's answer", 5*time.Second, func() bool { return first.String() != "" })
+	// Asked again just before its end: the answer may go, or not, but
+	// never to the next program.
+	a.write([]byte("\x1b[6n"))
+	a.close()
+	b := newPooledScreenModel(pool, 40, 12, &second)
+	defer b.close()
+	b.write([]byte("\x1b[2;2H\x1b[6n"))
+	waitFor(t, "the second program's answer", 5*time.Second, func() bool { return second.String() != "" })
+	if got := second.String(); got != "\x1b[2;2R" {
+		t.Errorf("the second program got %q, want only its own answer %q", got, "\x1b[2;2R")
+	}
+	if got := first.String(); got != "\x1b[3;5R" && got != "\x1b[3;5R\x1b[3;5R" {
+		t.Errorf("the first program got %q, want only its own answers", got)
+	}
+}
+
+// A closed session's screen still shows what its program left, for the
+// role's last line and a preview asked late, however the emulator is used
+// after.
+func TestAClosedPooledScreenKeepsItsLastScreen(t *testing.T) {
+	pool := NewScreenPool(1)
+	defer pool.Close()
+	a := newPooledScreenModel(pool, 40, 12, io.Discard)
+	a.write([]byte("Error: out of tokens\r\n$ "))
+	wantSnap, wantPaint := a.snapshot(), a.paint()
+	a.close()
+	b := newPooledScreenModel(pool, 40, 12, io.Discard)
+	defer b.close()
+	b.write([]byte("another role's secret"))
+	if got := a.snapshot(); !reflect.DeepEqual(got, wantSnap) {
+		t.Errorf("closed screen:\n%#v\nwant what it showed at close:\n%#v", got, wantSnap)
+	}
+	if got := a.paint(); !bytes.Equal(got, wantPaint) {
+		t.Errorf("closed paint %q, want what it showed at close %q", got, wantPaint)
+	}
+	rows := a.styledRows(0, 3)
+	if len(rows) != 3 || len(rows[0]) != 1 || rows[0][0].Text != "Error: out of tokens" {
+		t.Errorf("closed preview rows %#v, want its first row's text", rows)
+	}
+	if cols, rowsN := a.size(); cols != 40 || rowsN != 12 {
+		t.Errorf("closed size %dx%d, want 40x12", cols, rowsN)
+	}
+	a.write([]byte("more")) // output after the end is not taken in
+	if got := a.snapshot(); !reflect.DeepEqual(got, wantSnap) {
+		t.Errorf("a write after close changed the closed screen: %#v", got)
+	}
+}
+
+// The pool keeps no more idle models than asked, and a closed pool ends
+// those given back.
+func TestScreenPoolKeepsWhatItIsAskedTo(t *testing.T) {
+	pool := NewScreenPool(1)
+	a := newPooledScreenModel(pool, 10, 3, io.Discard)
+	b := newPooledScreenModel(pool, 10, 3, io.Discard)
+	a.close()
+	b.close()
+	pool.mu.Lock()
+	idle := len(pool.idle)
+	pool.mu.Unlock()
+	if idle != 1 {
+		t.Errorf("%d idle models kept, want 1", idle)
+	}
+	pool.Close()
+	c := newPooledScreenModel(pool, 10, 3, io.Discard)
+	c.close()
+	pool.mu.Lock()
+	idle = len(pool.idle)
+	pool.mu.Unlock()
+	if idle != 0 {
+		t.Errorf("a closed pool kept %d models", idle)
+	}
+}
