@@ -120,19 +120,18 @@ the one below; before them 1.82×. The baseline's CPU alone ranged from 5.7 to 8
 26 ms gap of shogun CPU per extra start): about 12 ms is status.yaml and dashboard.md rewritten for the states a
 start and a sleep go through (starting or waking, ready, sleeping: each a rewrite of both files, fsynced, after the
 queries of the status; the capped team rewrites them four times as often, at most five a second); 2 ms the pid ledger
-written at each start and exit; 1 ms the fork, exec and terminal; under 1 ms the screen model (charmbracelet/x/vt
-allocates a 4 MB parser buffer and 0.9 MB of cells per emulator and lets neither be set; pooling emulators across
-lifetimes would need every state reset, modes, colours, title and parser, which vt does not offer); the rest is
+written at each start and exit; 1 ms the fork, exec and terminal; under 1 ms the screen model; the rest is
 typing into fresh programs, waking a role for its task, and the scheduler and collector. Half of the gap or more is
 the kernel's (the CPU column's bracket). `+"`perf record -g -p PID`"+` on the supervisor, 60 s of each team's busiest
 phase, finds the capped team's extra samples in three places about equally: creating files (the same task, report
 and archive files per task, but ext4's search for a free inode took 3.5× the samples per task: it passes over
 inodes freed in the last seconds, `+"`recently_deleted`"+` in the profile), Go's scheduler (sysmon and
 parked threads woken more often, each a context switch, dear on this virtual machine) and shogun's own code
-(screen snapshots of starting programs, the queries of a role's state). The RSS peak is garbage
-between collections, not sleeping roles: each start allocates a 5 MB screen model, so the heap peaks higher, and
-the runtime gives freed memory back slowly (RSS at rest 78–115 MiB for the capped team over the runs,
-92–94 MiB for the baseline).
+(screen snapshots of starting programs, the queries of a role's state). The RSS peak was garbage
+between collections, not sleeping roles: charmbracelet/x/vt gives every emulator a 4 MB parser buffer that no one
+can size, 42 %% of all the capped team allocated, and reused heap is zeroed, so touched. The supervisor now keeps
+the screen models of ended programs for the next starts (`+"`ptyhost.ScreenPool`"+`, each reset to a new one's
+state): the capped team's peak, 122–134 MiB over the runs before, is the one below.
 
 | roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU (in the kernel) | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|

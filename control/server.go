@@ -335,7 +335,7 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	role.Release() // a person restarted it: they have looked
-	role.Restart()
+	role.StartNow()
 	reply(w, RestartReply{Role: role.ID(), Result: "restarting"})
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -265,4 +266,74 @@ func TestAHeldRoleLeavesItsSlotToARoleThatCanWork(t *testing.T) {
 	r.waitTasks(t, "a's task done once released", 30*time.Second, func(ts []store.Task) bool {
 		return len(ts) == 2 && countStatus(ts, store.StatusDone) == 2
 	})
+}
+
+// A program that shows a dialog no one answers, with nothing queued, does
+// not hold its slot for ever: with agent.max_running 1, the first role of
+// the file takes the slot at start and shows a trust dialog; a task for
+// the second role gets done once the dialog has waited a while. Before the
+// fix only idle ready roles made room, and the task waited until a person
+// answered the dialog (a new user waited 95 s and gave up).
+func TestARoleAtAnUnansweredDialogMakesRoomForARoleWithWork(t *testing.T) {
+	dir := t.TempDir()
+	got := filepath.Join(dir, "answers")
+	dialog := `
+  - id: asks
+    prompt_path: roles/agent.md
+    command: {exec: /bin/sh, args: ["-c", "stty raw -echo; printf 'Quick safety check: Do you trust the files in this folder?\r\n'; exec cat > '` + got + `'"]}
+    cli: generic
+    ready_pattern: "(?m)^› $"
+    attention_pattern: "Do you trust"
+    stop: {keys: "/exit\r", timeout: 2s}
+`
+	ws := testWorkspace(t, dialog, sleepy("b", filepath.Join(dir, "b.jsonl"), "0s"))
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r := startTeam(t, ws)
+	asks, _ := r.team.Supervisor().Role("asks")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := asks.WaitState(ctx, supervisor.Attention); err != nil {
+		t.Fatalf("the dialog never showed: %v (state %s)", err, asks.State())
+	}
+	r.drop(t, "cb.yaml", "id: cmd-b\nto: b\ntitle: for b\nbody: b\n")
+	r.waitTasks(t, "b's task done while asks shows its dialog", 45*time.Second, func(ts []store.Task) bool {
+		return len(ts) == 1 && ts[0].Status == store.StatusDone
+	})
+	st := asks.Status()
+	if st.State != supervisor.Sleeping || !strings.Contains(st.Reason, "dialog") {
+		t.Errorf("the role at the dialog: state %s, reason %q; want sleeping, saying its dialog went unanswered", st.State, st.Reason)
+	}
+	if b, _ := os.ReadFile(got); len(b) != 0 {
+		t.Errorf("keys were typed into the dialog to put it to sleep: %q", b)
+	}
+}
+
+// A person's restart of a sleeping role starts it though it has no work:
+// with the only slot taken by a role at work, it waits for the slot, then
+// runs. Before the fix `shogun restart` said "restarting" and the role
+// slept on.
+func TestAPersonsRestartOfASleepingRoleWaitsForASlotAndStartsIt(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"a", "b"}
+	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "3s")...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r := startTeam(t, ws)
+	a, _ := r.team.Supervisor().Role("a")
+	b, _ := r.team.Supervisor().Role("b")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := b.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("b never asleep: %v (state %s)", err, b.State())
+	}
+	r.drop(t, "ca.yaml", "id: cmd-a\nto: a\ntitle: for a\nbody: b\n")
+	if _, err := a.WaitState(ctx, supervisor.Busy); err != nil {
+		t.Fatalf("a never busy with its task: %v (state %s)", err, a.State())
+	}
+	b.StartNow()
+	if _, err := b.WaitState(ctx, supervisor.WaitingSlot); err != nil {
+		t.Fatalf("b, restarted while a works, never waited for the slot: %v (state %s, %s)", err, b.State(), b.Status().Reason)
+	}
+	if _, err := b.WaitState(ctx, supervisor.Ready); err != nil {
+		t.Fatalf("b never started once a's slot was free: %v (state %s, %s)", err, b.State(), b.Status().Reason)
+	}
 }

@@ -48,7 +48,9 @@ func (r *Role) run(ctx context.Context) {
 		}
 		if asked == askedSleep {
 			r.mu.Lock()
-			r.asleep, r.resumable = true, true
+			// Put to sleep at a dialog before its startup prompt, it has
+			// no conversation of its own to resume: it starts afresh.
+			r.asleep, r.resumable = true, r.settled
 			r.mu.Unlock()
 			r.setState(Sleeping, r.sleepReason())
 			r.typing.unlock() // held since trySleep
@@ -66,6 +68,13 @@ func (r *Role) run(ctx context.Context) {
 		reason := exit.String()
 		if err != nil {
 			reason = err.Error()
+		}
+		r.mu.Lock()
+		resumed, session := r.resumed, r.sessionID
+		r.mu.Unlock()
+		if resumed && asked == askedNothing {
+			// resumable is false now: resuming may be what ended it.
+			r.log.Warn().Str("session", session).Str("exit", reason).Msg("the program that resumed its conversation ended by itself; its next start begins afresh, with its startup prompt, and leaves that conversation")
 		}
 		overMemory := ""
 		if asked == askedMemory {
@@ -226,19 +235,26 @@ func (r *Role) runOnce(ctx context.Context) (exit ptyhost.Exit, waitErr error, a
 	waking := r.asleep
 	resume := r.resumable && len(cfg.ResumeArgs) > 0
 	resumeWith, known := resumeArgs(cfg.ResumeArgs, r.sessionID)
+	cleared := r.sessionCleared
 	r.asleep, r.resumable, r.waking = false, false, waking
 	r.mu.Unlock()
 	if resume && !known {
 		// Never the folder's most recent conversation: with roles
 		// sharing a folder that may be another role's.
-		r.log.Info().Msg("its conversation's id is not known (its hook never told one): starting afresh")
+		if cleared {
+			// As between_tasks would have: some CLIs (Codex) tell a new
+			// conversation's id only at its first turn.
+			r.log.Info().Msg("its between_tasks keys ended its last conversation, and its CLI has not told the new one's id: starting afresh, as between_tasks would")
+		} else {
+			r.log.Info().Msg("its conversation's id is not known (its hook never told one): starting afresh")
+		}
 		resume = false
 	}
 	if !resume {
 		// A fresh program holds no conversation yet: the one told of the
 		// program before is not its own to resume.
 		r.mu.Lock()
-		r.sessionID = ""
+		r.sessionID, r.sessionCleared = "", false
 		r.mu.Unlock()
 	}
 	acct, prev := r.takeAccount(cfg)
@@ -402,10 +418,14 @@ func (r *Role) supervise(ctx context.Context, sess *ptyhost.Session, exited <-ch
 			r.stop(sess, exited)
 			return askedMove
 		case <-r.sleepReq:
+			atDialog := r.State() == Attention
 			if sleep = r.trySleep(false); !sleep && r.sup.slots != nil {
 				r.sup.slots.declined(r)
 			}
 			why = "made room for a role with work (a slot of agent.max_running or agent.max_running_per_cli); the next task wakes it"
+			if atDialog {
+				why = "made room for a role with work (a slot of agent.max_running or agent.max_running_per_cli): its program showed a dialog no one answered, with nothing queued; the next task wakes it, and the dialog shows again"
+			}
 		case <-idleC:
 			sleep = r.trySleep(true)
 			why = fmt.Sprintf("idle for idle_after %s with nothing queued; the next task wakes it", r.conf().IdleAfter)

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/shogun-dev/shogun/config"
@@ -31,8 +32,11 @@ func (s *Supervisor) openMemoryCgroups() *ptyhost.MemoryCgroups {
 	}
 	cg, err := ptyhost.OpenMemoryCgroups()
 	if err != nil {
-		s.log.Info().Dur("every", s.memoryEvery).Str("cgroup_v2", "none: "+err.Error()).
-			Msg("memory_max: the roles' process trees are measured, and a role over it restarted; on Windows each role's job also refuses its tree more")
+		msg := "memory_max: the roles' process trees are measured, and a role over it restarted"
+		if runtime.GOOS == "windows" {
+			msg += "; each role's job object also refuses its tree more memory than that"
+		}
+		s.log.Info().Dur("every", s.memoryEvery).Str("cgroup_v2", "none: "+err.Error()).Msg(msg)
 		return nil
 	}
 	s.log.Info().Str("cgroup_v2", cg.Dir()).

@@ -11,6 +11,17 @@ func (r *Role) Restart() {
 	}
 }
 
+// StartNow is a person's restart: Restart, and a role that sleeps starts
+// too, though it has no work, waiting for a slot when none is free. (A
+// reload's Restart leaves a sleeping role asleep: it starts afresh when
+// work comes.)
+func (r *Role) StartNow() {
+	r.mu.Lock()
+	r.startAsked = true
+	r.mu.Unlock()
+	r.Restart()
+}
+
 // Hold keeps new tasks from being typed into the role (it is not
 // Workable) until Release (a person's restart or dismissal) or the end of
 // the run: what the team does when the role's approvals hook has gone

@@ -96,12 +96,18 @@ type Role struct {
 	// conversation can be resumed (ResumeArgs). Both under mu.
 	asleep, resumable bool
 	// sessionID is the CLI's own conversation as its hook last told it
-	// (session.go), which a wake resumes (under mu).
-	sessionID string
+	// (session.go), which a wake resumes (under mu). sessionCleared: the
+	// role's between_tasks keys ended the last one told, and its CLI has
+	// told no new one since.
+	sessionID      string
+	sessionCleared bool
 	// waking: the current program was started by a wake (under mu).
 	waking bool
 	// sleepWhy says why the role went to sleep (under mu).
 	sleepWhy string
+	// startAsked: a person asked the role to run (StartNow) and it has not
+	// started since; it waits for a slot though it has no work (under mu).
+	startAsked bool
 
 	// memory is what the current program's tree held at the last look of
 	// the memory watch (under mu; 0 before it).

@@ -41,10 +41,14 @@ func (r *Role) NoteSession(id string) error {
 	id = strings.ToLower(id)
 	r.mu.Lock()
 	prev := r.sessionID
-	r.sessionID = id
+	r.sessionID, r.sessionCleared = id, false
 	r.mu.Unlock()
 	if prev != id {
-		r.log.Info().Str("session", id).Str("previous", prev).Msg("the CLI's conversation")
+		ev := r.log.Info().Str("session", id)
+		if prev != "" {
+			ev = ev.Str("previous", prev)
+		}
+		ev.Msg("the CLI's conversation")
 	}
 	return nil
 }
@@ -55,7 +59,7 @@ func (r *Role) NoteSession(id string) error {
 func (r *Role) ForgetSession() {
 	r.mu.Lock()
 	prev := r.sessionID
-	r.sessionID = ""
+	r.sessionID, r.sessionCleared = "", true
 	r.mu.Unlock()
 	if prev != "" {
 		r.log.Debug().Str("previous", prev).Msg("the CLI's conversation ends (between_tasks)")

@@ -76,6 +76,7 @@ func (r *Role) sleepUntilWork(ctx context.Context) bool {
 			r.mu.Unlock()
 			return true
 		case <-r.stopReq:
+			r.startedAsked() // a stop takes back a start asked for
 			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
 			return r.waitRestart(ctx)
 		case <-ctx.Done():
@@ -120,7 +121,10 @@ func (r *Role) trySleep(idle bool) bool {
 		}
 	}
 	r.mu.Lock()
-	ok := r.state == Ready && r.settled && r.writer == nil && time.Since(r.humanInput) >= r.sup.humanQuiet && len(r.hookQuestions) == 0
+	// Asked to make room, a program at a dialog goes too (makeRoom asks
+	// one only when no one has answered it for a while).
+	state := r.state == Ready && r.settled || !idle && r.state == Attention
+	ok := state && r.writer == nil && time.Since(r.humanInput) >= r.sup.humanQuiet && len(r.hookQuestions) == 0
 	r.mu.Unlock()
 	if !ok || !r.typing.tryLock() {
 		return false

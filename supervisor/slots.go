@@ -66,6 +66,10 @@ type slots struct {
 // roomEvery bounds how often makeRoom looks, however many roles wait.
 const roomEvery = 200 * time.Millisecond
 
+// attentionRoomAfter is how long a program with nothing queued may show a
+// dialog before it is asked to make room for a role with work.
+const attentionRoomAfter = 10 * time.Second
+
 // poke tells roomLoop to look for room now rather than at its next tick:
 // a running role became ready, or a role began to wait.
 func (sl *slots) poke() {
@@ -319,9 +323,10 @@ func (sl *slots) makeRoom() {
 		return
 	}
 	type idle struct {
-		r     *Role
-		cli   string
-		since time.Time
+		r        *Role
+		cli      string
+		since    time.Time
+		atDialog bool
 	}
 	var idles []idle
 	for r, cli := range held {
@@ -332,13 +337,22 @@ func (sl *slots) makeRoom() {
 			continue
 		}
 		r.mu.Lock()
-		st, since := r.state, r.since
+		st, since, human := r.state, r.since, r.humanInput
 		r.mu.Unlock()
-		if st == Ready && !sl.sup.work(r.id).Has {
-			idles = append(idles, idle{r, cli, since})
+		// A program at a dialog no one has answered for a while, with
+		// nothing queued, holds its slot for nothing: it makes room too,
+		// after the idle ones (its dialog shows again at its next start).
+		atDialog := st == Attention && time.Since(since) >= attentionRoomAfter && time.Since(human) >= sl.sup.humanQuiet
+		if (st == Ready || atDialog) && !sl.sup.work(r.id).Has {
+			idles = append(idles, idle{r, cli, since, atDialog})
 		}
 	}
-	sort.Slice(idles, func(i, j int) bool { return idles[i].since.Before(idles[j].since) })
+	sort.Slice(idles, func(i, j int) bool {
+		if idles[i].atDialog != idles[j].atDialog {
+			return !idles[i].atDialog
+		}
+		return idles[i].since.Before(idles[j].since)
+	})
 	var ask []*Role
 	take := func(cli string) {
 		for i, x := range idles {
@@ -376,6 +390,13 @@ func (sl *slots) makeRoom() {
 	}
 }
 
+// startedAsked notes that a start a person asked for (StartNow) is made.
+func (r *Role) startedAsked() {
+	r.mu.Lock()
+	r.startAsked = false
+	r.mu.Unlock()
+}
+
 // declined forgets that r was asked to sleep: it had work after all.
 func (sl *slots) declined(r *Role) {
 	sl.mu.Lock()
@@ -394,9 +415,17 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 	sl := r.sup.slots
 	cli := r.conf().CLI
 	if sl == nil || sl.tryTake(r, cli) {
+		r.startedAsked()
 		return true, true
 	}
 	w := r.sup.work(r.id)
+	r.mu.Lock()
+	asked := r.startAsked
+	r.mu.Unlock()
+	waitsFor := "has work"
+	if !w.Has && asked {
+		w, waitsFor = Work{Has: true, Rank: 1, Since: time.Now()}, "restart asked"
+	}
 	if !w.Has {
 		r.mu.Lock()
 		r.asleep = true // its start is a wake, without a conversation to resume
@@ -406,12 +435,13 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 	}
 	why := sl.why(cli)
 	wt := sl.wait(r, cli, w)
-	r.setState(WaitingSlot, fmt.Sprintf("has work; waits for a slot (%s)", why))
+	r.setState(WaitingSlot, fmt.Sprintf("%s; waits for a slot (%s)", waitsFor, why))
 	sl.makeRoom()
 	for {
 		// roomLoop looks again while it waits.
 		select {
 		case <-wt.granted:
+			r.startedAsked()
 			return true, true
 		case <-r.wakeReq:
 		case <-r.restartReq:
@@ -420,6 +450,7 @@ func (r *Role) admit(ctx context.Context) (ok, alive bool) {
 			r.resumable = false
 			r.mu.Unlock()
 		case <-r.stopReq:
+			r.startedAsked() // a stop takes back a start asked for
 			sl.cancel(wt)
 			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
 			return false, r.waitRestart(ctx)
