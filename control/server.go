@@ -249,6 +249,10 @@ func (s *Server) roleReplies(snap queue.Status) []RoleReply {
 			LastLine: st.LastLine, SubmitDelayMS: st.SubmitDelay.Milliseconds(), Account: st.Account,
 			MemoryBytes: st.Memory, MemoryMaxBytes: uint64(st.MemoryMax), OverMemory: st.OverMemory,
 			BackoffReason: st.BackoffReason, Held: st.Held}
+		switch st.State {
+		case supervisor.Sleeping, supervisor.Waking, supervisor.WaitingSlot:
+			rr.SleepReason = st.Reason
+		}
 		if st.State == supervisor.Limited && !st.LimitedUntil.IsZero() {
 			rr.LimitedUntil = st.LimitedUntil.UTC()
 		}

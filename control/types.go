@@ -83,6 +83,10 @@ type RoleReply struct {
 	// the program it is about to restart ("memory 2.3 GB over memory_max
 	// 2 GB"); left out after a crash and in every other state.
 	BackoffReason string `json:"backoff_reason,omitempty"`
+	// SleepReason, while State is sleeping, waking or waiting-slot, says
+	// why ("idle for idle_after 10m with nothing queued; the next task
+	// wakes it", "has work; waits for a slot (agent.max_running 4)").
+	SleepReason string `json:"sleep_reason,omitempty"`
 	// Account is the key of the account the role's program runs on (see
 	// docs/accounts.md); left out for a role without accounts.
 	Account string `json:"account,omitempty"`

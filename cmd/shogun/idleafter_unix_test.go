@@ -44,4 +44,10 @@ func TestAChangedIdleAfterIsAppliedLive(t *testing.T) {
 	if stateOf(st, "a") != "sleeping" {
 		t.Errorf("a woke: %s", stateOf(st, "a"))
 	}
+	// --json says why a role sleeps, as the log does.
+	for _, r := range st.Roles {
+		if r.ID == "b" && !strings.Contains(r.SleepReason, "idle_after 1s") {
+			t.Errorf("b's sleep_reason %q does not say it slept after idle_after 1s", r.SleepReason)
+		}
+	}
 }
