@@ -21,10 +21,16 @@ type vtCore struct {
 	// the core waits in a pool.
 	reply   atomic.Pointer[io.Writer]
 	replies sync.WaitGroup
+	// flushed tells detach that the drain has passed its marker.
+	flushed chan struct{}
+	// usedAlt: a program showed the alternate screen, whose scrollback vt
+	// keeps (up to 10,000 rows) and lets no one clear or cap: such a core
+	// is not kept for the next program.
+	usedAlt atomic.Bool
 }
 
 func newVTCore(cols, rows int) *vtCore {
-	c := &vtCore{emu: vt.NewEmulator(cols, rows)}
+	c := &vtCore{emu: vt.NewEmulator(cols, rows), flushed: make(chan struct{})}
 	// The emulator keeps 10,000 rows of scrollback by default, about 100 MB
 	// of cells for a role that has printed that much; the model needs only
 	// the screen (the session keeps the raw output).
@@ -32,8 +38,11 @@ func newVTCore(cols, rows int) *vtCore {
 	c.setReply(io.Discard)
 	c.emu.SetCallbacks(vt.Callbacks{
 		EnableMode: func(m ansi.Mode) {
-			if m == ansi.ModeBracketedPaste {
+			switch m {
+			case ansi.ModeBracketedPaste:
 				c.bracketedPaste.Store(true)
+			case ansi.ModeAltScreen, ansi.ModeAltScreenSaveCursor:
+				c.usedAlt.Store(true)
 			}
 		},
 		DisableMode: func(m ansi.Mode) {
@@ -75,7 +84,12 @@ func newVTCore(cols, rows int) *vtCore {
 		buf := make([]byte, 256)
 		for {
 			n, err := c.emu.Read(buf)
-			if n > 0 && c.answer.Load() {
+			switch {
+			case n == 1 && buf[0] == flushMark:
+				// No answer is one NUL (a pipe read never joins two
+				// writes): detach's marker, forwarded to no one.
+				c.flushed <- struct{}{}
+			case n > 0 && c.answer.Load():
 				_, _ = (*c.reply.Load()).Write(buf[:n])
 			}
 			if err != nil {
@@ -89,14 +103,19 @@ func newVTCore(cols, rows int) *vtCore {
 
 func (c *vtCore) setReply(w io.Writer) { c.reply.Store(&w) }
 
+// flushMark is the byte detach sends through the answer pipe.
+const flushMark = 0
+
 // detach sends the core's answers nowhere from now on, and waits until
-// every answer the emulator gave before has gone where it was going: a pipe
-// write returns once read, and the drain forwards each read before the
-// next, so once a byte written now is read, nothing earlier is left to go
-// to the next session's program.
+// every answer the emulator gave before has gone where it was going: the
+// drain forwards each read before it reads the next, so once it has passed
+// the marker written now, nothing earlier is left to go to the next
+// session's program, and the marker itself goes nowhere.
 func (c *vtCore) detach() {
 	c.setReply(io.Discard)
-	_, _ = c.emu.InputPipe().Write([]byte{0})
+	if _, err := c.emu.InputPipe().Write([]byte{flushMark}); err == nil {
+		<-c.flushed
+	}
 }
 
 // reset makes the emulator as a new one of the given size: what the last
@@ -159,11 +178,12 @@ func (p *ScreenPool) get(cols, rows int) *vtCore {
 	return newVTCore(cols, rows)
 }
 
-// put takes a core back, or ends it when the pool is full or closed.
+// put takes a core back, or ends it when the pool is full or closed, or
+// its alternate screen holds scrollback.
 func (p *ScreenPool) put(c *vtCore) {
 	c.detach()
 	p.mu.Lock()
-	if !p.closed && len(p.idle) < p.keep {
+	if !p.closed && len(p.idle) < p.keep && !c.usedAlt.Load() {
 		p.idle = append(p.idle, c)
 		c = nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestAPooledScreenShowsTheNextProgramAsANewOneWould(t *testing.T) {
 	next := []byte("\x1b[1;1Hready \x1b[32mok\x1b[0m qqq 将軍\r\n\x1b[5;3H› ")
 	leftovers := []struct{ name, out string }{
 		{"nothing", ""},
-		{"the alternate screen", "\x1b[?1049h\x1b[2J\x1b[10;10Hfull screen"},
+		{"the alternate screen, left (1047)", "\x1b[?1047h\x1b[2J\x1b[10;10Hfull screen\x1b[?1047l"},
 		{"a colour left on", "\x1b[31;44;1mred on blue"},
 		{"bracketed paste, origin mode and a scroll region", "\x1b[?2004h\x1b[3;8r\x1b[?6hx"},
 		{"insert mode and a hidden cursor", "\x1b[4h\x1b[?25lxyz"},
@@ -68,7 +69,7 @@ func TestAPooledScreenShowsTheNextProgramAsANewOneWould(t *testing.T) {
 			before.close()
 			m := newPooledScreenModel(pool, 40, 12, io.Discard)
 			defer m.close()
-			if m.core != before.core {
+			if m.core != before.core && !before.core.usedAlt.Load() {
 				t.Fatal("the pool made a new model instead of lending the one given back")
 			}
 			m.write(next)
@@ -168,5 +169,45 @@ func TestScreenPoolKeepsWhatItIsAskedTo(t *testing.T) {
 	pool.mu.Unlock()
 	if idle != 0 {
 		t.Errorf("a closed pool kept %d models", idle)
+	}
+}
+
+// A model whose program showed the alternate screen is not kept: vt keeps
+// that screen's scrollback, up to 10,000 rows of the program's text, and
+// lets no one clear it. The next program gets a new model.
+func TestAModelThatShowedTheAlternateScreenIsNotKept(t *testing.T) {
+	for _, enter := range []string{"\x1b[?1049h", "\x1b[?1047h"} {
+		pool := NewScreenPool(1)
+		a := newPooledScreenModel(pool, 40, 12, io.Discard)
+		a.write([]byte(enter + string(bytes.Repeat([]byte("A's secret line\r\n"), 200))))
+		a.close()
+		b := newPooledScreenModel(pool, 40, 12, io.Discard)
+		if b.core == a.core {
+			t.Errorf("after %q the pool lent the model, its alternate screen's scrollback and all, to the next program", enter)
+		}
+		b.close()
+		pool.Close()
+	}
+}
+
+// The marker the pool sends through the answer pipe when a model is given
+// back never reaches the next program, however soon that one starts (a
+// NUL typed into a CLI at start is Ctrl+Space). Before the fix, 257 of 300
+// next programs were sent it.
+func TestTheNextProgramGetsNoByteOfThePool(t *testing.T) {
+	for i := range 300 {
+		pool := NewScreenPool(1)
+		a := newPooledScreenModel(pool, 40, 12, io.Discard)
+		a.write([]byte("bye"))
+		a.close()
+		var got recorder
+		b := newPooledScreenModel(pool, 40, 12, &got)
+		b.write([]byte("\x1b[5n")) // are you OK?
+		waitFor(t, "the answer", 5*time.Second, func() bool { return strings.HasSuffix(got.String(), "\x1b[0n") })
+		b.close()
+		pool.Close()
+		if s := got.String(); s != "\x1b[0n" {
+			t.Fatalf("program %d was sent %q, want only its answer %q", i, s, "\x1b[0n")
+		}
 	}
 }
