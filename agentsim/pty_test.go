@@ -431,6 +431,11 @@ func TestTermSignals(t *testing.T) {
 		if code := a.waitExit(); code != 128+int(syscall.SIGTERM) {
 			t.Errorf("exit status %d after SIGTERM, want %d", code, 128+int(syscall.SIGTERM))
 		}
+		// The last line names the signal, not its description
+		// ("terminated by terminated").
+		if want := "agent-sim: terminated by SIGTERM (exit status 143)"; !strings.Contains(a.output(), want) {
+			t.Errorf("output after SIGTERM lacks %q:\n%q", want, a.output())
+		}
 	})
 }
 

@@ -39,6 +39,21 @@ func (a *agent) limitLine() string {
 // termSignals are what a supervisor or a closing terminal sends to end a program.
 var termSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt}
 
+// signalName is sig as people write it, "SIGTERM": its String is the
+// C library's description ("terminated"), which read "terminated by
+// terminated" in the last line.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case os.Interrupt:
+		return "SIGINT"
+	}
+	return sig.String()
+}
+
 // Run runs the simulated agent on the terminal in and out until it is told to
 // exit (`/exit`, `/quit`, Ctrl-C twice or Ctrl-D on an empty prompt), ctx is
 // done, a termination signal arrives, the terminal goes away, or it crashes as
@@ -285,7 +300,7 @@ func (a *agent) run(ctx context.Context, in *os.File) error {
 			if s, ok := sig.(syscall.Signal); ok {
 				code = 128 + int(s)
 			}
-			a.stop(&ExitError{Code: code, Reason: "terminated by " + sig.String()})
+			a.stop(&ExitError{Code: code, Reason: "terminated by " + signalName(sig)})
 		case <-painted:
 			painted = nil
 			started = a.paint()

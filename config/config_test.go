@@ -1085,3 +1085,31 @@ func TestMaxRunningPerCLI(t *testing.T) {
 		}
 	}
 }
+
+// docs/configuration.md writes idle_after's default as "(off)", and a
+// person copies that: off and never mean 0, in the settings and in a
+// role, and a word that is not a duration is still refused.
+func TestIdleAfterOffMeansNever(t *testing.T) {
+	dir := testWorkspace(t, map[string]string{
+		"roles/a.md": "a",
+		SettingsFile: "agent:\n  idle_after: off\n",
+		RolesFile: "roles:\n" +
+			"  - {id: a, prompt_path: roles/a.md, command: {exec: claude}, idle_after: never}\n" +
+			"  - {id: b, prompt_path: roles/a.md, command: {exec: claude}, idle_after: \"Off\"}\n" +
+			"  - {id: c, prompt_path: roles/a.md, command: {exec: claude}}\n",
+	})
+	cfg := mustLoad(t, dir, nil)
+	if cfg.Settings.Agent.IdleAfter != 0 {
+		t.Errorf("agent.idle_after off = %v, want 0", cfg.Settings.Agent.IdleAfter)
+	}
+	for _, r := range cfg.Roles {
+		if r.IdleAfter != 0 {
+			t.Errorf("role %s idle_after = %v, want 0", r.ID, r.IdleAfter)
+		}
+	}
+	bad := testWorkspace(t, map[string]string{SettingsFile: "agent:\n  idle_after: sometimes\n",
+		"roles/a.md": "a", RolesFile: "roles:\n  - {id: a, prompt_path: roles/a.md, command: {exec: claude}}\n"})
+	if _, err := Load(bad, nil); err == nil || !strings.Contains(err.Error(), `"idle_after" is not a valid duration`) {
+		t.Errorf("idle_after: sometimes: %v, want it refused", err)
+	}
+}

@@ -214,6 +214,18 @@ func (d *decoder) duration(n *yaml.Node, key string, allowZero bool) (time.Durat
 	return v, true
 }
 
+// idleAfter reads idle_after: a duration, 0, or "off" or "never" for 0
+// (the docs write its default as "off", and people copy that).
+func (d *decoder) idleAfter(n *yaml.Node, key string) (time.Duration, bool) {
+	if n.Kind == yaml.ScalarNode {
+		switch strings.ToLower(strings.TrimSpace(n.Value)) {
+		case "off", "never":
+			return 0, true
+		}
+	}
+	return d.duration(n, key, true)
+}
+
 // days reads a duration that may also be a whole number of days ("90d"),
 // for spans too long to write in hours; 0 is allowed.
 func (d *decoder) days(n *yaml.Node, key string) (time.Duration, bool) {

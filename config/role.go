@@ -387,7 +387,7 @@ func (rd *roleDecoder) applyPreset(r *Role, m *mapping, p roles.Preset) {
 		}
 	}
 	if v := m.take("idle_after"); v != nil {
-		if d, ok := rd.duration(v, "idle_after", true); ok {
+		if d, ok := rd.idleAfter(v, "idle_after"); ok {
 			r.IdleAfter = d
 		}
 	}

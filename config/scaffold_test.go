@@ -272,3 +272,38 @@ func TestScaffoldIgnoresStateAndWritesWhatStartWrites(t *testing.T) {
 		}
 	}
 }
+
+// The settings.yaml that init writes says every key is shown: the keys of
+// sleeping roles and of the caps on running CLIs are there too, commented
+// out with their defaults, and uncommented they load as those defaults.
+func TestScaffoldSettingsShowTheSleepAndCapKeys(t *testing.T) {
+	keys := []string{"idle_after", "max_running", "max_running_per_cli", "memory_max"}
+	for _, lang := range []string{"en", "ja"} {
+		t.Run(lang, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ws")
+			if _, err := Scaffold(dir, ScaffoldOptions{Lang: lang}); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "config", "settings.yaml")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(data)
+			for _, k := range keys {
+				line := "\n  # " + k + ": "
+				if !strings.Contains(text, line) {
+					t.Errorf("settings.yaml (%s) does not show agent.%s", lang, k)
+				}
+				text = strings.Replace(text, line, "\n  "+k+": ", 1)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := mustLoad(t, dir, nil).Settings.Agent
+			if a.IdleAfter != 0 || a.MaxRunning != 0 || len(a.MaxRunningPerCLI) != 0 || a.MemoryMax != 0 {
+				t.Errorf("uncommented, the keys load as %+v; want their defaults", a)
+			}
+		})
+	}
+}

@@ -262,7 +262,7 @@ func decodeSettings(data []byte, s *Settings, workspace string, lookup func(stri
 			}
 		}
 		if v := sec.take("idle_after"); v != nil {
-			if d, ok := d.duration(v, "idle_after", true); ok {
+			if d, ok := d.idleAfter(v, "idle_after"); ok {
 				s.Agent.IdleAfter = d
 			}
 		}

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/shogun-dev/shogun/store"
@@ -32,12 +33,28 @@ type StatusReply struct {
 	// runs on with the configuration it had.
 	ConfigError string `json:"config_error,omitempty"`
 	// MaxRunning is agent.max_running, how many roles' programs may run at
-	// once, and SlotsInUse how many do; both left out without a bound.
+	// once, and SlotsInUse how many do; both left out without a bound,
+	// and SlotsInUse always there with one, 0 included (MarshalJSON).
 	MaxRunning int `json:"max_running,omitempty"`
 	SlotsInUse int `json:"slots_in_use,omitempty"`
 	// CLISlots are the bounds of agent.max_running_per_cli, by CLI, with
 	// how many of that CLI's roles are alive; left out without any.
 	CLISlots map[string]CLISlots `json:"cli_slots,omitempty"`
+}
+
+// MarshalJSON writes slots_in_use whenever max_running is there, 0
+// included, as docs/api.md promises: a script reading "slots_in_use" with
+// a bound must not find it missing when every role sleeps.
+func (r StatusReply) MarshalJSON() ([]byte, error) {
+	type plain StatusReply // without this method
+	out := struct {
+		plain
+		SlotsInUse *int `json:"slots_in_use,omitempty"`
+	}{plain: plain(r)}
+	if r.MaxRunning > 0 {
+		out.SlotsInUse = &r.SlotsInUse
+	}
+	return json.Marshal(out)
 }
 
 // CLISlots is one CLI's bound in StatusReply.

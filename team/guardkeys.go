@@ -39,8 +39,22 @@ func (t *Team) guardsChanged(res config.Reload, cur, next *config.Config) {
 	}
 	live, atStart := config.SettingsChanges(cur.Settings, next.Settings)
 	if keys := within(append(live, atStart...), guardSettingKeys); len(keys) > 0 {
-		t.guardChanged("", fmt.Sprintf("%s changed in %s", strings.Join(keys, ", "), config.SettingsFile), config.SettingsFile)
+		what := fmt.Sprintf("%s changed in %s", strings.Join(keys, ", "), config.SettingsFile)
+		// A person who raised agent.max_running and sees nothing change
+		// must read here, not only in the log, that it waits for a start.
+		if later := within(atStart, guardSettingKeys); len(later) > 0 {
+			what += fmt.Sprintf("; %s %s effect at the next shogun start", strings.Join(later, ", "), plural(len(later), "takes", "take"))
+		}
+		t.guardChanged("", what, config.SettingsFile)
 	}
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // guardChanged tells what, a guard change of role ("" for the team's

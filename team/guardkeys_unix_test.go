@@ -85,3 +85,43 @@ func TestReloadThatChangesWhatBoundsARoleIsTold(t *testing.T) {
 		}
 	}
 }
+
+// agent.max_running raised while the team runs is read only at start: the
+// line under attention says so (it said only "changed", and the person
+// waited for more programs to start), and still warns that an agent may
+// have made the change.
+func TestMaxRunningChangedLiveSaysItWaitsForTheNextStart(t *testing.T) {
+	settings := "keep_awake: false\nagent:\n  max_running: 2\n"
+	tm := runTeam(t, "roles:\n"+shRole("a")+shRole("b"), settings, func(o *Options) {
+		o.Logger = zerolog.Nop()
+		o.ConfigSettle, o.ConfigPoll = 50*time.Millisecond, 100*time.Millisecond
+	})
+	waitRunning(t, tm, "a", "b")
+	ws := tm.Config().Workspace
+	raised := strings.Replace(settings, "max_running: 2", "max_running: 5", 1)
+	if err := os.WriteFile(filepath.Join(ws, filepath.FromSlash(workspace.SettingsFile)), []byte(raised), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "agent.max_running changed in config/settings.yaml; agent.max_running takes effect at the next shogun start; if you did not make this change, an agent may have"
+	var attention []string
+	shoguntest.WaitFor(t, "the change under attention", 15*time.Second, func() bool {
+		st, err := tm.Queue().Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		attention = st.Attention
+		for _, a := range attention {
+			if strings.Contains(a, "agent.max_running") {
+				return true
+			}
+		}
+		return false
+	})
+	found := false
+	for _, a := range attention {
+		found = found || strings.HasPrefix(a, want)
+	}
+	if !found {
+		t.Errorf("attention: %q\nwant a line starting %q", attention, want)
+	}
+}

@@ -387,7 +387,40 @@ func TestDryRunShowsAccountsFallbackMemoryAndSlots(t *testing.T) {
 	for _, want := range []string{
 		"accounts claude-team/a then claude-team/b (switch at 85%), memory_max 1 GB, idle_after 10m0s\n",
 		"fallback shogun, memory_max 2 GB\n",
-		"agent.max_running 2: at start shogun, karo take the slots, after any roles with queued work; then, as slots free: ashigaru1 (asleep until a task comes)",
+		"configuration OK, 2 of 3 roles would start (agent.max_running 2); the others sleep until a task comes\n",
+		"agent.max_running 2: at start shogun, karo take the slots (no role has queued work); then, as slots free: ashigaru1 (asleep until a task comes)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Under agent.max_running, `start --dry-run` says how many roles start at
+// once, not that all of them would, and names the roles with queued work,
+// which take the slots first: here commands sent while no supervisor ran
+// to the last role of config/roles.yaml.
+func TestDryRunNamesTheRolesWithQueuedWorkFirst(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("shogun"), simEntry("karo"), simEntry("ashigaru1"), simEntry("ashigaru2"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 2\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmds := "commands:\n  - {to: ashigaru2, title: Fix the login, body: Fix it.}\n  - {to: ashigaru2, title: Add a test, body: Add it.}\n"
+	if err := os.WriteFile(filepath.Join(ws, "runtime", "queue", "commands", "two.yaml"), []byte(cmds), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := shogun(t, "start", "--workspace", ws, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"configuration OK, 2 of 4 roles would start (agent.max_running 2); the others sleep until a task comes\n",
+		"agent.max_running 2: at start ashigaru2, shogun take the slots, the roles with queued work first, by priority: ashigaru2 (2 commands waiting); then, as slots free: karo, ashigaru1 (asleep until a task comes)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)

@@ -315,6 +315,29 @@ func restartCommand() *cli.Command {
 	}
 }
 
+// stoppingLine says what `shogun stop` waits for: every role's program,
+// or, when some roles run none (asleep, waiting for a slot, stopped), how
+// many programs of how many roles.
+func stoppingLine(st control.StatusReply) string {
+	running := 0
+	for _, r := range st.Roles {
+		switch supervisor.State(r.State) {
+		case supervisor.Sleeping, supervisor.WaitingSlot, supervisor.Stopped, supervisor.Exited, supervisor.Backoff, supervisor.Fatal:
+		default:
+			running++
+		}
+	}
+	roles := fmt.Sprintf("%d %s", len(st.Roles), plural(len(st.Roles), "role", "roles"))
+	switch {
+	case running == len(st.Roles):
+		return fmt.Sprintf("shogun: stopping the supervisor (pid %d) and its %s: each program is asked to quit, then its process tree is ended…", st.Pid, roles)
+	case running == 0:
+		return fmt.Sprintf("shogun: stopping the supervisor (pid %d): none of its %s runs a program (asleep or stopped)…", st.Pid, roles)
+	}
+	return fmt.Sprintf("shogun: stopping the supervisor (pid %d): %d %s running of %s (the roles asleep or stopped have none): each is asked to quit, then its process tree is ended…",
+		st.Pid, running, plural(running, "program", "programs"), roles)
+}
+
 func stopCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "stop",
@@ -333,8 +356,7 @@ func stopCommand() *cli.Command {
 				return err
 			}
 			if c.Duration("wait") > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "shogun: stopping the supervisor (pid %d) and its %d %s: each program is asked to quit, then its process tree is ended…\n",
-					st.Pid, len(st.Roles), plural(len(st.Roles), "role", "roles"))
+				fmt.Fprintln(c.App.ErrWriter, stoppingLine(st))
 			}
 			ws, err := workspaceDir(c)
 			if err != nil {

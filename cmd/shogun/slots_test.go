@@ -27,3 +27,28 @@ func TestStatusShowsSlotsAndTheRolesWaitingForOne(t *testing.T) {
 		}
 	}
 }
+
+// shogun stop says how many programs it waits for: all the roles', or,
+// with roles asleep, how many of how many roles.
+func TestStopSaysHowManyProgramsRun(t *testing.T) {
+	roles := func(states ...string) []control.RoleReply {
+		out := make([]control.RoleReply, len(states))
+		for i, s := range states {
+			out[i] = control.RoleReply{ID: string(rune('a' + i)), State: s}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		states []string
+		want   string
+	}{
+		{[]string{"ready", "busy"}, "shogun: stopping the supervisor (pid 7) and its 2 roles: each program is asked to quit, then its process tree is ended…"},
+		{[]string{"ready", "busy", "waking", "sleeping", "sleeping", "waiting-slot", "sleeping", "stopped"},
+			"shogun: stopping the supervisor (pid 7): 3 programs running of 8 roles (the roles asleep or stopped have none): each is asked to quit, then its process tree is ended…"},
+		{[]string{"sleeping", "sleeping"}, "shogun: stopping the supervisor (pid 7): none of its 2 roles runs a program (asleep or stopped)…"},
+	} {
+		if got := stoppingLine(control.StatusReply{Pid: 7, Roles: roles(c.states...)}); got != c.want {
+			t.Errorf("%v:\n got %q\nwant %q", c.states, got, c.want)
+		}
+	}
+}

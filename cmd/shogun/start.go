@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -337,8 +336,9 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 		}
 	}
 	missing := supervisor.MissingPrograms(runAs)
+	slots := planSlots(cfg.Settings.Agent, roles, pendingWork(ws, cfg, roles))
 	if len(missing) == 0 {
-		fmt.Fprintf(w, "workspace %s: configuration OK, %d role(s) would start\n\n", ws, len(roles))
+		fmt.Fprintf(w, "workspace %s: configuration OK, %s\n\n", ws, slots.summary(len(roles)))
 	} else {
 		fmt.Fprintf(w, "workspace %s: configuration OK, but %d of %d role(s) cannot start: their program is not found\n\n", ws, len(missing), len(roles))
 	}
@@ -369,7 +369,7 @@ func printPlan(w io.Writer, ws string, cfg *config.Config, ids []string) error {
 		}
 		fmt.Fprintf(w, "%s: cwd %s, prompt %s, stop %q within %s%s\n", r.ID, cwd, r.PromptPath, r.Stop.Keys, r.Stop.Timeout, planBounds(r))
 	}
-	if line := planSlots(cfg.Settings.Agent, roles); line != "" {
+	if line := slots.line(); line != "" {
 		fmt.Fprintln(w, line)
 	}
 	if len(missing) > 0 {
@@ -403,40 +403,6 @@ func planBounds(r config.Role) string {
 		fmt.Fprintf(&b, ", idle_after %s", r.IdleAfter)
 	}
 	return b.String()
-}
-
-// planSlots says which roles would take the slots at start under
-// agent.max_running and agent.max_running_per_cli (the first of
-// config/roles.yaml, as the supervisor gives them after the roles with
-// work, which the history and the queue say at start) and which would wait;
-// "" without a bound.
-func planSlots(a config.AgentSettings, roles []config.Role) string {
-	if a.MaxRunning == 0 && len(a.MaxRunningPerCLI) == 0 {
-		return ""
-	}
-	var bounds []string
-	if a.MaxRunning > 0 {
-		bounds = append(bounds, fmt.Sprintf("agent.max_running %d", a.MaxRunning))
-	}
-	for _, cli := range slices.Sorted(maps.Keys(a.MaxRunningPerCLI)) {
-		bounds = append(bounds, fmt.Sprintf("agent.max_running_per_cli %s: %d", cli, a.MaxRunningPerCLI[cli]))
-	}
-	var run, wait []string
-	perCLI := map[string]int{}
-	for _, r := range roles {
-		n, bounded := a.MaxRunningPerCLI[r.CLI]
-		if (a.MaxRunning > 0 && len(run) >= a.MaxRunning) || (bounded && perCLI[r.CLI] >= n) {
-			wait = append(wait, r.ID)
-			continue
-		}
-		run = append(run, r.ID)
-		perCLI[r.CLI]++
-	}
-	line := fmt.Sprintf("\n%s: at start %s take the slots, after any roles with queued work", strings.Join(bounds, ", "), strings.Join(run, ", "))
-	if len(wait) > 0 {
-		line += fmt.Sprintf("; then, as slots free: %s (asleep until a task comes)", strings.Join(wait, ", "))
-	}
-	return line
 }
 
 // missingProgramsError names each role whose program is not found, with

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shogun-dev/shogun/control"
 	"github.com/shogun-dev/shogun/shoguntest"
 )
 
@@ -55,5 +56,28 @@ func TestAtStartTheRolesWithQueuedTasksRunFirst(t *testing.T) {
 	})
 	if b, err := os.ReadFile(started); err == nil {
 		t.Errorf("roles without work started a program at start, ahead of the roles with tasks: %q", b)
+	}
+}
+
+// With agent.max_running 1 and nothing queued, one role runs and two
+// sleep: shogun stop says it waits for one program of three roles, not
+// that each of the three roles' programs is asked to quit.
+func TestStopCountsOnlyTheProgramsThatRun(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("a"), simEntry("b"), simEntry("c"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 1\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "a ready, b and c asleep", func(s control.StatusReply) bool {
+		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "sleeping" && stateOf(s, "c") == "sleeping"
+	})
+	_, errOut, code := shogun(t, "stop", "-w", ws)
+	if want := "): 1 program running of 3 roles (the roles asleep or stopped have none)"; code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("stop: exit %d, %q; want it to say %q", code, errOut, want)
 	}
 }

@@ -12,7 +12,7 @@
 //	                                             CLI that talks to a fake model
 //	                                             (tools/fakemodel) and print its
 //	                                             environment, one VAR=value a line
-//	go run ./tools/realcli tour [-dir DIR] [-addr ADDR] [cli ...]
+//	go run ./tools/realcli tour [-dir DIR] [-addr ADDR] [-force] [cli ...]
 //	                                             the scripted model in the foreground
 //	                                             and a workspace whose roles use it:
 //	                                             a team of real CLIs without an account
@@ -55,6 +55,7 @@ func run(args []string) error {
 	project := fs.String("project", "", "setup: the project folder the CLI will run in")
 	tourDir := fs.String("dir", filepath.Join(os.TempDir(), "shogun-tour"), "tour: the workspace to set up")
 	tourAddr := fs.String("addr", "127.0.0.1:8787", "tour: where the scripted model listens (loopback only)")
+	tourForce := fs.Bool("force", false, "tour: replace a config/roles.yaml in -dir that the tour did not write")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func run(args []string) error {
 		}
 		return nil
 	case "tour":
-		return tour(cache, *tourDir, *tourAddr, names, logf)
+		return tour(cache, *tourDir, *tourAddr, *tourForce, names, logf)
 	default:
 		return fmt.Errorf("unknown command %q (want install, fixtures, path, setup or tour)", args[0])
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,10 +20,16 @@ import (
 // caller adds) as the role's environment. The end-to-end test and the tour
 // write their teams with it.
 func modelRoleEntry(id string, c CLI, s Setup, cache string, env []string) string {
+	return roleEntry(id, c, cache, modelArgs(c, s), env)
+}
+
+// roleEntry is the roles.yaml entry of a role that runs CLI c with args
+// and env.
+func roleEntry(id string, c CLI, cache string, args, env []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  - id: %s\n    prompt_path: roles/ashigaru.md\n    cli: %s\n", id, c.Name)
 	fmt.Fprintf(&b, "    command:\n      exec: %q\n", c.Path(cache))
-	if args := modelArgs(c, s); len(args) > 0 {
+	if len(args) > 0 {
 		q := make([]string, len(args))
 		for i, a := range args {
 			q[i] = fmt.Sprintf("%q", a)
@@ -42,20 +50,58 @@ fakemodel: write hello.txt Hello from the scripted model
 fakemodel: report done via write hello.txt written
 `
 
+// tourHeader starts the roles.yaml the tour writes: a file that starts
+// otherwise is someone's own, which the tour does not replace unasked.
+const tourHeader = "# Written by `go run ./tools/realcli tour`"
+
+// tourArgs are the arguments the tour's role of CLI c runs with: the
+// model's, and for Codex --no-daemon, which every Codex role needs (its
+// shared app-server daemon would start every role's MCP servers with the
+// environment of the first: docs/worktrees-and-mcp.md).
+func tourArgs(c CLI, s Setup) []string {
+	args := modelArgs(c, s)
+	if c.Name == "codex" {
+		args = append(args, "--no-daemon")
+	}
+	return args
+}
+
+// checkTourRoles refuses to let the tour replace the config/roles.yaml
+// in dir unless there is none, the tour wrote it (a run before, perhaps
+// with other CLIs), or force: a workspace of a person's own keeps its
+// team.
+func checkTourRoles(dir string, force bool) error {
+	path := filepath.Join(dir, "config", "roles.yaml")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || force {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if strings.HasPrefix(string(data), tourHeader) {
+		return nil
+	}
+	return fmt.Errorf("%s is not one the tour wrote, and the tour would replace it with its own team: give another -dir, or -force to replace it", path)
+}
+
 // tour runs the scripted model on addr in the foreground and sets up a
 // workspace in dir whose roles are the named CLIs, each pointed at the
 // model from a home of its own, so that a team of real CLIs can be tried
 // without an account. It prints what to run in another terminal and serves
 // until interrupted.
-func tour(cache, dir, addr string, names []string, logf func(string, ...any)) error {
+func tour(cache, dir, addr string, force bool, names []string, logf func(string, ...any)) error {
 	if len(names) == 0 {
 		names = []string{"claude", "codex", "gemini", "copilot"}
 	}
-	if err := installAll(cache, names, logf); err != nil {
-		return err
-	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
+		return err
+	}
+	if err := checkTourRoles(dir, force); err != nil {
+		return err
+	}
+	if err := installAll(cache, names, logf); err != nil {
 		return err
 	}
 	shogun, err := shogunExecutable()
@@ -76,7 +122,7 @@ func tour(cache, dir, addr string, names []string, logf func(string, ...any)) er
 	defer model.Close()
 
 	var roles strings.Builder
-	roles.WriteString("# Written by `go run ./tools/realcli tour`: each role runs a real CLI against the\n" +
+	roles.WriteString(tourHeader + ": each role runs a real CLI against the\n" +
 		"# scripted model at " + model.URL() + " (tools/fakemodel), from a home of its own.\nroles:\n")
 	for _, name := range names {
 		c, _ := lookupCLI(name)
@@ -86,7 +132,7 @@ func tour(cache, dir, addr string, names []string, logf func(string, ...any)) er
 		if err != nil {
 			return err
 		}
-		roles.WriteString(modelRoleEntry(name, c, s, cache, env))
+		roles.WriteString(roleEntry(name, c, cache, tourArgs(c, s), env))
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config", "roles.yaml"), []byte(roles.String()), 0o644); err != nil {
 		return err
