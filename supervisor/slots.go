@@ -340,8 +340,9 @@ func (sl *slots) makeRoom() {
 		st, since, human := r.state, r.since, r.humanInput
 		r.mu.Unlock()
 		// A program at a dialog no one has answered for a while, with
-		// nothing queued, holds its slot for nothing: it makes room too,
-		// after the idle ones (its dialog shows again at its next start).
+		// nothing queued, holds its slot for nothing: it makes room
+		// first, before the idle ones, which may get work any moment (its
+		// dialog shows again at its next start).
 		atDialog := st == Attention && time.Since(since) >= attentionRoomAfter && time.Since(human) >= sl.sup.humanQuiet
 		if (st == Ready || atDialog) && !sl.sup.work(r.id).Has {
 			idles = append(idles, idle{r, cli, since, atDialog})
@@ -349,7 +350,7 @@ func (sl *slots) makeRoom() {
 	}
 	sort.Slice(idles, func(i, j int) bool {
 		if idles[i].atDialog != idles[j].atDialog {
-			return !idles[i].atDialog
+			return idles[i].atDialog
 		}
 		return idles[i].since.Before(idles[j].since)
 	})
