@@ -5,13 +5,13 @@ package notify
 import (
 	"context"
 	"errors"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,7 +30,7 @@ func TestStopWaitsForHangingHooksOnlyUntilTheDrainDeadline(t *testing.T) {
 	defer close(hang)
 	dir := t.TempDir()
 	started, pidFile := filepath.Join(dir, "started"), filepath.Join(dir, "sleep.pid")
-	var logs lockedBuffer
+	var logs shoguntest.Buffer
 	n := New(Options{
 		Command: []string{"/bin/sh", "-c", "cat >/dev/null; sleep 60 & echo $! > '" + pidFile + "'; touch '" + started + "'; wait"},
 		Dir:     dir,
@@ -77,21 +77,4 @@ func TestStopWaitsForHangingHooksOnlyUntilTheDrainDeadline(t *testing.T) {
 	if c := strings.Count(got, "dropped at stop"); c != 1 {
 		t.Errorf("%d lines about dropped notifications, want one:\n%s", c, got)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -2,31 +2,13 @@ package ptyhost
 
 import (
 	"bytes"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"io"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// recorder is a terminal that keeps what the screen model answered.
-type recorder struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.buf.Write(p)
-}
-
-func (r *recorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.buf.String()
-}
 
 // A screen model lent by the pool to the next program shows that program
 // exactly as a new model would, whatever the program before left behind:
@@ -95,7 +77,7 @@ func TestAPooledScreenShowsTheNextProgramAsANewOneWould(t *testing.T) {
 func TestAPooledScreenAnswersOnlyItsOwnProgram(t *testing.T) {
 	pool := NewScreenPool(1)
 	defer pool.Close()
-	var first, second recorder
+	var first, second shoguntest.Buffer
 	a := newPooledScreenModel(pool, 40, 12, &first)
 	a.write([]byte("\x1b[3;5H\x1b[6n")) // where is the cursor?
 	waitFor(t, "the first program's answer", 5*time.Second, func() bool { return first.String() != "" })
@@ -200,7 +182,7 @@ func TestTheNextProgramGetsNoByteOfThePool(t *testing.T) {
 		a := newPooledScreenModel(pool, 40, 12, io.Discard)
 		a.write([]byte("bye"))
 		a.close()
-		var got recorder
+		var got shoguntest.Buffer
 		b := newPooledScreenModel(pool, 40, 12, &got)
 		b.write([]byte("\x1b[5n")) // are you OK?
 		waitFor(t, "the answer", 5*time.Second, func() bool { return strings.HasSuffix(got.String(), "\x1b[0n") })

@@ -3,31 +3,12 @@
 package ptyhost
 
 import (
-	"bytes"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is a log that tests can read while the session writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func shCommand(script string, cols, rows int) Command {
 	return Command{
@@ -81,7 +62,7 @@ func finish(t *testing.T, s *Session) Exit {
 }
 
 func TestSessionGivesTheProgramATerminal(t *testing.T) {
-	log := &lockedBuffer{}
+	log := &shoguntest.Buffer{}
 	s := openSession(t, Options{
 		Command: shCommand(`stty size; echo "term=$TERM role=$SHOGUN_ROLE"; test -t 0 && echo stdin-is-tty`, 97, 31),
 		Log:     log,
@@ -129,7 +110,7 @@ func TestSessionAnswersTerminalQueries(t *testing.T) {
 	}
 	for _, q := range queries {
 		t.Run(q.name, func(t *testing.T) {
-			log := &lockedBuffer{}
+			log := &shoguntest.Buffer{}
 			script := `stty raw -echo; printf '` + q.query + `'; r=$(dd bs=1 count=` + itoa(q.n) + ` 2>/dev/null); stty sane; printf 'REPLY<%s>\n' "$r"`
 			s := openSession(t, Options{Command: shCommand(script, 80, 24), Log: log})
 			done := make(chan Exit, 1)
@@ -167,7 +148,7 @@ func TestSessionFloodWithStalledConsumerNeverBlocksTheChild(t *testing.T) {
 
 	t.Run("screen model stalled", func(t *testing.T) {
 		release := make(chan struct{})
-		log := &lockedBuffer{}
+		log := &shoguntest.Buffer{}
 		s, err := Open(Options{
 			Command:    shCommand(script, 120, 40),
 			Log:        log,
@@ -239,7 +220,7 @@ func itoaBig(n int) string {
 }
 
 func TestSessionResize(t *testing.T) {
-	log := &lockedBuffer{}
+	log := &shoguntest.Buffer{}
 	s := openSession(t, Options{Command: shCommand(`trap 'stty size; exit 0' WINCH; stty size; while :; do sleep 0.05; done`, 80, 24), Log: log})
 	waitFor(t, "first size", 5*time.Second, func() bool { return strings.Contains(log.String(), "24 80") })
 	if err := s.Resize(132, 50); err != nil {

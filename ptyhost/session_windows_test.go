@@ -1,9 +1,9 @@
 package ptyhost
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,24 +107,6 @@ func TestConPTYOutputProbe(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log that tests can read while the session writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func cmdCommand(script string, cols, rows int) Command {
 	return Command{
 		Path: "cmd.exe",
@@ -194,7 +176,7 @@ func waitExit(t *testing.T, s *Session) Exit {
 // The program's environment names the terminal and the role, and what it
 // writes to its console reaches the log and the screen model.
 func TestSessionGivesTheProgramATerminalWindows(t *testing.T) {
-	log := &lockedBuffer{}
+	log := &shoguntest.Buffer{}
 	cmd := helperCommand(t, "print-env", "TERM=xterm-256color", "SHOGUN_ROLE=tester")
 	cmd.Cols, cmd.Rows = 97, 31
 	s := openSession(t, Options{Command: cmd, Log: log})

@@ -13,11 +13,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,24 +31,6 @@ import (
 	"github.com/shogun-dev/shogun/workspace"
 )
 
-// logBuffer collects a queue's log for assertions.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // bareQueue is a workspace's queue running with no role started: commands
 // queue up, reports close tasks the test hands out through the store.
 type bareQueue struct {
@@ -56,7 +38,7 @@ type bareQueue struct {
 	st  *store.Store
 	q   *queue.Queue
 	run store.Run
-	log *logBuffer
+	log *shoguntest.Buffer
 }
 
 // startQueue runs the queue of ws (whose config the test wrote) until the
@@ -87,7 +69,7 @@ func startQueue(t *testing.T, ws string) *bareQueue {
 	if err := st.SyncRoles(infos, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	b := &bareQueue{ws: ws, st: st, run: run, log: &logBuffer{}}
+	b := &bareQueue{ws: ws, st: st, run: run, log: &shoguntest.Buffer{}}
 	b.q, err = queue.New(queue.Options{Config: cfg, Store: st, RunID: run.ID, Logger: zerolog.New(b.log)})
 	if err != nil {
 		t.Fatal(err)

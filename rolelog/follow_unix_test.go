@@ -3,35 +3,15 @@
 package rolelog
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/shogun-dev/shogun/shoguntest"
 )
-
-// syncBuffer is output the test reads while Follow writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // Following: the screen when it starts, lines as they scroll, the screen
 // again at each pause, and across a rotation, with nothing printed twice.
@@ -50,7 +30,7 @@ func TestFollowRendersAcrossRotation(t *testing.T) {
 		}
 	}
 	appendTo("old\r\nline\x1b[1C1\r\nline\x1b[1C2\r\n")
-	var out syncBuffer
+	var out shoguntest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

@@ -21,6 +21,18 @@ import (
 func (r *Role) run(ctx context.Context) {
 	window := &restartWindow{window: r.conf().Restart.Window}
 	failures := 0
+	// afresh forgets the restarts counted so far: a person restarted the
+	// role, or it slept or moved on purpose.
+	afresh := func() {
+		failures = 0
+		window = &restartWindow{window: r.conf().Restart.Window}
+	}
+	// down leaves the role in state s until a restart request; false when
+	// ctx ends first.
+	down := func(s State, why string) bool {
+		r.setState(s, why)
+		return r.waitRestart(ctx)
+	}
 	for {
 		if ctx.Err() != nil {
 			r.setState(Stopped, stopReason(ctx))
@@ -42,8 +54,7 @@ func (r *Role) run(ctx context.Context) {
 			r.mu.Lock()
 			r.resumable = true
 			r.mu.Unlock()
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 			continue
 		}
 		if asked == askedSleep {
@@ -54,8 +65,7 @@ func (r *Role) run(ctx context.Context) {
 			r.mu.Unlock()
 			r.setState(Sleeping, r.sleepReason())
 			r.typing.unlock() // held since trySleep
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 			if !r.sleepUntilWork(ctx) {
 				return
 			}
@@ -84,24 +94,20 @@ func (r *Role) run(ctx context.Context) {
 		}
 		r.setState(Exited, reason)
 		if asked == askedStop {
-			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
-			if !r.waitRestart(ctx) {
+			if !down(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again") {
 				return
 			}
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 			continue
 		}
 		if asked == askedRestart {
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 			r.log.Info().Msg("restarting on request")
 			continue
 		}
 		if errors.Is(err, errNoSandbox) {
 			// Not restarted: the system will not grow a sandbox.
-			r.setState(Fatal, err.Error())
-			if !r.waitRestart(ctx) {
+			if !down(Fatal, err.Error()) {
 				return
 			}
 			continue
@@ -112,17 +118,14 @@ func (r *Role) run(ctx context.Context) {
 			r.lastError = missingReason(err, *r.conf())
 			why := r.lastError
 			r.mu.Unlock()
-			r.setState(Fatal, why)
-			if !r.waitRestart(ctx) {
+			if !down(Fatal, why) {
 				return
 			}
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 			continue
 		}
 		if asked != askedMemory && !r.shouldRestart(exit, err) {
-			r.setState(Stopped, "not restarted (policy "+r.conf().Restart.Policy+")")
-			if !r.waitRestart(ctx) {
+			if !down(Stopped, "not restarted (policy "+r.conf().Restart.Policy+")") {
 				return
 			}
 			continue
@@ -143,12 +146,10 @@ func (r *Role) run(ctx context.Context) {
 			r.lastError = fatalReason(n-1, r.conf().Restart.Window, exit, err, line)
 			why := r.lastError
 			r.mu.Unlock()
-			r.setState(Fatal, why)
-			if !r.waitRestart(ctx) {
+			if !down(Fatal, why) {
 				return
 			}
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 			continue
 		}
 		delay := r.sup.backoff.Delay(failures)
@@ -165,12 +166,10 @@ func (r *Role) run(ctx context.Context) {
 		case <-time.After(delay):
 		case <-r.restartReq:
 		case <-r.stopReq:
-			r.setState(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again")
-			if !r.waitRestart(ctx) {
+			if !down(Stopped, "stopped on request; `shogun restart "+r.id+"` starts it again") {
 				return
 			}
-			failures = 0
-			window = &restartWindow{window: r.conf().Restart.Window}
+			afresh()
 		case <-ctx.Done():
 			r.setState(Stopped, stopReason(ctx))
 			return

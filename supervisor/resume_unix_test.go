@@ -3,7 +3,7 @@
 package supervisor
 
 import (
-	"bytes"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,31 +13,13 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// syncBuffer is a log that a test reads while the supervisor writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // A role whose between_tasks keys ended its conversation, woken before its
 // CLI told the new one's id, starts afresh, and its log says why: as
 // between_tasks would have. Before, it said its hook never told an id,
 // though the log showed the id it had told.
 func TestAWakeAfterBetweenTasksSaysWhyItStartsAfresh(t *testing.T) {
 	ws := testWorkspace(t, "roles:"+simRole("a", "    idle_after: 300ms\n    resume_args: [\"--resumed\", \"{session}\"]\n"))
-	log := &syncBuffer{}
+	log := &shoguntest.Buffer{}
 	var work sync.Map // role → bool
 	r := startWithWork(t, ws, func(o *Options) { o.Logger = zerolog.New(log) }, func(role string) Work {
 		if v, ok := work.Load(role); ok && v.(bool) {
@@ -73,7 +55,7 @@ func TestAWakeAfterBetweenTasksSaysWhyItStartsAfresh(t *testing.T) {
 // conversation without a word.
 func TestAResumedProgramThatEndsStartsAfreshAndSaysSo(t *testing.T) {
 	ws := testWorkspace(t, "roles:"+simRole("a", "    idle_after: 300ms\n    resume_args: [\"--resumed\", \"{session}\"]\n"))
-	log := &syncBuffer{}
+	log := &shoguntest.Buffer{}
 	var work sync.Map
 	r := startWithWork(t, ws, func(o *Options) { o.Logger = zerolog.New(log) }, func(role string) Work {
 		if _, ok := work.Load(role); ok {

@@ -3,12 +3,10 @@
 package team
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +30,7 @@ func TestTheSupervisorPrunesOldEventsAndLogs(t *testing.T) {
 	now := time.Now()
 	old := now.Add(-40 * 24 * time.Hour)
 	var oldTask string
-	var logged syncBuffer
+	var logged shoguntest.Buffer
 	tm := runTeam(t, roles, "keep_awake: false\ndata:\n  retain: 30d\n", func(o *Options) {
 		o.PruneAfter = 200 * time.Millisecond
 		o.Logger = zerolog.New(io.MultiWriter(zerolog.NewTestWriter(t), &logged))
@@ -114,22 +112,4 @@ func TestTheSupervisorPrunesOldEventsAndLogs(t *testing.T) {
 	if res, err := st.Prune(context.Background(), now.Add(-30*24*time.Hour), store.PruneOptions{}); err != nil || res.Logs+res.Events != 0 {
 		t.Errorf("left for a second prune: %+v, %v", res, err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a logger on several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -210,7 +210,7 @@ func TestReloadKeepsAndMakesWorktrees(t *testing.T) {
 // line only.
 func TestReloadThatChangesWhatARoleRunsIsTold(t *testing.T) {
 	srv := notifySink(t)
-	var logged syncBuffer
+	var logged shoguntest.Buffer
 	tm := runTeam(t, "roles:\n"+shRole("a")+shRole("b"), "notify:\n  webhook: "+srv.URL+"\nkeep_awake: false\n", func(o *Options) {
 		o.Logger = zerolog.New(&logged)
 		o.ConfigSettle, o.ConfigPoll = 50*time.Millisecond, 100*time.Millisecond

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -154,30 +153,12 @@ func shWorkspace(t *testing.T, script string) string {
 	return ws
 }
 
-// syncBuffer is a child's stderr that the test reads while the child writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startBackground runs `shogun start` as a real child process.
-func startBackground(t *testing.T, ws string) (*exec.Cmd, *syncBuffer) {
+func startBackground(t *testing.T, ws string) (*exec.Cmd, *shoguntest.Buffer) {
 	t.Helper()
 	cmd := exec.Command(bin, "start", "--workspace", ws)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	errOut := &syncBuffer{}
+	errOut := &shoguntest.Buffer{}
 	cmd.Stderr = errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -466,7 +466,7 @@ func TestLogsFollowAcrossRotation(t *testing.T) {
 		return err == nil
 	})
 	logs := exec.Command(bin, "logs", "noisy", "-f", "--raw", "-n", "1", "-w", ws)
-	var out syncBuffer
+	var out shoguntest.Buffer
 	logs.Stdout = &out
 	if err := logs.Start(); err != nil {
 		t.Fatal(err)

@@ -163,7 +163,7 @@ func startDocTeam(t *testing.T, env []string, ws string) *docTeam {
 	t.Helper()
 	cmd := exec.Command(bin, "start", "-w", ws)
 	cmd.Env = env
-	var out syncBuffer
+	var out shoguntest.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -343,7 +343,7 @@ func freshExample(t *testing.T, env []string, dir, line string) {
 		cmd.Dir, cmd.Env = dir, env
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.WaitDelay = 5 * time.Second
-		var out syncBuffer
+		var out shoguntest.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -33,7 +33,7 @@ func TestStartOnATerminalPrintsAShortHumanLog(t *testing.T) {
 		_, _ = cmd.Process.Wait()
 		f.Close()
 	})
-	term := &syncBuffer{}
+	term := &shoguntest.Buffer{}
 	go func() { _, _ = io.Copy(term, f) }() // ends when the pty closes
 
 	shoguntest.WaitFor(t, "ashigaru1 ready on the terminal", 60*time.Second, func() bool {

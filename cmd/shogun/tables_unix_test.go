@@ -30,7 +30,7 @@ func inTerminal(t *testing.T, cols int, env []string, args ...string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := &syncBuffer{}
+	out := &shoguntest.Buffer{}
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(out, f); close(copied) }()
 	_ = cmd.Wait()
@@ -102,7 +102,7 @@ func TestRolesThatCannotRunAreNamed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := exec.CommandContext(ctx, bin, "start", "-w", alone)
-	var stdout, stderr syncBuffer
+	var stdout, stderr shoguntest.Buffer
 	start.Stdout, start.Stderr = &stdout, &stderr
 	_ = start.Run()
 	out, errOut, code := stdout.String(), stderr.String(), start.ProcessState.ExitCode()

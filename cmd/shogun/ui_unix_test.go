@@ -24,7 +24,7 @@ func shogunEnv(t *testing.T, env []string, args ...string) (string, string, int)
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
-	var out, errOut syncBuffer
+	var out, errOut shoguntest.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
 	code := 0
@@ -55,11 +55,11 @@ func setUI(t *testing.T, ws, key, value string) {
 
 // startCaptured starts the supervisor of ws with its stdout and stderr in
 // one buffer; it is killed at the end of the test.
-func startCaptured(t *testing.T, ws string) *syncBuffer {
+func startCaptured(t *testing.T, ws string) *shoguntest.Buffer {
 	t.Helper()
 	cmd := exec.Command(bin, "start", "--workspace", ws)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	out := &syncBuffer{}
+	out := &shoguntest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

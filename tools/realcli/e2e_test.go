@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/shogun-dev/shogun/shoguntest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,7 @@ type e2eTeam struct {
 	env    []string // for shogun commands
 	model  *fakemodel.Server
 	sup    *exec.Cmd
-	supOut *syncBuffer
+	supOut *shoguntest.Buffer
 	done   chan error
 	marker string
 }
@@ -188,7 +189,7 @@ func startE2EModel(t *testing.T, clis []string, tune func(id string) string, pol
 // runtime folder, the model's log and its request dumps.
 func runSupervisor(t *testing.T, ws string, env []string, model *fakemodel.Server, modelLog, marker string, ids []string, ready time.Duration) *e2eTeam {
 	t.Helper()
-	tm := &e2eTeam{t: t, ws: ws, env: env, model: model, supOut: &syncBuffer{}, done: make(chan error, 1), marker: marker}
+	tm := &e2eTeam{t: t, ws: ws, env: env, model: model, supOut: &shoguntest.Buffer{}, done: make(chan error, 1), marker: marker}
 	tm.sup = exec.Command(bin, "start", "--workspace", ws)
 	tm.sup.Env = env
 	tm.sup.Stdout, tm.sup.Stderr = tm.supOut, tm.supOut
@@ -490,7 +491,7 @@ func TestPermissionAnsweredThroughAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer term.Close()
-	var seen syncBuffer
+	var seen shoguntest.Buffer
 	go func() { _, _ = copyTo(&seen, term) }()
 	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(seen.String(), "proceed") && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
@@ -576,7 +577,7 @@ func tail(b []byte, n int) string {
 	return string(bytes.Join(lines, []byte("\n")))
 }
 
-func copyTo(dst *syncBuffer, src *os.File) (int64, error) {
+func copyTo(dst *shoguntest.Buffer, src *os.File) (int64, error) {
 	buf := make([]byte, 4096)
 	var n int64
 	for {

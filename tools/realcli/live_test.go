@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -117,7 +116,7 @@ func TestRealCLIsUnderShogun(t *testing.T) {
 	started := time.Now()
 	sup := exec.Command(bin, "start", "--workspace", ws)
 	sup.Env = env
-	var supErr syncBuffer
+	var supErr shoguntest.Buffer
 	sup.Stdout, sup.Stderr = &supErr, &supErr
 	if err := sup.Start(); err != nil {
 		t.Fatal(err)
@@ -378,22 +377,4 @@ func orNone(s string) string {
 		return "not typed"
 	}
 	return s
-}
-
-// syncBuffer collects a child's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

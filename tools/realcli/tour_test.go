@@ -53,7 +53,7 @@ func TestTourAsWritten(t *testing.T) {
 	tour.Dir, tour.Env = shoguntest.ModuleRoot(t), env
 	tour.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	tour.WaitDelay = 10 * time.Second
-	var printedOut, logs syncBuffer
+	var printedOut, logs shoguntest.Buffer
 	tour.Stdout, tour.Stderr = &printedOut, &logs
 	if err := tour.Start(); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestTourAsWritten(t *testing.T) {
 	}
 	start := exec.Command("sh", "-c", "exec "+printed["start"])
 	start.Env = env
-	var supOut syncBuffer
+	var supOut shoguntest.Buffer
 	start.Stdout, start.Stderr = &supOut, &supOut
 	if err := start.Start(); err != nil {
 		t.Fatal(err)
