@@ -27,6 +27,18 @@ func TestMain(m *testing.M) { shoguntest.Main(m, &bin) }
 
 // waitJS polls a JavaScript expression in the page until it is true. The
 // deadline only catches a hang.
+// clickJS clicks the element sel finds, in the page, once it is there. A
+// click by chromedp's node id fails when the live page redraws the element
+// between the look and the click ("Could not find node with given id").
+func clickJS(t *testing.T, ctx context.Context, what, sel string) {
+	t.Helper()
+	q, err := json.Marshal(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, what, `(() => { const b = document.querySelector(`+string(q)+`); if (!b) return false; b.click(); return true; })()`)
+}
+
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)

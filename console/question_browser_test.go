@@ -55,19 +55,13 @@ func TestTeamPageAnswersQuestions(t *testing.T) {
 	if html != "python3 <b>check</b>.py" {
 		t.Errorf("the hook's command is shown as %q, want its text as it is", html)
 	}
-	if err := chromedp.Run(ctx,
-		chromedp.Click(`.question[data-role="asker"] button[data-answer="no"]`, chromedp.ByQuery),
-		chromedp.Click(fmt.Sprintf(`.question[data-id="%d"] button[data-answer="yes"]`, held.ID), chromedp.ByQuery),
-	); err != nil {
-		t.Fatal(err)
-	}
+	clickJS(t, ctx, "the dialog's No", `.question[data-role="asker"] button[data-answer="no"]`)
+	clickJS(t, ctx, "the first hook question's Yes", fmt.Sprintf(`.question[data-id="%d"] button[data-answer="yes"]`, held.ID))
 	waitJS(t, ctx, "one question left", `document.querySelectorAll('.question').length === 1 && !!document.querySelector('`+laterQ+`')`)
 	if a, err := cl.WaitApproval(later.ID, 0); err != nil || a.Decision != "pending" {
 		t.Fatalf("the question not clicked: %+v %v, want still pending", a, err)
 	}
-	if err := chromedp.Run(ctx, chromedp.Click(laterQ+` button[data-answer="no"]`, chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
+	clickJS(t, ctx, "the second hook question's No", laterQ+` button[data-answer="no"]`)
 	waitJS(t, ctx, "no question left", `!document.querySelector('.question')`)
 	shoguntest.WaitFor(t, "the screen's answer typed", 10*time.Second, func() bool {
 		b, err := os.ReadFile(filepath.Join(ws.Dir, ".agentsim-choices.json"))
