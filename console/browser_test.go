@@ -87,9 +87,7 @@ func TestTeamPageFollowsEachRolesState(t *testing.T) {
 
 	// The restart button restarts the role: a new program, shown on the card.
 	old := pidOf(t, ws, "ashigaru2")
-	if err := chromedp.Run(ctx, chromedp.Click(`.role[data-role="ashigaru2"] button[data-action="restart"]`, chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
+	clickJS(t, ctx, ".role[data-role=\"ashigaru2\"] button[data-action=\"restart\"]", `.role[data-role="ashigaru2"] button[data-action="restart"]`)
 	shoguntest.WaitFor(t, "a new ashigaru2", 60*time.Second, func() bool { p := pidOf(t, ws, "ashigaru2"); return p != 0 && p != old })
 	waitJS(t, ctx, "the new process on ashigaru2's card", fmt.Sprintf(`document.querySelector('.role[data-role="ashigaru2"] .pid').dataset.pid === '%d'`, pidOf(t, ws, "ashigaru2")))
 	waitJS(t, ctx, "ashigaru2 ready after its restart", cardState("ashigaru2")+` === 'ready'`)

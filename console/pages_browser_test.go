@@ -123,9 +123,7 @@ func TestSkillIsApprovedAndExported(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, "the candidate with its sources", `!!`+card+` && `+card+`.querySelectorAll('ul.sources li').length === 2 && `+card+`.querySelector('pre.body').textContent.length > 0`)
-	if err := chromedp.Run(ctx, chromedp.Click(`.skill[data-skill="`+name+`"] button.approve`, chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
+	clickJS(t, ctx, "the skill's Approve", `.skill[data-skill="`+name+`"] button.approve`)
 	waitJS(t, ctx, "no pending candidate left", `!`+card)
 	if err := chromedp.Run(ctx, chromedp.Click(`#skill-tabs button[data-tab="approved"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)

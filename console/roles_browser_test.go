@@ -72,9 +72,7 @@ func TestRolesPageCreatesDisablesAndRefusesAnInvalidEdit(t *testing.T) {
 	}
 
 	// Disabled from its row, the role stops.
-	if err := chromedp.Run(ctx, chromedp.Click(`#roles tr[data-role="b"] button[data-action="disable"]`, chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
+	clickJS(t, ctx, "#roles tr[data-role=\"b\"] button[data-action=\"disable\"]", `#roles tr[data-role="b"] button[data-action="disable"]`)
 	shoguntest.WaitFor(t, "b stopped", 60*time.Second, func() bool { return !running(t, ws, "b") })
 	waitJS(t, ctx, "b disabled in the table", rowState("b")+` === 'disabled'`)
 	waitJS(t, ctx, "b's row offers enable", `!!document.querySelector('#roles tr[data-role="b"] button[data-action="enable"]')`)

@@ -83,9 +83,7 @@ func TestTeamPageDismissesRejectedFileAlerts(t *testing.T) {
 	}
 	alert := `[...document.querySelectorAll('#attention p')].some(p => p.textContent.startsWith('rejected typo.yaml'))`
 	waitJS(t, ctx, "the rejected file's alert", alert)
-	if err := chromedp.Run(ctx, chromedp.Click(`#dismiss-rejected`, chromedp.ByQuery)); err != nil {
-		t.Fatal(err)
-	}
+	clickJS(t, ctx, "#dismiss-rejected", `#dismiss-rejected`)
 	waitJS(t, ctx, "the alert gone", `!(`+alert+`) && !document.querySelector('#dismiss-rejected')`)
 	// Gone for good: the next status the page gets does not bring it back.
 	time.Sleep(6 * time.Second)
