@@ -4,7 +4,8 @@
 // at any moment leaves one of the two. It is the one way shogun replaces a
 // file: a temporary file in the same folder, written, synced and given the
 // mode asked for, then renamed over the target, and the folder synced where
-// the OS allows.
+// the OS allows (WriteUnsynced leaves the syncs out, for files that mean
+// nothing after the machine restarts).
 package atomicfile
 
 import (
@@ -20,7 +21,23 @@ import (
 // whatever the umask (on Windows only the read-only bit means anything).
 // The temporary file is hidden (a dot name ending in .tmp), so folder scans
 // that skip such names never pick it up, and it is removed on failure.
-func Write(path string, data []byte, mode fs.FileMode) (err error) {
+func Write(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, true)
+}
+
+// WriteUnsynced is Write without its syncs, for files whose content means
+// nothing after the machine restarts: the pid ledger (no process outlives
+// a restart) and the views rewritten every second (status.yaml,
+// dashboard.md). Every reader still sees the old content or the new, and
+// so does the next start after a crash of shogun (the kernel keeps what it
+// was given); only a crash of the machine may leave the old content. A
+// team whose roles sleep and wake rewrites the ledger at every start and
+// exit, and the syncs were most of what that cost.
+func WriteUnsynced(path string, data []byte, mode fs.FileMode) error {
+	return write(path, data, mode, false)
+}
+
+func write(path string, data []byte, mode fs.FileMode, sync bool) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -35,12 +52,18 @@ func Write(path string, data []byte, mode fs.FileMode) (err error) {
 	}()
 	_, werr := f.Write(data)
 	merr := f.Chmod(mode)
-	serr := f.Sync()
+	var serr error
+	if sync {
+		serr = f.Sync()
+	}
 	if err := errors.Join(werr, merr, serr, f.Close()); err != nil {
 		return err
 	}
 	if err := Rename(tmp, path); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	return syncDir(dir)
 }

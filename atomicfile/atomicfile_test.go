@@ -18,18 +18,21 @@ func TestWriteGivesTheModeAskedForAndLeavesNothingBehind(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cases := []struct {
-		name string
-		mode fs.FileMode
+		name  string
+		mode  fs.FileMode
+		write func(string, []byte, fs.FileMode) error
 	}{
-		{"status.yaml", 0o600},
-		{"roles.yaml", 0o644},
+		{"roles.yaml", 0o644, Write},
+		{"tasks.yaml", 0o600, Write},
+		{"status.yaml", 0o644, WriteUnsynced},
+		{"pids.json", 0o600, WriteUnsynced},
 	}
 	for _, c := range cases {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, []byte("old"), 0o666); err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(path, []byte("new "+c.name), c.mode); err != nil {
+		if err := c.write(path, []byte("new "+c.name), c.mode); err != nil {
 			t.Fatal(err)
 		}
 		fi, err := os.Stat(path)
@@ -75,9 +78,17 @@ func TestWriteFailureNamesThePathAndKeepsTheOldFile(t *testing.T) {
 // A reader looking at the file while it is replaced again and again sees
 // one whole version each time, never a mix or an empty file.
 func TestReadersNeverSeeAPart(t *testing.T) {
+	for _, synced := range []bool{true, false} {
+		t.Run(map[bool]string{true: "synced", false: "unsynced"}[synced], func(t *testing.T) {
+			readersNeverSeeAPart(t, map[bool]func(string, []byte, fs.FileMode) error{true: Write, false: WriteUnsynced}[synced])
+		})
+	}
+}
+
+func readersNeverSeeAPart(t *testing.T, write func(string, []byte, fs.FileMode) error) {
 	path := filepath.Join(t.TempDir(), "dashboard.md")
 	a, b := bytes.Repeat([]byte("a"), 256<<10), bytes.Repeat([]byte("b"), 256<<10)
-	if err := Write(path, a, 0o600); err != nil {
+	if err := write(path, a, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
@@ -95,7 +106,7 @@ func TestReadersNeverSeeAPart(t *testing.T) {
 			if i%2 == 0 {
 				next = b
 			}
-			if err := Write(path, next, 0o600); err != nil {
+			if err := write(path, next, 0o600); err != nil {
 				t.Error(err)
 				return
 			}

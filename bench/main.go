@@ -44,6 +44,7 @@ func main() {
 	flag.IntVar(&slotsOpts.Roles, "slots-roles", 64, "roles configured in the many-roles measurement")
 	flag.IntVar(&slotsOpts.Max, "slots-max", 8, "agent.max_running in the many-roles measurement, and the roles of its baseline")
 	flag.IntVar(&slotsOpts.Tasks, "slots-tasks", 640, "tasks spread over the roles in the many-roles measurement")
+	flag.IntVar(&slotsOpts.Pairs, "slots-pairs", 3, "capped teams and baselines run in turn in the many-roles measurement; each team's median run is reported")
 	flag.IntVar(&slotsOpts.Samples, "slots-samples", 20, "commands sent one at a time to time send → delivered in the many-roles measurement")
 	flag.DurationVar(&slotsOpts.IdleFor, "slots-idle-for", 10*time.Second, "how long the supervisor is sampled at rest after the many-roles measurement")
 	flag.IntVar(&slotsOpts.RealCLISamples, "slots-realcli-samples", 5, "sleeping/awake pairs of sends to real Claude Code and Codex roles in the many-roles measurement (0: none)")

@@ -299,8 +299,9 @@ func (c *Client) Type(role, text string, submit bool) (TypeReply, error) {
 }
 
 // Restart restarts a role's program.
-func (c *Client) Restart(role string) error {
-	return c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/restart", nil, nil)
+func (c *Client) Restart(role string) (RestartReply, error) {
+	var r RestartReply
+	return r, c.do(http.MethodPost, "/v1/roles/"+url.PathEscape(role)+"/restart", nil, &r)
 }
 
 // Retry asks the supervisor to deliver a stalled, undelivered or failed

@@ -339,7 +339,14 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	role.Release() // a person restarted it: they have looked
+	// Asked before the restart, which would free the slot of a running
+	// role only to take it again.
+	bound := role.SlotWait()
 	role.StartNow()
+	if bound != "" {
+		reply(w, RestartReply{Role: role.ID(), Result: "waiting for a slot", Reason: "every slot is taken (" + bound + "): it starts when one frees"})
+		return
+	}
 	reply(w, RestartReply{Role: role.ID(), Result: "restarting"})
 }
 

@@ -148,7 +148,10 @@ type TypeReply struct {
 // RestartReply is the answer to POST /v1/roles/{id}/restart.
 type RestartReply struct {
 	Role   string `json:"role"`
-	Result string `json:"result"` // "restarting"
+	Result string `json:"result"` // "restarting", or "waiting for a slot"
+	// Reason says, while the role waits for a slot, which bound is
+	// reached.
+	Reason string `json:"reason,omitempty"`
 }
 
 // StopReply is the answer to POST /v1/stop.

@@ -253,12 +253,13 @@ func (q *Queue) writeDashboard() {
 		q.log.Warn().Err(err).Msg("gather status")
 		return
 	}
+	// Views, rewritten within a second of every change: not synced.
 	b, err := q.statusYAML.marshal(st)
 	if err == nil {
-		err = atomicfile.Write(q.layout.Status(), b, runtimeFileMode)
+		err = atomicfile.WriteUnsynced(q.layout.Status(), b, runtimeFileMode)
 	}
 	if err == nil {
-		err = atomicfile.Write(q.layout.Dashboard(), []byte(renderDashboard(st)), runtimeFileMode)
+		err = atomicfile.WriteUnsynced(q.layout.Dashboard(), []byte(renderDashboard(st)), runtimeFileMode)
 	}
 	if err != nil {
 		q.log.Warn().Err(err).Msg("write dashboard")

@@ -38,7 +38,7 @@ ON CONFLICT (account) DO UPDATE SET role = excluded.role, limited_at = excluded.
 
 // AccountLimits are the last limits of every account that met one.
 func (s *Store) AccountLimits() ([]AccountLimit, error) {
-	rows, err := s.r.Query(`SELECT account, role, limited_at, until FROM account_limits ORDER BY account`)
+	rows, err := s.read().Query(`SELECT account, role, limited_at, until FROM account_limits ORDER BY account`)
 	if err != nil {
 		return nil, fmt.Errorf("read account limits: %w", err)
 	}
@@ -70,7 +70,7 @@ func (s *Store) TokensUnder(folder string, day time.Time) (usage.Tokens, error) 
 	var t usage.Tokens
 	prefix := strings.TrimRight(folder, `/\`)
 	escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(prefix)
-	err := s.r.QueryRow(`SELECT COALESCE(SUM(input), 0), COALESCE(SUM(output), 0), COALESCE(SUM(cache_read), 0),
+	err := s.read().QueryRow(`SELECT COALESCE(SUM(input), 0), COALESCE(SUM(output), 0), COALESCE(SUM(cache_read), 0),
   COALESCE(SUM(cache_write), 0), COALESCE(SUM(reasoning), 0)
 FROM usage_records WHERE day = ? AND (file LIKE ? ESCAPE '\' OR file LIKE ? ESCAPE '\')`,
 		day.UTC().Format(time.DateOnly), escaped+`/%`, escaped+`\\%`).Scan(&t.Input, &t.Output, &t.CacheRead, &t.CacheWrite, &t.Reasoning)

@@ -158,7 +158,7 @@ WHERE julianday(asked_at) >= julianday(?) ORDER BY id DESC LIMIT ?) ORDER BY id`
 // (zero: all): what a list cut to its last n leaves out.
 func (s *Store) CountApprovals(since time.Time) (int, error) {
 	var n int
-	if err := s.r.QueryRow(`SELECT count(*) FROM approvals WHERE julianday(asked_at) >= julianday(?)`, formatTime(since)).Scan(&n); err != nil {
+	if err := s.read().QueryRow(`SELECT count(*) FROM approvals WHERE julianday(asked_at) >= julianday(?)`, formatTime(since)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count approvals: %w", err)
 	}
 	return n, nil
@@ -174,7 +174,7 @@ func (s *Store) TaskApprovals(taskID string, n int) (list []Approval, total int,
 	list, err = s.queryApprovals(`SELECT * FROM (SELECT `+approvalColumns+` FROM approvals WHERE task_id = ? AND task_id != ''
 ORDER BY id DESC LIMIT ?) ORDER BY id`, taskID, limit(n))
 	if err == nil {
-		err = s.r.QueryRow(`SELECT count(*) FROM approvals WHERE task_id = ? AND task_id != ''`, taskID).Scan(&total)
+		err = s.read().QueryRow(`SELECT count(*) FROM approvals WHERE task_id = ? AND task_id != ''`, taskID).Scan(&total)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("approvals of task %s: %w", taskID, err)
@@ -183,7 +183,7 @@ ORDER BY id DESC LIMIT ?) ORDER BY id`, taskID, limit(n))
 }
 
 func (s *Store) queryApprovals(query string, args ...any) ([]Approval, error) {
-	rows, err := s.r.Query(query, args...)
+	rows, err := s.read().Query(query, args...)
 	if err != nil {
 		return nil, err
 	}

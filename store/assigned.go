@@ -13,7 +13,7 @@ import (
 // taken from the history rather than from the file, which the agent can
 // edit.
 func (s *Store) LastAssigned(role string) (*Task, error) {
-	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks
+	t, err := scanTask(s.read().QueryRow(`SELECT `+taskColumns+` FROM tasks
 WHERE role_id = ? AND assigned_at IS NOT NULL
 ORDER BY julianday(assigned_at) DESC, seq DESC LIMIT 1`, role))
 	if errors.Is(err, sql.ErrNoRows) {

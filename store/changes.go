@@ -42,7 +42,7 @@ func (s *Store) Changed() <-chan struct{} { return s.changes.wait() }
 // InFlightTasks returns the tasks that occupy their roles (assigned,
 // delivered, undelivered, stalled): at most one per role.
 func (s *Store) InFlightTasks() ([]Task, error) {
-	ts, err := queryTasks(s.r, `SELECT `+taskColumns+` FROM tasks WHERE status IN `+inFlightSQL+` ORDER BY seq`)
+	ts, err := queryTasks(s.read(), `SELECT `+taskColumns+` FROM tasks WHERE status IN `+inFlightSQL+` ORDER BY seq`)
 	if err != nil {
 		return nil, fmt.Errorf("tasks in flight: %w", err)
 	}
@@ -55,7 +55,7 @@ func (s *Store) InFlightTasks() ([]Task, error) {
 // passes the id it got last time: a range of the events' own ids, cheap
 // however long the history.
 func (s *Store) TasksInEventsAfter(after int64, n int) (ids []string, last int64, err error) {
-	rows, err := s.r.Query(`SELECT id, task_id FROM events WHERE id > ? ORDER BY id LIMIT ?`, after, limit(n))
+	rows, err := s.read().Query(`SELECT id, task_id FROM events WHERE id > ? ORDER BY id LIMIT ?`, after, limit(n))
 	if err != nil {
 		return nil, after, fmt.Errorf("events after %d: %w", after, err)
 	}
@@ -81,7 +81,7 @@ func (s *Store) TasksInEventsAfter(after int64, n int) (ids []string, last int64
 // LastEventID is the id of the latest event, 0 for none.
 func (s *Store) LastEventID() (int64, error) {
 	var id int64
-	if err := s.r.QueryRow(`SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
+	if err := s.read().QueryRow(`SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("last event: %w", err)
 	}
 	return id, nil
@@ -89,7 +89,7 @@ func (s *Store) LastEventID() (int64, error) {
 
 // EventsForTask returns the events recorded for a task, oldest first.
 func (s *Store) EventsForTask(taskID string) ([]Event, error) {
-	rows, err := s.r.Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events WHERE task_id = ? ORDER BY id`, taskID)
+	rows, err := s.read().Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events WHERE task_id = ? ORDER BY id`, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", taskID, err)
 	}
@@ -117,7 +117,7 @@ func (s *Store) EventsForTask(taskID string) ([]Event, error) {
 // Runs returns the last n runs of `shogun start`, newest first (n <= 0:
 // all).
 func (s *Store) Runs(n int) ([]Run, error) {
-	rows, err := s.r.Query(`SELECT id, started_at, ended_at, status, pid, workspace FROM runs
+	rows, err := s.read().Query(`SELECT id, started_at, ended_at, status, pid, workspace FROM runs
 ORDER BY julianday(started_at) DESC, id DESC LIMIT ?`, limit(n))
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)

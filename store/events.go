@@ -28,17 +28,22 @@ func (s *Store) AddEvent(e Event) error {
 	if e.Kind == "" {
 		return fmt.Errorf("add event: empty kind")
 	}
-	if _, err := s.w.Exec(`INSERT INTO events (at, run_id, role, kind, task_id, message) VALUES (?, ?, ?, ?, ?, ?)`,
-		formatTime(e.At), e.RunID, e.Role, e.Kind, e.TaskID, e.Message); err != nil {
+	// In a write of its own, for the statement prepared there: a team
+	// whose roles sleep and wake records several events per start.
+	if err := s.write(func(tx *writeTx) error {
+		_, err := tx.Exec(insertEvent, formatTime(e.At), e.RunID, e.Role, e.Kind, e.TaskID, e.Message)
+		return err
+	}); err != nil {
 		return fmt.Errorf("add event %s: %w", e.Kind, err)
 	}
-	s.changes.signal()
 	return nil
 }
 
+const insertEvent = `INSERT INTO events (at, run_id, role, kind, task_id, message) VALUES (?, ?, ?, ?, ?, ?)`
+
 // Events returns the last n events, newest first (n <= 0: all).
 func (s *Store) Events(n int) ([]Event, error) {
-	rows, err := s.r.Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events ORDER BY id DESC LIMIT ?`, limit(n))
+	rows, err := s.read().Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events ORDER BY id DESC LIMIT ?`, limit(n))
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
@@ -73,7 +78,7 @@ func (s *Store) EventsOfKinds(since time.Time, kinds ...string) ([]Event, error)
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	rows, err := s.r.Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events
+	rows, err := s.read().Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events
 WHERE julianday(at) >= julianday(?) AND kind IN (?`+strings.Repeat(", ?", len(kinds)-1)+`) ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("events of kinds %s: %w", strings.Join(kinds, ", "), err)
@@ -108,8 +113,7 @@ func (s *Store) AddEvents(evs []Event) error {
 			if e.Kind == "" {
 				return fmt.Errorf("event with an empty kind")
 			}
-			if _, err := tx.Exec(`INSERT INTO events (at, run_id, role, kind, task_id, message) VALUES (?, ?, ?, ?, ?, ?)`,
-				formatTime(e.At), e.RunID, e.Role, e.Kind, e.TaskID, e.Message); err != nil {
+			if _, err := tx.Exec(insertEvent, formatTime(e.At), e.RunID, e.Role, e.Kind, e.TaskID, e.Message); err != nil {
 				return err
 			}
 		}

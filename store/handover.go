@@ -61,7 +61,7 @@ func (s *Store) HandOver(h Handover) (Task, error) {
 WHERE id = ?`, h.To, StatusQueued, body, at, h.TaskID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO events (at, run_id, role, kind, task_id, message) VALUES (?, ?, ?, ?, ?, ?)`,
+		if _, err := tx.Exec(insertEvent,
 			at, h.RunID, h.From, EventHandedOver, h.TaskID, handoverMessage(h.To, h.Reason)); err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func (s *Store) Handovers(taskIDs []string) (map[string][]Handover, error) {
 	for _, id := range taskIDs {
 		args = append(args, id)
 	}
-	rows, err := s.r.Query(`SELECT at, run_id, role, task_id, message FROM events
+	rows, err := s.read().Query(`SELECT at, run_id, role, task_id, message FROM events
 WHERE kind = ? AND task_id IN (?`+strings.Repeat(",?", len(taskIDs)-1)+`) ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("hand-overs: %w", err)

@@ -155,7 +155,7 @@ func reportable(cur Task, role string) error {
 // written; the queue still decides when the report arrives, since the task
 // may change in between.
 func (s *Store) CheckReport(taskID, role string) (Task, error) {
-	cur, err := loadTask(s.r, taskID)
+	cur, err := loadTask(s.read(), taskID)
 	if err == nil {
 		err = reportable(cur, role)
 	}
@@ -171,7 +171,7 @@ FROM reports r JOIN tasks t ON t.id = r.task_id`
 
 // RecentReports returns the last n reports, newest first (n <= 0: all).
 func (s *Store) RecentReports(n int) ([]Report, error) {
-	rs, err := queryReports(s.r, reportQuery+` ORDER BY r.id DESC LIMIT ?`, limit(n))
+	rs, err := queryReports(s.read(), reportQuery+` ORDER BY r.id DESC LIMIT ?`, limit(n))
 	if err != nil {
 		return nil, fmt.Errorf("recent reports: %w", err)
 	}
@@ -182,7 +182,7 @@ func (s *Store) RecentReports(n int) ([]Report, error) {
 // Since a task closes on its first report there is at most one, but the
 // history does not rely on that.
 func (s *Store) ReportsForTask(taskID string) ([]Report, error) {
-	rs, err := queryReports(s.r, reportQuery+` WHERE r.task_id = ? ORDER BY r.id`, taskID)
+	rs, err := queryReports(s.read(), reportQuery+` WHERE r.task_id = ? ORDER BY r.id`, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("reports for %s: %w", taskID, err)
 	}

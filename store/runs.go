@@ -86,7 +86,7 @@ func (s *Store) Run(id string) (Run, error) {
 		started, ended sql.NullString
 		err            error
 	)
-	err = s.r.QueryRow(`SELECT id, started_at, ended_at, status, pid, workspace FROM runs WHERE id = ?`, id).
+	err = s.read().QueryRow(`SELECT id, started_at, ended_at, status, pid, workspace FROM runs WHERE id = ?`, id).
 		Scan(&r.ID, &started, &ended, &r.Status, &r.Pid, &r.Workspace)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, fmt.Errorf("get run: unknown run %s", id)
@@ -141,7 +141,7 @@ WHERE name IS NOT excluded.name OR prompt_path IS NOT excluded.prompt_path
 
 // Roles returns every role ever synced, by id.
 func (s *Store) Roles() ([]RoleInfo, error) {
-	rows, err := s.r.Query(`SELECT id, name, prompt_path, enabled FROM roles ORDER BY id`)
+	rows, err := s.read().Query(`SELECT id, name, prompt_path, enabled FROM roles ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list roles: %w", err)
 	}

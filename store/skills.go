@@ -305,7 +305,7 @@ func (s *Store) SkillCandidates(status string) ([]SkillCandidate, error) {
 		q += ` WHERE status = ?`
 		args = append(args, status)
 	}
-	cs, err := queryCandidates(s.r, q+` ORDER BY name`, args...)
+	cs, err := queryCandidates(s.read(), q+` ORDER BY name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list skill candidates: %w", err)
 	}
@@ -315,7 +315,7 @@ func (s *Store) SkillCandidates(status string) ([]SkillCandidate, error) {
 // SkillCandidate returns the candidate with the given name, or
 // ErrUnknownSkill.
 func (s *Store) SkillCandidate(name string) (SkillCandidate, error) {
-	c, err := loadCandidate(s.r, `name`, name)
+	c, err := loadCandidate(s.read(), `name`, name)
 	if err != nil {
 		return SkillCandidate{}, fmt.Errorf("get skill candidate: %w", err)
 	}
@@ -553,7 +553,7 @@ func (s *Store) SkillDecisions(candidateID string) ([]SkillDecision, error) {
 		q += ` WHERE candidate_id = ?`
 		args = append(args, candidateID)
 	}
-	rows, err := s.r.Query(q+` ORDER BY id`, args...)
+	rows, err := s.read().Query(q+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("skill decisions: %w", err)
 	}
@@ -644,7 +644,7 @@ func skillRowID(target, path string) string {
 
 // Skills returns the exported skill files, by name, target and path.
 func (s *Store) Skills() ([]Skill, error) {
-	rows, err := s.r.Query(`SELECT id, candidate_id, name, description, body, target, layout, path, sha256, created_at
+	rows, err := s.read().Query(`SELECT id, candidate_id, name, description, body, target, layout, path, sha256, created_at
 FROM skills ORDER BY name, target, path`)
 	if err != nil {
 		return nil, fmt.Errorf("list skills: %w", err)

@@ -53,8 +53,9 @@ type Store struct {
 	w    *sql.DB // the single writer
 	r    *sql.DB // read-only pool
 
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt // prepared on w, by query text; nil once closed
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt // prepared on w, by query text; nil once closed
+	rstmts map[string]*sql.Stmt // prepared on r (reads), by query text; nil once closed
 
 	opened os.FileInfo // the database file as opened, for CheckFile
 
@@ -91,7 +92,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err := privateFiles(abs); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{path: abs, stmts: map[string]*sql.Stmt{}}
+	s := &Store{path: abs, stmts: map[string]*sql.Stmt{}, rstmts: map[string]*sql.Stmt{}}
 
 	// The writer comes first: it creates the file, switches it to WAL and
 	// migrates, all of which a read-only connection could not do.
@@ -205,7 +206,10 @@ func (s *Store) Close() error {
 	for _, st := range s.stmts {
 		errs = append(errs, st.Close())
 	}
-	s.stmts = nil
+	for _, st := range s.rstmts {
+		errs = append(errs, st.Close())
+	}
+	s.stmts, s.rstmts = nil, nil
 	s.mu.Unlock()
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
@@ -335,6 +339,61 @@ func (s *Store) prepare(queries []string) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// read is the read pool, with each query prepared the first time it runs
+// and reused after: the supervisor asks the same few questions (a role's
+// task in flight, its next one, the queue depths) many times a second,
+// and parsing their SQL each time was a tenth of its CPU (bench: many
+// roles, few slots).
+func (s *Store) read() queryer { return reader{s} }
+
+// reader is the read pool with prepared statements (Store.read).
+type reader struct{ s *Store }
+
+// maxReadStmts bounds the prepared reads: queries built from filters have
+// many texts, and those beyond the bound run unprepared.
+const maxReadStmts = 128
+
+// stmt returns the statement prepared on the read pool for query, preparing
+// it if need be; nil when it cannot (closed, the bound reached, or an error
+// the query itself will report).
+func (rd reader) stmt(query string) *sql.Stmt {
+	s := rd.s
+	s.mu.Lock()
+	st, full := s.rstmts[query], s.rstmts == nil || len(s.rstmts) >= maxReadStmts
+	s.mu.Unlock()
+	if st != nil || full {
+		return st
+	}
+	st, err := s.r.Prepare(query)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kept := s.rstmts[query]; kept != nil || s.rstmts == nil {
+		st.Close()
+		return kept
+	}
+	s.rstmts[query] = st
+	return st
+}
+
+// QueryRow is sql.DB.QueryRow on the read pool, prepared.
+func (rd reader) QueryRow(query string, args ...any) *sql.Row {
+	if st := rd.stmt(query); st != nil {
+		return st.QueryRow(args...)
+	}
+	return rd.s.r.QueryRow(query, args...)
+}
+
+// Query is sql.DB.Query on the read pool, prepared.
+func (rd reader) Query(query string, args ...any) (*sql.Rows, error) {
+	if st := rd.stmt(query); st != nil {
+		return st.Query(args...)
+	}
+	return rd.s.r.Query(query, args...)
 }
 
 // queryer is what the scan helpers need from a *sql.DB or a *sql.Tx, so the

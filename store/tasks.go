@@ -303,7 +303,7 @@ func nonNil(s []string) []string {
 // NextQueued returns the role's next task to dispatch, highest priority
 // first and then in arrival order; nil when its queue is empty.
 func (s *Store) NextQueued(role string) (*Task, error) {
-	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks
+	t, err := scanTask(s.read().QueryRow(`SELECT `+taskColumns+` FROM tasks
 WHERE role_id = ? AND status = ? ORDER BY priority_rank, seq LIMIT 1`, role, StatusQueued))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -318,7 +318,7 @@ WHERE role_id = ? AND status = ? ORDER BY priority_rank, seq LIMIT 1`, role, Sta
 // undelivered or stalled; nil when the role is free. After a crash this is the task to
 // hand out again.
 func (s *Store) InFlight(role string) (*Task, error) {
-	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks
+	t, err := scanTask(s.read().QueryRow(`SELECT `+taskColumns+` FROM tasks
 WHERE role_id = ? AND status IN `+inFlightSQL+` ORDER BY seq LIMIT 1`, role))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -452,11 +452,11 @@ type TaskFilter struct {
 
 // Tasks returns the tasks matching f, newest first.
 func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
-	q, args, err := tasksQuery(s.r, f, seqWindowScan)
+	q, args, err := tasksQuery(s.read(), f, seqWindowScan)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
-	ts, err := queryTasks(s.r, q, args...)
+	ts, err := queryTasks(s.read(), q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
@@ -467,7 +467,7 @@ func (s *Store) Tasks(f TaskFilter) ([]Task, error) {
 // nil when the queue has not taken the command (yet), or took it as a
 // duplicate of another.
 func (s *Store) TaskForCommand(commandID string) (*Task, error) {
-	t, err := scanTask(s.r.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE command_id = ?`, commandID))
+	t, err := scanTask(s.read().QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE command_id = ?`, commandID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -596,7 +596,7 @@ func wholeSecond(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 
 // Task returns the task with the given id, or ErrUnknownTask.
 func (s *Store) Task(id string) (Task, error) {
-	t, err := loadTask(s.r, id)
+	t, err := loadTask(s.read(), id)
 	if err != nil {
 		return Task{}, fmt.Errorf("get task: %w", err)
 	}
@@ -608,7 +608,7 @@ func (s *Store) Task(id string) (Task, error) {
 // id), in order of arrival.
 func (s *Store) Subtasks(id string) ([]Task, error) {
 	// A subtask arrives after its parent: the seq index bounds the scan.
-	ts, err := queryTasks(s.r, `SELECT `+taskColumns+` FROM tasks
+	ts, err := queryTasks(s.read(), `SELECT `+taskColumns+` FROM tasks
 WHERE seq > (SELECT seq FROM tasks WHERE id = ?) AND parent_id = ? ORDER BY seq`, id, id)
 	if err != nil {
 		return nil, fmt.Errorf("subtasks of %s: %w", id, err)
@@ -619,7 +619,7 @@ WHERE seq > (SELECT seq FROM tasks WHERE id = ?) AND parent_id = ? ORDER BY seq`
 // QueueDepths returns the number of queued tasks per role; roles with an
 // empty queue are absent.
 func (s *Store) QueueDepths() (map[string]int, error) {
-	m, err := countBy(s.r, `SELECT role_id, COUNT(*) FROM tasks WHERE status = ? GROUP BY role_id`, StatusQueued)
+	m, err := countBy(s.read(), `SELECT role_id, COUNT(*) FROM tasks WHERE status = ? GROUP BY role_id`, StatusQueued)
 	if err != nil {
 		return nil, fmt.Errorf("queue depths: %w", err)
 	}
@@ -631,7 +631,7 @@ func (s *Store) QueueDepths() (map[string]int, error) {
 // asks after every change, and counting a long history each time cost
 // more than all the rest of the supervisor's work.
 func (s *Store) Counts() (map[string]int, error) {
-	m, err := countBy(s.r, `SELECT status, n FROM task_counts WHERE n > 0`)
+	m, err := countBy(s.read(), `SELECT status, n FROM task_counts WHERE n > 0`)
 	if err != nil {
 		return nil, fmt.Errorf("task counts: %w", err)
 	}
@@ -808,7 +808,7 @@ summary = '', report_path = '', updated_at = ? WHERE id = ?`, StatusQueued, form
 // either direction, received since the given time.
 func (s *Store) Exchanges(a, b string, since time.Time) (int, error) {
 	var n int
-	err := s.r.QueryRow(`SELECT COUNT(*) FROM tasks WHERE created_at >= ? AND
+	err := s.read().QueryRow(`SELECT COUNT(*) FROM tasks WHERE created_at >= ? AND
 ((role_id = ? AND from_role = ?) OR (role_id = ? AND from_role = ?))`, formatTime(since), a, b, b, a).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count exchanges between %s and %s: %w", a, b, err)

@@ -20,7 +20,7 @@ type UsageFile struct {
 // a file never read.
 func (s *Store) UsageCursor(role, path string) (usage.Cursor, error) {
 	var c usage.Cursor
-	err := s.r.QueryRow(`SELECT offset, state FROM usage_cursors WHERE role = ? AND file = ?`, role, path).Scan(&c.Offset, &c.State)
+	err := s.read().QueryRow(`SELECT offset, state FROM usage_cursors WHERE role = ? AND file = ?`, role, path).Scan(&c.Offset, &c.State)
 	if errors.Is(err, sql.ErrNoRows) {
 		return usage.Cursor{}, nil
 	}
@@ -136,7 +136,7 @@ FROM usage_records`
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " GROUP BY role, task_id, day, model ORDER BY day, role, task_id, model"
-	rows, err := s.r.Query(q, args...)
+	rows, err := s.read().Query(q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}
@@ -185,7 +185,7 @@ func (s *Store) TaskTokens(ids []string) (map[string]usage.Tokens, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.r.Query(`SELECT task_id, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), SUM(reasoning)
+	rows, err := s.read().Query(`SELECT task_id, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), SUM(reasoning)
 FROM usage_records WHERE task_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) GROUP BY task_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read tasks' tokens: %w", err)

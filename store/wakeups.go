@@ -30,7 +30,7 @@ func addWakeup(tx *writeTx, taskID, role, at string) error {
 
 // PendingWakeups are role's wake-ups not yet typed, oldest first.
 func (s *Store) PendingWakeups(role string) ([]Wakeup, error) {
-	rows, err := s.r.Query(`SELECT task_id, role, due_at FROM wakeups WHERE role = ? AND typed_at IS NULL ORDER BY julianday(due_at), task_id`, role)
+	rows, err := s.read().Query(`SELECT task_id, role, due_at FROM wakeups WHERE role = ? AND typed_at IS NULL ORDER BY julianday(due_at), task_id`, role)
 	if err != nil {
 		return nil, fmt.Errorf("pending wake-ups of %s: %w", role, err)
 	}

@@ -179,8 +179,9 @@ func (l *Ledger) save() error {
 		return fmt.Errorf("write pid ledger: %w", err)
 	}
 	// Owner-only: a ledger others could write would let them name processes
-	// for the next start to kill.
-	if err := atomicfile.Write(l.path, b, 0o600); err != nil {
+	// for the next start to kill. Unsynced: it is rewritten at every start
+	// and exit, and after a restart of the machine it names no process.
+	if err := atomicfile.WriteUnsynced(l.path, b, 0o600); err != nil {
 		return fmt.Errorf("pid ledger: %w", err)
 	}
 	return nil

@@ -203,6 +203,23 @@ func (sl *slots) roomLoop(ctx context.Context) {
 	}
 }
 
+// SlotWait says which bound keeps the role from starting now
+// ("agent.max_running 2"): "" when it holds a slot, or one is free for it.
+// A person's restart of a sleeping role with every slot taken waits for
+// one, and says so.
+func (r *Role) SlotWait() string {
+	sl := r.sup.slots
+	if sl == nil {
+		return ""
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if _, ok := sl.held[r]; ok {
+		return ""
+	}
+	return sl.fullLocked(r.conf().CLI)
+}
+
 // why says which bound r waits on.
 func (sl *slots) why(cli string) string {
 	sl.mu.Lock()

@@ -306,8 +306,13 @@ func restartCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := cl.Restart(role); err != nil {
+			rep, err := cl.Restart(role)
+			if err != nil {
 				return err
+			}
+			if rep.Reason != "" {
+				fmt.Fprintf(c.App.ErrWriter, "shogun: %s is %s: %s\n", role, rep.Result, textsafe.Escape(rep.Reason))
+				return nil
 			}
 			fmt.Fprintf(c.App.ErrWriter, "shogun: restarting %s\n", role)
 			return nil

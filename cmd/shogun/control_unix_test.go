@@ -638,3 +638,33 @@ func TestStatusWithoutAnswerEndsWithAMessage(t *testing.T) {
 		t.Errorf("status said:\n%s\nwant:\n%s", stderr.String(), want)
 	}
 }
+
+// shogun restart of a sleeping role while the only slot is taken says that
+// it waits for a slot, and which bound, rather than "restarting"; the role
+// then starts once the idle one makes room. Before, it said "restarting"
+// whether it started or waited.
+func TestRestartSaysWhenTheRoleWaitsForASlot(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("a"), simEntry("b"))
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 1\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startBackground(t, ws)
+	waitStatus(t, ws, "a ready and b asleep", func(s control.StatusReply) bool {
+		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "sleeping"
+	})
+	_, errOut, code := shogun(t, "restart", "b", "-w", ws)
+	if want := "shogun: b is waiting for a slot: every slot is taken (agent.max_running 1): it starts when one frees\n"; code != 0 || errOut != want {
+		t.Errorf("restart of a sleeping role with the slot taken: exit %d, %q; want %q", code, errOut, want)
+	}
+	waitStatus(t, ws, "b started in the slot a made room in", func(s control.StatusReply) bool {
+		return stateOf(s, "b") == "ready" && stateOf(s, "a") == "sleeping"
+	})
+	if _, errOut, code := shogun(t, "restart", "b", "-w", ws); code != 0 || errOut != "shogun: restarting b\n" {
+		t.Errorf("restart of a running role: exit %d, %q", code, errOut)
+	}
+}
