@@ -72,19 +72,31 @@ func measureSlots(r *report, shogun string, o slotsOptions) error {
 	var cappedRuns, baseRuns []slotsRun
 	var pairs []string
 	for i := range max(o.Pairs, 1) {
-		capped, err := runSlots(shogun, o.Roles, o.Max, o)
-		if err != nil {
-			return fmt.Errorf("%d roles under max_running %d: %w", o.Roles, o.Max, err)
-		}
-		base, err := runSlots(shogun, o.Max, 0, o)
-		if err != nil {
-			return fmt.Errorf("%d roles without a bound: %w", o.Max, err)
+		var capped, base slotsRun
+		// Each team goes first in turn: what one run leaves the machine
+		// (the file system's recently freed inodes, the page cache) must
+		// not favour the same team each time.
+		for _, cappedTurn := range [][]bool{{true, false}, {false, true}}[i%2] {
+			if cappedTurn {
+				c, err := runSlots(shogun, o.Roles, o.Max, o)
+				if err != nil {
+					return fmt.Errorf("%d roles under max_running %d: %w", o.Roles, o.Max, err)
+				}
+				capped = c
+				continue
+			}
+			b, err := runSlots(shogun, o.Max, 0, o)
+			if err != nil {
+				return fmt.Errorf("%d roles without a bound: %w", o.Max, err)
+			}
+			base = b
 		}
 		cappedRuns, baseRuns = append(cappedRuns, capped), append(baseRuns, base)
 		pairs = append(pairs, fmt.Sprintf("%.2f×", capped.cpu/max(base.cpu, 0.01)))
 		fmt.Fprintf(os.Stderr, "bench: many roles, pair %d: CPU %.2f s vs %.2f s\n", i+1, capped.cpu, base.cpu)
 	}
 	capped, base := medianRun(cappedRuns), medianRun(baseRuns)
+	rssRatio := float64(medianHWM(cappedRuns)) / float64(max(medianHWM(baseRuns), 1))
 	row := func(x slotsRun) string {
 		bound := "none"
 		if x.max > 0 {
@@ -118,35 +130,23 @@ startup prompt are work the baseline does %d times, not %d).
 Where the ratios come from (profiled with `+"`SHOGUN_BENCH_PROFILE=DIR`"+` in the bench's environment, which makes
 the supervisor write `+"`cpu-PID.pprof`"+` and `+"`heap-PID.pprof`"+` there; read them with `+"`go tool pprof -top`"+`): a
 sleeping role costs nothing per tick (its goroutines wait on channels; it has no program, screen model or timer):
-at rest both teams cost 0.1–0.2 %% of a core, the resolution of the measure, and 64 roles' state is 1 MB of the
-heap (the heap profile at the end: 39 MB for the capped team, 48 MB for the baseline, 5 MB per live screen model).
-What is left grows with starts: the capped team starts programs %d times (%d fresh, %d
-woken), the baseline %d. Cut for this measure, each with the share of the capped team's CPU it took: status.yaml's
-query per role's task (half of 27 %%), a ticker in each role waiting for a slot (56 waiting: 224 wake-ups a second,
-the scheduler 8 %%; one loop now looks for all), a second emulator replaying each ended program's screen for its
-telling line (3 %%; the session's own screen is read, replayed only after a flood dropped output), the whole 1 MB
-scrollback taken at each start (it grows with the output), the working folder of every configured role resolved at
-each task's close (2 %%; only for CLIs whose usage is read), the stat of every process on the machine read at each
-exit to reap adopted children (2 %%; the supervisor's threads' children lists), and every role marshalled at each
-rewrite of status.yaml (yaml.v3 keeps a document's every event: 1.2 ms and 1 MB of garbage per rewrite with 64
-roles, 4 %%; now only the roles that changed). Over four runs after the cuts the CPU ratio was 1.51×, 1.39×, 1.17× and
-the one below; before them 1.82×. The baseline's CPU alone ranged from 5.7 to 8.0 s on this shared 2-core machine
-(the 1.17× was a slow baseline, 9.4 s against 8.0 s): read the ratio to ±0.2. The floor, from the last profile (a
-26 ms gap of shogun CPU per extra start): about 12 ms is status.yaml and dashboard.md rewritten for the states a
-start and a sleep go through (starting or waking, ready, sleeping: each a rewrite of both files, fsynced, after the
-queries of the status; the capped team rewrites them four times as often, at most five a second); 2 ms the pid ledger
-written at each start and exit; 1 ms the fork, exec and terminal; under 1 ms the screen model; the rest is
-typing into fresh programs, waking a role for its task, and the scheduler and collector. Half of the gap or more is
-the kernel's (the CPU column's bracket). `+"`perf record -g -p PID`"+` on the supervisor, 60 s of each team's busiest
-phase, finds the capped team's extra samples in three places about equally: creating files (the same task, report
-and archive files per task, but ext4's search for a free inode took 3.5× the samples per task: it passes over
-inodes freed in the last seconds, `+"`recently_deleted`"+` in the profile), Go's scheduler (sysmon and
-parked threads woken more often, each a context switch, dear on this virtual machine) and shogun's own code
-(screen snapshots of starting programs, the queries of a role's state). The RSS peak was garbage
-between collections, not sleeping roles: charmbracelet/x/vt gives every emulator a 4 MB parser buffer that no one
-can size, 42 %% of all the capped team allocated, and reused heap is zeroed, so touched. The supervisor now keeps
-the screen models of ended programs for the next starts (`+"`ptyhost.ScreenPool`"+`, each reset to a new one's
-state): the capped team's peak, 122–134 MiB over the runs before, is the one below.
+at rest both teams cost 0.1–0.2 %% of a core, the resolution of the measure. What is left grows with starts: the
+capped team starts programs %d times (%d fresh, %d woken), the baseline %d. One start and sleep, alone (one role,
+15 tasks 4 s apart, with `+"`idle_after: 1s`"+` or without), costs the supervisor about 9 ms of CPU, with or
+without the 300 MB held; among the team's work about 12–15 ms (a 16-role team under the same bound cost 0.24 s
+more than its baseline, a 64-role one 0.6 s more than the 16-role one). Cut so far, with the share of the capped
+team's CPU each took: status.yaml's query per role (half of 27 %%), a ticker in each role waiting for a slot (the
+scheduler, 8 %%), a second emulator replaying each ended program's screen (3 %%), the whole scrollback taken at
+each start, every configured role's folder resolved at each task's close (2 %%), every process on the machine
+read at each exit (2 %%), every role marshalled at each rewrite of status.yaml (4 %%), the 4 MB parser buffer of
+a new screen model at each start (the RSS peak; models are now pooled), the SQL of each read parsed anew (a
+tenth of all; reads are prepared now), and the syncs of the pid ledger and the status views at each start and
+exit (they mean nothing after a reboot). The rest is spread thin: `+"`perf record -g -p PID`"+` finds the capped
+team's samples in the same places as the baseline's, each about a third more (creating files, where ext4's
+search for a free inode passes over those freed in the last seconds, `+"`recently_deleted`"+`; the scheduler's
+context switches; SQLite; screen snapshots). And one run is not a measure here: on this shared 2-core machine
+the same team's CPU varied from 5.1 to 6.5 s (the baseline) and from 6.8 to 9.3 s (the capped team) between
+identical runs this week, which is why each team runs several times and the medians are compared.
 
 | roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU (in the kernel) | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|
@@ -170,26 +170,27 @@ state): the capped team's peak, 122–134 MiB over the runs before, is the one b
 		row(capped), row(base),
 		capped.done, capped.all, capped.workedOnce, capped.peakLive, o.Max,
 		o.Roles, kibToMiB(capped.peakAll), kibToMiB(capped.peakTrees), kibToMiB(int64(o.Max)*capped.peakTree+capped.hwm), o.Max, kibToMiB(capped.peakTree), kibToMiB(capped.hwm),
-		o.Roles, o.Max, capped.cpu/max(base.cpu, 0.01), strings.Join(pairs, ", "), o.Roles, o.Max, float64(capped.hwm)/float64(max(base.hwm, 1)),
+		o.Roles, o.Max, capped.cpu/max(base.cpu, 0.01), strings.Join(pairs, ", "), o.Roles, o.Max, rssRatio,
 		o.IdleFor, o.Roles, o.Max, capped.idleCPU, base.idleCPU, float64(capped.idleRSS)/1024, float64(base.idleRSS)/1024,
 		lat(capped), lat(base), wakeRealCLIs(o.RealCLISamples), strings.Join(notes, "\n")))
 	return nil
 }
 
 // medianRun is the run of median CPU (the higher of the two middle ones
-// for an even count), its RSS peak the median of the runs' peaks.
+// for an even count).
 func medianRun(runs []slotsRun) slotsRun {
 	byCPU := slices.SortedFunc(slices.Values(runs), func(a, b slotsRun) int { return cmp.Compare(a.cpu, b.cpu) })
-	m := byCPU[len(byCPU)/2]
-	hwms := slices.Sorted(func(yield func(int64) bool) {
-		for _, x := range runs {
-			if !yield(x.hwm) {
-				return
-			}
-		}
-	})
-	m.hwm = hwms[len(hwms)/2]
-	return m
+	return byCPU[len(byCPU)/2]
+}
+
+// medianHWM is the median of the runs' RSS peaks, KiB.
+func medianHWM(runs []slotsRun) int64 {
+	hwms := make([]int64, len(runs))
+	for i, x := range runs {
+		hwms[i] = x.hwm
+	}
+	slices.Sort(hwms)
+	return hwms[len(hwms)/2]
 }
 
 func orText(s, d string) string {

@@ -339,12 +339,11 @@ func (s *Server) restart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	role.Release() // a person restarted it: they have looked
-	// Asked before the restart, which would free the slot of a running
-	// role only to take it again.
+	// Asked before the restart: a running role keeps its slot through it.
 	bound := role.SlotWait()
 	role.StartNow()
 	if bound != "" {
-		reply(w, RestartReply{Role: role.ID(), Result: "waiting for a slot", Reason: "every slot is taken (" + bound + "): it starts when one frees"})
+		reply(w, RestartReply{Role: role.ID(), Result: "waiting for a slot", Reason: "no slot is free for it (" + bound + "): it starts when one frees"})
 		return
 	}
 	reply(w, RestartReply{Role: role.ID(), Result: "restarting"})

@@ -337,3 +337,48 @@ func TestAPersonsRestartOfASleepingRoleWaitsForASlotAndStartsIt(t *testing.T) {
 		t.Fatalf("b never started once a's slot was free: %v (state %s, %s)", err, b.State(), b.Status().Reason)
 	}
 }
+
+// A person's restart of a running role keeps its slot though another role
+// waits for one: its program starts again at once, and the waiting role
+// gets the slot when it frees. Before the fix the restart gave the slot to
+// the role that waited, and the restarted one waited in its turn while
+// `shogun restart` said "restarting".
+func TestARestartedRunningRoleKeepsItsSlot(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"a", "b"}
+	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "4s")...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r := startTeam(t, ws)
+	a, _ := r.team.Supervisor().Role("a")
+	b, _ := r.team.Supervisor().Role("b")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := b.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("b never asleep: %v (state %s)", err, b.State())
+	}
+	r.drop(t, "ca.yaml", "id: cmd-a\nto: a\ntitle: for a\nbody: b\n")
+	if _, err := a.WaitState(ctx, supervisor.Busy); err != nil {
+		t.Fatalf("a never busy with its task: %v (state %s)", err, a.State())
+	}
+	r.drop(t, "cb.yaml", "id: cmd-b\nto: b\ntitle: for b\nbody: b\n")
+	if _, err := b.WaitState(ctx, supervisor.WaitingSlot); err != nil {
+		t.Fatalf("b, with a task while a works, never waited for the slot: %v (state %s)", err, b.State())
+	}
+	if got := a.SlotWait(); got != "" {
+		t.Errorf("a holds the slot, yet SlotWait says %q", got)
+	}
+	if got := b.SlotWait(); got != "agent.max_running 1" {
+		t.Errorf("b waits for the slot, yet SlotWait says %q", got)
+	}
+	a.StartNow()
+	got, err := a.WaitState(ctx, supervisor.Starting, supervisor.Waking, supervisor.WaitingSlot)
+	if err != nil {
+		t.Fatalf("a never started again after its restart: %v (state %s)", err, a.State())
+	}
+	if got == supervisor.WaitingSlot || b.State() != supervisor.WaitingSlot {
+		t.Errorf("after a's restart: a %s, b %s; want a started again in its slot while b waits", got, b.State())
+	}
+	if _, err := b.WaitState(ctx, supervisor.Busy); err != nil {
+		t.Fatalf("b never got the slot once a's task was done: %v (state %s, %s)", err, b.State(), b.Status().Reason)
+	}
+}

@@ -78,7 +78,8 @@ func (s *Store) EventsOfKinds(since time.Time, kinds ...string) ([]Event, error)
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	rows, err := s.read().Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events
+	// Unprepared: each length of the list is a new query text.
+	rows, err := s.r.Query(`SELECT id, at, run_id, role, kind, task_id, message FROM events
 WHERE julianday(at) >= julianday(?) AND kind IN (?`+strings.Repeat(", ?", len(kinds)-1)+`) ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("events of kinds %s: %w", strings.Join(kinds, ", "), err)

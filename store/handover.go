@@ -94,7 +94,8 @@ func (s *Store) Handovers(taskIDs []string) (map[string][]Handover, error) {
 	for _, id := range taskIDs {
 		args = append(args, id)
 	}
-	rows, err := s.read().Query(`SELECT at, run_id, role, task_id, message FROM events
+	// Unprepared: each length of the list is a new query text.
+	rows, err := s.r.Query(`SELECT at, run_id, role, task_id, message FROM events
 WHERE kind = ? AND task_id IN (?`+strings.Repeat(",?", len(taskIDs)-1)+`) ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("hand-overs: %w", err)

@@ -203,14 +203,17 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	var errs []error
 	s.mu.Lock()
-	for _, st := range s.stmts {
-		errs = append(errs, st.Close())
-	}
-	for _, st := range s.rstmts {
-		errs = append(errs, st.Close())
-	}
+	stmts, rstmts := s.stmts, s.rstmts
 	s.stmts, s.rstmts = nil, nil
 	s.mu.Unlock()
+	// Closed unlocked: closing waits for the statement's queries, and a
+	// query may want the lock to prepare another.
+	for _, st := range stmts {
+		errs = append(errs, st.Close())
+	}
+	for _, st := range rstmts {
+		errs = append(errs, st.Close())
+	}
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
@@ -352,7 +355,9 @@ func (s *Store) read() queryer { return reader{s} }
 type reader struct{ s *Store }
 
 // maxReadStmts bounds the prepared reads: queries built from filters have
-// many texts, and those beyond the bound run unprepared.
+// several texts (those with a list of values, one per length of the list,
+// so they go to the pool unprepared), and those beyond the bound run
+// unprepared.
 const maxReadStmts = 128
 
 // stmt returns the statement prepared on the read pool for query, preparing

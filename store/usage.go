@@ -185,7 +185,8 @@ func (s *Store) TaskTokens(ids []string) (map[string]usage.Tokens, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.read().Query(`SELECT task_id, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), SUM(reasoning)
+	// Unprepared: each length of the list is a new query text.
+	rows, err := s.r.Query(`SELECT task_id, SUM(input), SUM(output), SUM(cache_read), SUM(cache_write), SUM(reasoning)
 FROM usage_records WHERE task_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) GROUP BY task_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read tasks' tokens: %w", err)

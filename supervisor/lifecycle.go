@@ -45,8 +45,16 @@ func (r *Role) run(ctx context.Context) {
 		}
 		started := time.Now()
 		exit, err, asked := r.runOnce(ctx)
-		if r.sup.slots != nil {
-			r.sup.slots.release(r)
+		if sl := r.sup.slots; sl != nil {
+			if (asked == askedRestart || asked == askedMove) && ctx.Err() == nil {
+				// Started again at once, it keeps its slot: given to a
+				// role that waits, it would leave this one waiting for
+				// the slot it just had (a person's restart said
+				// "restarting", and it waited).
+				sl.declined(r)
+			} else {
+				sl.release(r)
+			}
 		}
 		if asked == askedMove {
 			// Started again at once on the account limitMet chose, its

@@ -658,7 +658,7 @@ func TestRestartSaysWhenTheRoleWaitsForASlot(t *testing.T) {
 		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "sleeping"
 	})
 	_, errOut, code := shogun(t, "restart", "b", "-w", ws)
-	if want := "shogun: b is waiting for a slot: every slot is taken (agent.max_running 1): it starts when one frees\n"; code != 0 || errOut != want {
+	if want := "shogun: b is waiting for a slot: no slot is free for it (agent.max_running 1): it starts when one frees\n"; code != 0 || errOut != want {
 		t.Errorf("restart of a sleeping role with the slot taken: exit %d, %q; want %q", code, errOut, want)
 	}
 	waitStatus(t, ws, "b started in the slot a made room in", func(s control.StatusReply) bool {
