@@ -354,10 +354,10 @@ func (s *Store) read() queryer { return reader{s} }
 // reader is the read pool with prepared statements (Store.read).
 type reader struct{ s *Store }
 
-// maxReadStmts bounds the prepared reads: queries built from filters have
-// several texts (those with a list of values, one per length of the list,
-// so they go to the pool unprepared), and those beyond the bound run
-// unprepared.
+// maxReadStmts bounds the prepared reads: a query built from filters has a
+// text for each combination of them, and texts beyond the bound run
+// unprepared. (A query with a list of values, a text for each length of
+// the list, goes to the pool unprepared.)
 const maxReadStmts = 128
 
 // stmt returns the statement prepared on the read pool for query, preparing
