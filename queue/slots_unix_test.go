@@ -313,22 +313,7 @@ func TestARoleAtAnUnansweredDialogMakesRoomForARoleWithWork(t *testing.T) {
 // runs. Before the fix `shogun restart` said "restarting" and the role
 // slept on.
 func TestAPersonsRestartOfASleepingRoleWaitsForASlotAndStartsIt(t *testing.T) {
-	dir := t.TempDir()
-	ids := []string{"a", "b"}
-	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "3s")...)
-	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
-	r := startTeam(t, ws)
-	a, _ := r.team.Supervisor().Role("a")
-	b, _ := r.team.Supervisor().Role("b")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := b.WaitState(ctx, supervisor.Sleeping); err != nil {
-		t.Fatalf("b never asleep: %v (state %s)", err, b.State())
-	}
-	r.drop(t, "ca.yaml", "id: cmd-a\nto: a\ntitle: for a\nbody: b\n")
-	if _, err := a.WaitState(ctx, supervisor.Busy); err != nil {
-		t.Fatalf("a never busy with its task: %v (state %s)", err, a.State())
-	}
+	_, _, b, ctx := oneSlotTaken(t, "3s")
 	b.StartNow()
 	if _, err := b.WaitState(ctx, supervisor.WaitingSlot); err != nil {
 		t.Fatalf("b, restarted while a works, never waited for the slot: %v (state %s, %s)", err, b.State(), b.Status().Reason)
@@ -344,22 +329,7 @@ func TestAPersonsRestartOfASleepingRoleWaitsForASlotAndStartsIt(t *testing.T) {
 // the role that waited, and the restarted one waited in its turn while
 // `shogun restart` said "restarting".
 func TestARestartedRunningRoleKeepsItsSlot(t *testing.T) {
-	dir := t.TempDir()
-	ids := []string{"a", "b"}
-	ws := testWorkspace(t, sleepies(dir, ids, "--work-time", "4s")...)
-	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
-	r := startTeam(t, ws)
-	a, _ := r.team.Supervisor().Role("a")
-	b, _ := r.team.Supervisor().Role("b")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := b.WaitState(ctx, supervisor.Sleeping); err != nil {
-		t.Fatalf("b never asleep: %v (state %s)", err, b.State())
-	}
-	r.drop(t, "ca.yaml", "id: cmd-a\nto: a\ntitle: for a\nbody: b\n")
-	if _, err := a.WaitState(ctx, supervisor.Busy); err != nil {
-		t.Fatalf("a never busy with its task: %v (state %s)", err, a.State())
-	}
+	r, a, b, ctx := oneSlotTaken(t, "4s")
 	r.drop(t, "cb.yaml", "id: cmd-b\nto: b\ntitle: for b\nbody: b\n")
 	if _, err := b.WaitState(ctx, supervisor.WaitingSlot); err != nil {
 		t.Fatalf("b, with a task while a works, never waited for the slot: %v (state %s)", err, b.State())
@@ -381,4 +351,26 @@ func TestARestartedRunningRoleKeepsItsSlot(t *testing.T) {
 	if _, err := b.WaitState(ctx, supervisor.Busy); err != nil {
 		t.Fatalf("b never got the slot once a's task was done: %v (state %s, %s)", err, b.State(), b.Status().Reason)
 	}
+}
+
+// oneSlotTaken starts roles a and b (agent-sims working workTime per task)
+// under agent.max_running 1, and returns once b sleeps and a is busy with a
+// task; ctx bounds the test's waits.
+func oneSlotTaken(t *testing.T, workTime string) (r *running, a, b *supervisor.Role, ctx context.Context) {
+	t.Helper()
+	ws := testWorkspace(t, sleepies(t.TempDir(), []string{"a", "b"}, "--work-time", workTime)...)
+	write(t, filepath.Join(ws, "config", "settings.yaml"), "agent:\n  max_running: 1\n")
+	r = startTeam(t, ws)
+	a, _ = r.team.Supervisor().Role("a")
+	b, _ = r.team.Supervisor().Role("b")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if _, err := b.WaitState(ctx, supervisor.Sleeping); err != nil {
+		t.Fatalf("b never asleep: %v (state %s)", err, b.State())
+	}
+	r.drop(t, "ca.yaml", "id: cmd-a\nto: a\ntitle: for a\nbody: b\n")
+	if _, err := a.WaitState(ctx, supervisor.Busy); err != nil {
+		t.Fatalf("a never busy with its task: %v (state %s)", err, a.State())
+	}
+	return r, a, b, ctx
 }

@@ -36,14 +36,14 @@ func (q *Queue) Work(role string) supervisor.Work {
 			// A report's line for a role that waits on it: as urgent,
 			// and as old, as the task it waits with, so a karo is not
 			// kept from its ashigaru's reports by newer work of theirs.
-			return supervisor.Work{Has: true, Rank: priorityRank(t.Priority), Since: t.CreatedAt}
+			return supervisor.Work{Has: true, Rank: store.PriorityRank(t.Priority), Since: t.CreatedAt}
 		}
 		if notes > 0 {
 			return supervisor.Work{Has: true, Rank: 1, Since: time.Now()}
 		}
 	}
 	if t != nil && !q.waitsOnOthers(w, *t) {
-		return supervisor.Work{Has: true, Rank: priorityRank(t.Priority), Since: t.CreatedAt}
+		return supervisor.Work{Has: true, Rank: store.PriorityRank(t.Priority), Since: t.CreatedAt}
 	}
 	return supervisor.Work{}
 }
@@ -84,17 +84,6 @@ func (q *Queue) waitsOnOthers(w *worker, t store.Task) bool {
 		}
 	}
 	return false
-}
-
-func priorityRank(p string) int {
-	switch p {
-	case store.PriorityHigh:
-		return 0
-	case store.PriorityLow:
-		return 2
-	default:
-		return 1
-	}
 }
 
 // held reports whether w's role is held until a person looks

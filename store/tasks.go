@@ -49,6 +49,18 @@ const (
 // Priorities lists the priorities, highest first.
 var Priorities = []string{PriorityHigh, PriorityNormal, PriorityLow}
 
+// PriorityRank orders priorities as the tasks' priority_rank column does:
+// 0 high, 1 normal (also a command that names none), 2 low.
+func PriorityRank(p string) int {
+	switch p {
+	case PriorityHigh:
+		return 0
+	case PriorityLow:
+		return 2
+	}
+	return 1
+}
+
 // Closed reports whether status is final.
 func Closed(status string) bool {
 	switch status {

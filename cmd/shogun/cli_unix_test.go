@@ -383,14 +383,7 @@ func TestDryRunShowsAccountsFallbackMemoryAndSlots(t *testing.T) {
 // to the last role of config/roles.yaml.
 func TestDryRunNamesTheRolesWithQueuedWorkFirst(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("shogun"), simEntry("karo"), simEntry("ashigaru1"), simEntry("ashigaru2"))
-	settings := filepath.Join(ws, "config", "settings.yaml")
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 2\n", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setAgent(t, ws, "  max_running: 2\n")
 	cmds := "commands:\n  - {to: ashigaru2, title: Fix the login, body: Fix it.}\n  - {to: ashigaru2, title: Add a test, body: Add it.}\n"
 	if err := os.WriteFile(filepath.Join(ws, "runtime", "queue", "commands", "two.yaml"), []byte(cmds), 0o644); err != nil {
 		t.Fatal(err)

@@ -42,6 +42,24 @@ func teamWorkspaceIn(t *testing.T, ws string, entries ...string) string {
 	return ws
 }
 
+// setAgent adds keys (indented lines) to the agent: section of the
+// workspace's config/settings.yaml.
+func setAgent(t *testing.T, ws, keys string) {
+	t.Helper()
+	settings := filepath.Join(ws, "config", "settings.yaml")
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "agent:\n", "agent:\n"+keys, 1)
+	if edited == string(data) {
+		t.Fatal("settings.yaml has no agent: section")
+	}
+	if err := os.WriteFile(settings, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func simEntry(id string, args ...string) string {
 	q := []string{`"agent-sim"`}
 	for _, a := range args {
@@ -645,14 +663,7 @@ func TestStatusWithoutAnswerEndsWithAMessage(t *testing.T) {
 // whether it started or waited.
 func TestRestartSaysWhenTheRoleWaitsForASlot(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("a"), simEntry("b"))
-	settings := filepath.Join(ws, "config", "settings.yaml")
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 1\n", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setAgent(t, ws, "  max_running: 1\n")
 	startBackground(t, ws)
 	waitStatus(t, ws, "a ready and b asleep", func(s control.StatusReply) bool {
 		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "sleeping"

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,18 +24,7 @@ func TestAChangedIdleAfterIsAppliedLive(t *testing.T) {
 		return s.ConfigError == "" && stateOf(s, "a") == "sleeping"
 	})
 
-	settings := filepath.Join(ws, "config", "settings.yaml")
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(string(data), "agent:\n", "agent:\n  idle_after: 1s\n", 1)
-	if edited == string(data) {
-		t.Fatal("settings.yaml has no agent: section")
-	}
-	if err := os.WriteFile(settings, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setAgent(t, ws, "  idle_after: 1s\n")
 	st := waitStatus(t, ws, "b asleep after agent.idle_after became 1s", func(s control.StatusReply) bool {
 		return s.ConfigError == "" && stateOf(s, "b") == "sleeping"
 	})

@@ -4,8 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,15 +24,7 @@ func TestRolesJSONShowsWhatBoundsEachRole(t *testing.T) {
       - {name: spare, env: {CLAUDE_CONFIG_DIR: /tmp/hush2}}
     accounts_switch_at: 85
 `, simEntry("b"))
-	settings := filepath.Join(ws, "config", "settings.yaml")
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(string(data), "agent:\n", "agent:\n  idle_after: 1m\n  memory_max: 2GB\n  max_running_per_cli: {generic: 2}\n", 1)
-	if err := os.WriteFile(settings, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setAgent(t, ws, "  idle_after: 1m\n  memory_max: 2GB\n  max_running_per_cli: {generic: 2}\n")
 	out, errOut, code := shogun(t, "roles", "--json", "-w", ws)
 	if code != 0 {
 		t.Fatalf("roles --json: exit %d %s", code, errOut)

@@ -55,7 +55,7 @@ func pendingWork(ws string, cfg *config.Config, roles []config.Role) map[string]
 				continue
 			}
 			rw, had := out[c.To]
-			rank := priorityRank(c.Priority)
+			rank := store.PriorityRank(c.Priority)
 			if !had || rank < rw.rank {
 				rw.rank = rank
 			}
@@ -64,17 +64,6 @@ func pendingWork(ws string, cfg *config.Config, roles []config.Role) map[string]
 		}
 	}
 	return out
-}
-
-// priorityRank is a command's priority as the history ranks it.
-func priorityRank(p string) int {
-	switch p {
-	case store.PriorityHigh:
-		return 0
-	case store.PriorityLow:
-		return 2
-	}
-	return 1
 }
 
 // slotPlan is which roles would take the slots at start under

@@ -25,14 +25,7 @@ func TestAtStartTheRolesWithQueuedTasksRunFirst(t *testing.T) {
 		entries = append(entries, shEntry(id, "echo "+id+" >> "+started+"; sleep 600", ""))
 	}
 	ws = teamWorkspaceIn(t, ws, append(entries, simEntry("e"), simEntry("f"))...)
-	settings := filepath.Join(ws, "config", "settings.yaml")
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 2\n", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setAgent(t, ws, "  max_running: 2\n")
 	for _, to := range []string{"e", "f"} {
 		if _, errOut, code := shogun(t, "send", "-w", ws, "--to", to, "--title", "Job for "+to, "--body", "b"); code != 0 {
 			t.Fatalf("send to %s: exit %d %s", to, code, errOut)
@@ -64,14 +57,7 @@ func TestAtStartTheRolesWithQueuedTasksRunFirst(t *testing.T) {
 // that each of the three roles' programs is asked to quit.
 func TestStopCountsOnlyTheProgramsThatRun(t *testing.T) {
 	ws := teamWorkspace(t, simEntry("a"), simEntry("b"), simEntry("c"))
-	settings := filepath.Join(ws, "config", "settings.yaml")
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(strings.Replace(string(data), "agent:\n", "agent:\n  max_running: 1\n", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setAgent(t, ws, "  max_running: 1\n")
 	startBackground(t, ws)
 	waitStatus(t, ws, "a ready, b and c asleep", func(s control.StatusReply) bool {
 		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "sleeping" && stateOf(s, "c") == "sleeping"
