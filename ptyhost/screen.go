@@ -139,6 +139,15 @@ type screenModel struct {
 	// seen is how many bytes of the output the model has taken in or
 	// skipped (under mu): where in the output a paint stands.
 	seen int64
+
+	// last is the screen as snapshot last rendered it, valid until the
+	// emulator takes in output or is resized (under mu). Typing polls the
+	// screen every few milliseconds while it waits for an echo or a
+	// submit, and most polls find it unchanged: rendering every cell of
+	// it again was a sixth of the supervisor's CPU (docs/benchmarks.md,
+	// many roles, few slots).
+	last      ScreenSnapshot
+	lastValid bool
 }
 
 // frozenScreen is what a pooled model's screen showed when its session
@@ -172,6 +181,7 @@ func (s *screenModel) writeAfter(skipped int64, p []byte) {
 	}
 	s.filter.write(s.emu, p)
 	s.seen += skipped + int64(len(p))
+	s.lastValid = false
 	s.mu.Unlock()
 }
 
@@ -179,6 +189,7 @@ func (s *screenModel) resize(cols, rows int) {
 	s.mu.Lock()
 	if s.frozen == nil {
 		s.emu.Resize(cols, rows)
+		s.lastValid = false
 	}
 	s.mu.Unlock()
 }
@@ -191,7 +202,13 @@ func (s *screenModel) snapshot() ScreenSnapshot {
 		snap.Lines = slices.Clone(snap.Lines)
 		return snap
 	}
-	return s.snapshotLocked()
+	if !s.lastValid {
+		s.last, s.lastValid = s.snapshotLocked(), true
+	}
+	// Each caller gets its own rows, as from a fresh render.
+	snap := s.last
+	snap.Lines = slices.Clone(snap.Lines)
+	return snap
 }
 
 func (s *screenModel) snapshotLocked() ScreenSnapshot {
