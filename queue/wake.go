@@ -13,14 +13,14 @@ import (
 // to order the roles that wait for a slot (supervisor.SetWorkCheck).
 func (q *Queue) Work(role string) supervisor.Work {
 	w, _ := q.worker(role)
-	t, err := q.st.InFlight(role)
+	t, next, err := q.st.Pending(role)
 	if err == nil && t == nil && q.budgetHold(role) == "" && !held(w) {
 		// A queued task held by a budget, or for a role held until a
 		// person looks, is no work: the role sleeps, gives up its slot
 		// and is not woken for it until the budget is raised or the day
 		// turns (CheckBudgets kicks every worker then), or the person
 		// releases it (its state change wakes its worker).
-		t, err = q.st.NextQueued(role)
+		t = next
 	}
 	if err != nil {
 		// Unknown: count it as work, so the role is not put to sleep on
@@ -62,7 +62,7 @@ func (q *Queue) Work(role string) supervisor.Work {
 // next run is delivered the task again, as after any restart: a role
 // that lost its conversation sends its commands again, and each one
 // already done answers with its report (answerDuplicate).
-func (q *Queue) waitsOnOthers(w *worker, t store.Task) bool {
+func (q *Queue) waitsOnOthers(w *worker, t store.PendingTask) bool {
 	if w == nil || t.Status != store.StatusDelivered {
 		return false
 	}

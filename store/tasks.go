@@ -326,6 +326,48 @@ WHERE role_id = ? AND status = ? ORDER BY priority_rank, seq LIMIT 1`, role, Sta
 	return &t, nil
 }
 
+// PendingTask is what orders a role among those that wait for a slot: its
+// task's id, status, priority and age.
+type PendingTask struct {
+	ID, Status, Priority string
+	CreatedAt            time.Time
+}
+
+// Pending returns the role's task in flight and its next queued task (as
+// NextQueued orders them), nil where there is none. The queue asks it of
+// every sleeping role at each task handed in and each make-room, so it
+// reads four columns in one query rather than two whole tasks.
+func (s *Store) Pending(role string) (inFlight, next *PendingTask, err error) {
+	rows, err := s.read().Query(`SELECT id, status, priority, created_at FROM tasks
+WHERE role_id = ? AND status IN `+inFlightSQL+`
+UNION ALL
+SELECT * FROM (SELECT id, status, priority, created_at FROM tasks
+WHERE role_id = ? AND status = ? ORDER BY priority_rank, seq LIMIT 1)`, role, role, StatusQueued)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pending for %s: %w", role, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t PendingTask
+		var created sql.NullString
+		if err := rows.Scan(&t.ID, &t.Status, &t.Priority, &created); err != nil {
+			return nil, nil, fmt.Errorf("pending for %s: %w", role, err)
+		}
+		if t.CreatedAt, err = parseTime(created); err != nil {
+			return nil, nil, fmt.Errorf("pending for %s: task %s: %w", role, t.ID, err)
+		}
+		if t.Status == StatusQueued {
+			next = &t
+		} else if inFlight == nil {
+			inFlight = &t
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("pending for %s: %w", role, err)
+	}
+	return inFlight, next, nil
+}
+
 // InFlight returns the role's task that is assigned, delivered,
 // undelivered or stalled; nil when the role is free. After a crash this is the task to
 // hand out again.

@@ -537,3 +537,69 @@ func TestCountsFollowTheTasks(t *testing.T) {
 	}
 	check("bulk")
 }
+
+// Pending is the one look-up that orders sleeping roles for a slot: it must
+// name the same tasks as InFlight and NextQueued at every step of a role's
+// queue, with their priority and age.
+func TestPendingNamesTheTasksInFlightAndNext(t *testing.T) {
+	s, run := workspace(t)
+	var recs []CommandRecord
+	for i, p := range []string{PriorityLow, PriorityHigh, PriorityNormal} {
+		c := command(run, fmt.Sprintf("%d.yaml", i), fmt.Sprintf("cmd-%d", i), "ashigaru1")
+		c.Priority = p
+		c.ReceivedAt = day.Add(time.Duration(i) * time.Minute)
+		recs = append(recs, c)
+	}
+	recs = append(recs, command(run, "other.yaml", "cmd-other", "ashigaru2"))
+	accepted := accept(t, s, recs...)
+
+	same := func(step string, got *PendingTask, want *Task) {
+		t.Helper()
+		switch {
+		case got == nil && want == nil:
+		case got == nil || want == nil:
+			t.Fatalf("%s: Pending gave %+v, the whole look-up %+v", step, got, want)
+		case got.ID != want.ID || got.Status != want.Status || got.Priority != want.Priority || !got.CreatedAt.Equal(want.CreatedAt):
+			t.Fatalf("%s: Pending gave %+v, the whole look-up %s %s %s %s", step, *got, want.ID, want.Status, want.Priority, want.CreatedAt)
+		}
+	}
+	check := func(step string) {
+		t.Helper()
+		inFlight, next, err := s.Pending("ashigaru1")
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		wantIn, err := s.InFlight("ashigaru1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantNext, err := s.NextQueued("ashigaru1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(step+", in flight", inFlight, wantIn)
+		same(step+", next", next, wantNext)
+	}
+
+	check("three queued")
+	if in, next, _ := s.Pending("ashigaru1"); in != nil || next == nil || next.ID != accepted[1].Task.ID {
+		t.Fatalf("three queued: in flight %v, next %v; want none and the high-priority %s", in, next, accepted[1].Task.ID)
+	}
+	if _, err := s.Assign(accepted[1].Task.ID, day.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	check("one assigned, two queued")
+	if _, err := s.Cancel(accepted[1].Task.ID, "test", day.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	check("the assigned one cancelled")
+	for _, a := range []Accepted{accepted[0], accepted[2]} {
+		if _, err := s.Cancel(a.Task.ID, "test", day.Add(3*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("all closed")
+	if in, next, err := s.Pending("karo"); in != nil || next != nil || err != nil {
+		t.Fatalf("a role without tasks: %v, %v, %v", in, next, err)
+	}
+}
