@@ -132,21 +132,27 @@ the supervisor write `+"`cpu-PID.pprof`"+` and `+"`heap-PID.pprof`"+` there; rea
 sleeping role costs nothing per tick (its goroutines wait on channels; it has no program, screen model or timer):
 at rest both teams cost 0.1–0.2 %% of a core, the resolution of the measure. What is left grows with starts: the
 capped team starts programs %d times (%d fresh, %d woken), the baseline %d. One start and sleep, alone (one role,
-15 tasks 4 s apart, with `+"`idle_after: 1s`"+` or without), costs the supervisor about 9 ms of CPU, with or
-without the 300 MB held; among the team's work about 12–15 ms (a 16-role team under the same bound cost 0.24 s
-more than its baseline, a 64-role one 0.6 s more than the 16-role one). Cut so far, with the share of the capped
-team's CPU each took: status.yaml's query per role (half of 27 %%), a ticker in each role waiting for a slot (the
-scheduler, 8 %%), a second emulator replaying each ended program's screen (3 %%), the whole scrollback taken at
-each start, every configured role's folder resolved at each task's close (2 %%), every process on the machine
-read at each exit (2 %%), every role marshalled at each rewrite of status.yaml (4 %%), the 4 MB parser buffer of
-a new screen model at each start (the RSS peak; models are now pooled), the SQL of each read parsed anew (a
-tenth of all; reads are prepared now), and the syncs of the pid ledger and the status views at each start and
-exit (they mean nothing after a reboot). The rest is spread thin: `+"`perf record -g -p PID`"+` finds the capped
-team's samples in the same places as the baseline's, each about a third more (creating files, where ext4's
-search for a free inode passes over those freed in the last seconds, `+"`recently_deleted`"+`; the scheduler's
-context switches; SQLite; screen snapshots). And one run is not a measure here: on this shared 2-core machine
-the same team's CPU varied from 5.1 to 6.5 s (the baseline) and from 6.8 to 9.3 s (the capped team) between
-identical runs this week, which is why each team runs several times and the medians are compared.
+15 tasks 4 s apart, with `+"`idle_after: 1s`"+` or without), costs the supervisor about 5 ms of CPU (9 ms before
+snapshots were kept), with or without the 300 MB held. Cut so far, with the share of the capped team's CPU each
+took: status.yaml's query per role (half of 27 %%), a ticker in each role waiting for a slot (the scheduler,
+8 %%), a second emulator replaying each ended program's screen (3 %%), the whole scrollback taken at each start,
+every configured role's folder resolved at each task's close (2 %%), every process on the machine read at each
+exit (2 %%), every role marshalled at each rewrite of status.yaml (4 %%), the 4 MB parser buffer of a new screen
+model at each start (the RSS peak; models are now pooled), the SQL of each read parsed anew (a tenth of all;
+reads are prepared now), the syncs of the pid ledger and the status views at each start and exit (they mean
+nothing after a reboot), the whole screen rendered again at each 5 ms poll of typing while it had not changed
+(a sixth; a snapshot is now kept until the screen takes in output), and two whole tasks read at each look for a
+sleeping role's work (now four columns). The rest is spread thin: the capped team's profile has the
+baseline's shape, each part somewhat more. Part of it is the machine, not shogun: a probe process that creates,
+renames and removes 100 files a second cost 4 ms of CPU per round alone, 12.8 ms while the baseline ran and
+20.1 ms while the capped team ran (its SQLite and hashing rounds cost the same under both), though the capped
+team created only 9.5 %% more files (3892 against 3555, counted with the ext4 tracepoints). Why, I could not
+pin down: this machine's ext4 has no journal, so each new inode's search skips those freed in the last 30 s
+(`+"`recently_deleted`"+`), but neither a process taking 300 MB every 0.7 s nor 100 renames a second, each
+alone, slowed the probe by more than a fifth. And one run is
+not a measure here: on this shared 2-core machine the same team's CPU varied from 5.0 to 6.4 s (the baseline) and
+from 6.5 to 9.7 s (the capped team) between identical runs this week, which is why each team runs several times
+and the medians are compared.
 
 | roles | max_running | tasks done | closed by one report | worked on once | peak live programs | wakes (resumed) | wall | shogun CPU (in the kernel) | shogun RSS peak |
 |---|---|---|---|---|---|---|---|---|---|
