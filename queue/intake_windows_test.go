@@ -183,8 +183,17 @@ func TestIntakeRejectsABadCommandWithItsReason(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := os.Stat(r.path(workspace.FailedDir + "/bad.yaml")); err != nil {
-		t.Errorf("the rejected file itself: %v", err)
+	// The reason is written first, the file moved next (reject): it
+	// follows within moments.
+	for {
+		_, err := os.Stat(r.path(workspace.FailedDir + "/bad.yaml"))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rejected file itself: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -677,5 +678,35 @@ func TestRestartSaysWhenTheRoleWaitsForASlot(t *testing.T) {
 	})
 	if _, errOut, code := shogun(t, "restart", "b", "-w", ws); code != 0 || errOut != "shogun: restarting b\n" {
 		t.Errorf("restart of a running role: exit %d, %q", code, errOut)
+	}
+}
+
+// A task sent to a role whose program does not run is typed all the same,
+// later: send says so, and why, rather than only "queued".
+func TestSendSaysWhenTheRoleWakesOrWaitsForASlot(t *testing.T) {
+	ws := teamWorkspace(t, simEntry("a", "--work-time", "6s"), simEntry("b"))
+	setAgent(t, ws, "  max_running: 1\n")
+	startBackground(t, ws)
+	waitStatus(t, ws, "a ready and b asleep", func(s control.StatusReply) bool {
+		return stateOf(s, "a") == "ready" && stateOf(s, "b") == "sleeping"
+	})
+	if _, errOut, code := shogun(t, "send", "-w", ws, "--to", "a", "--title", "Long work", "--body", "b"); code != 0 || strings.Contains(errOut, "shogun: a ") {
+		t.Fatalf("send to a running role: exit %d, %q; want only where it went", code, errOut)
+	}
+	waitStatus(t, ws, "a busy", func(s control.StatusReply) bool { return stateOf(s, "a") == "busy" })
+	_, errOut, code := shogun(t, "send", "-w", ws, "--to", "b", "--title", "Behind a busy role", "--body", "b")
+	if want := "shogun: b has work; waits for a slot (agent.max_running 1): the task is typed once it has a slot and its program is ready\n"; code != 0 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("send to a role waiting for the only slot: exit %d, %q; want it to end %q", code, errOut, want)
+	}
+	shoguntest.WaitFor(t, "both tasks done", 60*time.Second, func() bool {
+		out, _, _ := shogun(t, "tasks", "--status", "done", "-w", ws)
+		return strings.Contains(out, "Long work") && strings.Contains(out, "Behind a busy role")
+	})
+	waitStatus(t, ws, "b running and a asleep", func(s control.StatusReply) bool {
+		return stateOf(s, "b") == "ready" && stateOf(s, "a") == "sleeping"
+	})
+	_, errOut, code = shogun(t, "send", "-w", ws, "--to", "a", "--title", "To the sleeper", "--body", "b")
+	if !regexp.MustCompile(`shogun: a (is asleep: it wakes for the task|is waking: |has work; waits for a slot \()`).MatchString(errOut) || code != 0 {
+		t.Errorf("send to a sleeping role: exit %d, %q; want it to say the role wakes or waits for a slot", code, errOut)
 	}
 }

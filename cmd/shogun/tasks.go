@@ -98,6 +98,8 @@ func sendCommand() *cli.Command {
 				if st, err := control.NewClient(ws).Status(); err == nil {
 					if why := roleHold(st, task.Role); why != "" {
 						fmt.Fprintf(errw, "shogun: but %s gets no new task for now: %s; the task waits in its queue until then\n", textsafe.Escape(task.Role), why)
+					} else if how := roleWakes(st, task.Role); how != "" {
+						fmt.Fprintf(errw, "shogun: %s %s\n", textsafe.Escape(task.Role), how)
 					}
 				}
 			case refusal != "":
@@ -134,6 +136,33 @@ func roleHold(st control.StatusReply, role string) string {
 		return ""
 	}
 	return "it does not run in this supervisor (disabled in config/roles.yaml, or left out by `shogun start --roles`)"
+}
+
+// roleWakes says, escaped for display, how a role whose program does not
+// run gets the task just queued for it: it wakes for it, or waits for a
+// slot first; "" when its program runs (or it is not running at all, which
+// roleHold says).
+func roleWakes(st control.StatusReply, role string) string {
+	for _, r := range st.Roles {
+		if r.ID != role {
+			continue
+		}
+		switch supervisor.State(r.State) {
+		case supervisor.Sleeping:
+			return "is asleep: it wakes for the task"
+		case supervisor.Waking:
+			return "is waking: the task is typed once its program is ready"
+		case supervisor.WaitingSlot:
+			// Its state's reason says which bound ("has work; waits
+			// for a slot (agent.max_running 2)").
+			why := "waits for a slot"
+			if r.SleepReason != "" {
+				why = textsafe.Escape(r.SleepReason)
+			}
+			return why + ": the task is typed once it has a slot and its program is ready"
+		}
+	}
+	return ""
 }
 
 // sendSettle is how long `shogun send` waits for a running supervisor to
