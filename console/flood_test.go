@@ -53,10 +53,24 @@ func TestTerminalFollowsAFloodToItsEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn := watchTerminal(ctx, t, ws, "flood")
+	// The flood begins once the view has its first screen: begun before
+	// the view took its place at the feed, it could be over before the
+	// view saw any of it (make test once got 1 paint and 338 bytes).
+	var raw, paints int
+	for painted := false; !painted; {
+		typ, p, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("the view's first screen: %v", err)
+		}
+		var m struct{ Type string }
+		if typ == websocket.MessageText && json.Unmarshal(p, &m) == nil && m.Type == "paint" {
+			paints++
+		}
+		painted = typ == websocket.MessageBinary
+	}
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var raw, paints int
 	var last string
 	for !strings.Contains(last, "FLOOD-DONE") {
 		typ, p, err := conn.Read(ctx)
