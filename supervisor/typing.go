@@ -415,6 +415,8 @@ const (
 func (r *Role) holdWhileOutput(sess *ptyhost.Session) (time.Time, int64) {
 	deadline := time.Now().Add(maxOutputHold)
 	var late int64 = -1 // the output there was at the deadline
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
 		now := time.Now()
 		pending := sess.OutputPending()
@@ -422,20 +424,38 @@ func (r *Role) holdWhileOutput(sess *ptyhost.Session) (time.Time, int64) {
 		if late < 0 && now.After(deadline) {
 			late = target
 		}
-		quiet := !pending && now.Sub(sess.LastOutput()) >= outputQuiet
-		switch seen := sess.ScreenBytes(); {
+		calm := now.Sub(sess.LastOutput())
+		quiet := !pending && calm >= outputQuiet
+		seen := sess.ScreenBytes()
+		switch {
 		case quiet && seen >= target:
 			return now, target
 		case late >= 0 && seen >= late:
 			// Past the hold, the screen as of the deadline will do.
 			return now, late
 		}
+		timer.Reset(holdStep(calm, deadline.Sub(now)))
 		select {
 		case <-sess.OutputDone():
 			return now, target
-		case <-time.After(time.Millisecond):
+		case <-timer.C:
 		}
 	}
+}
+
+// holdStep is how long holdWhileOutput rests before it looks again,
+// calm after the program's last output. Before the deadline the hold needs
+// outputQuiet of calm, which nothing but time brings (newer output only
+// moves it on), so it rests until then: looking every millisecond woke an
+// idle supervisor about fifteen times per key written, its largest source
+// of wake-ups with 64 roles. Output unread in the terminal, or not taken in
+// by the screen yet, is a matter of a millisecond or so: once calm, or
+// past the deadline, it looks again after one.
+func holdStep(calm, untilDeadline time.Duration) time.Duration {
+	if calm < outputQuiet && untilDeadline > 0 {
+		return min(outputQuiet-calm, untilDeadline)
+	}
+	return time.Millisecond
 }
 
 // mayWrite reports whether automatic keys may go to sess now: it is still

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shogun-dev/shogun/ptyhost"
@@ -112,5 +113,32 @@ func TestProbeAreaWithoutMarker(t *testing.T) {
 	p := probe{snippet: inputTail(typed), start: start}
 	if area, _ := p.area(screen(5, "✻ agent-sim", typed, "", "", "", "")); p.in(area) {
 		t.Errorf("an older copy above the start row taken for the text: area %q", area)
+	}
+}
+
+// The hold before a key rests until the program's output could first be
+// quiet long enough, and never past it or past the hold's deadline: a key
+// is not held back longer than the rule asks, and an idle supervisor is not
+// woken every millisecond to find the output still too fresh.
+func TestHoldRestsUntilOutputCanBeQuiet(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		name          string
+		calm, toLimit time.Duration
+		want          time.Duration
+	}{
+		{"output this moment", 0, time.Second, outputQuiet},
+		{"output a while ago", 10 * ms, time.Second, outputQuiet - 10*ms},
+		{"deadline first", 2 * ms, 3 * ms, 3 * ms},
+		{"quiet already: the screen is behind", outputQuiet, time.Second, ms},
+		{"past the deadline: the screen as of then", 0, 0, ms},
+		{"long past it", 0, -time.Second, ms},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := holdStep(c.calm, c.toLimit); got != c.want {
+				t.Errorf("holdStep(calm %v, deadline in %v) = %v, want %v", c.calm, c.toLimit, got, c.want)
+			}
+		})
 	}
 }
