@@ -83,6 +83,19 @@ func (q *byteQueue) signal() {
 	}
 }
 
+// wait waits until bytes are pending or the queue is closed, taking none.
+func (q *byteQueue) wait() {
+	for {
+		q.mu.Lock()
+		some := q.n > 0 || q.dropped > 0 || q.closed
+		q.mu.Unlock()
+		if some {
+			return
+		}
+		<-q.ready
+	}
+}
+
 // take waits for pending bytes and moves them all into dst (reusing its
 // storage), with the number of bytes dropped since the last take. ok is false
 // once the queue is closed and empty.

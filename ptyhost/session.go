@@ -58,6 +58,8 @@ type Session struct {
 	screenSkipped atomic.Bool
 	screenGen     atomic.Uint64 // bumped each time the screen model changes
 	screenSig     chan struct{} // holds a token after a screen change
+	nextMu        sync.Mutex
+	next          chan struct{} // closed at the screen's next change; nil until asked for
 
 	screenHook func()
 	closeOnce  sync.Once
@@ -140,7 +142,15 @@ func (s *Session) read() {
 func (s *Session) drainLog() {
 	defer s.consumed.Done()
 	var pending []byte
+	var nextAt time.Time
 	for {
+		// Output that comes within logCoalesce of a write gathers until
+		// then: one wake-up and one write per few milliseconds instead of
+		// one per PTY read, which would take CPU from the child on a small
+		// machine. Output after a pause is written at once, and no timer
+		// wakes the supervisor after a write only to find nothing came.
+		s.logQ.wait()
+		restUntil(s.logQ, nextAt)
 		var dropped int64
 		var ok bool
 		pending, dropped, ok = s.logQ.take(pending)
@@ -154,22 +164,32 @@ func (s *Session) drainLog() {
 			_, _ = fmt.Fprintf(s.log, "\r\n[shogun: %d bytes of output not logged: the log could not keep up]\r\n", dropped)
 		}
 		_, _ = s.log.Write(pending)
-		// Let output gather before the next write: one wake-up and one write
-		// per few milliseconds instead of one per PTY read, which would take
-		// CPU from the child on a small machine.
-		t := time.NewTimer(logCoalesce)
-		select {
-		case <-t.C:
-		case <-s.logQ.done:
-			t.Stop()
-		}
+		nextAt = time.Now().Add(logCoalesce)
+	}
+}
+
+// restUntil rests until t, or until q is closed: output ended, the
+// consumer catches up at once.
+func restUntil(q *byteQueue, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-q.done:
 	}
 }
 
 func (s *Session) drainScreen() {
 	defer s.consumed.Done()
 	var pending []byte
+	var nextAt time.Time
 	for {
+		s.screenQ.wait()
+		restUntil(s.screenQ, nextAt)
 		var ok bool
 		var dropped int64
 		pending, dropped, ok = s.screenQ.take(pending)
@@ -190,27 +210,28 @@ func (s *Session) drainScreen() {
 		case s.screenSig <- struct{}{}:
 		default:
 		}
+		s.nextMu.Lock()
+		if s.next != nil {
+			close(s.next)
+			s.next = nil
+		}
+		s.nextMu.Unlock()
 		// The VT emulator is slow (each scrolled line moves the whole screen
 		// buffer: about 2 MB/s), so under a flood it would take a core from
-		// the child for frames nobody sees. After each batch the consumer
-		// rests screenInterval; after a flood-sized batch, also screenRest
-		// times the batch's cost: output gathers meanwhile and the oldest is
-		// dropped past ScreenLag, so the screen follows the newest output with
-		// at most a tenth of a core. A TUI's redraw, far smaller, is never
-		// held back more than screenInterval, which typing verification needs.
+		// the child for frames nobody sees. Output that comes within
+		// screenInterval of a batch waits for the next; after a flood-sized
+		// batch, the next waits screenRest times the batch's cost: output
+		// gathers meanwhile and the oldest is dropped past ScreenLag, so the
+		// screen follows the newest output with at most a tenth of a core.
+		// A TUI's redraw, far smaller, is never held back more than
+		// screenInterval, which typing verification needs. Output after a
+		// pause is taken in at once.
 		took := time.Since(began)
 		rest := screenInterval - took
 		if len(pending) >= screenFlood {
 			rest = max(rest, took*screenRest)
 		}
-		if rest > 0 {
-			t := time.NewTimer(rest)
-			select {
-			case <-t.C:
-			case <-s.screenQ.done: // output ended: catch up at once
-				t.Stop()
-			}
-		}
+		nextAt = began.Add(took + max(rest, 0))
 	}
 }
 
@@ -268,6 +289,25 @@ func (s *Session) Screen() ScreenSnapshot { return s.screen.snapshot() }
 // ScreenGeneration changes whenever the screen model has taken in output, so
 // pollers can skip rendering an unchanged screen.
 func (s *Session) ScreenGeneration() uint64 { return s.screenGen.Load() }
+
+// ScreenNext returns a channel that is closed once the screen model has
+// taken in output after generation gen (ScreenGeneration), at once if it
+// already has. Unlike ScreenChanged it serves any number of waiters: typing
+// waits on it for the screen to change, where it looked every few
+// milliseconds (each look a wake-up of an otherwise idle supervisor).
+func (s *Session) ScreenNext(gen uint64) <-chan struct{} {
+	s.nextMu.Lock()
+	defer s.nextMu.Unlock()
+	if s.screenGen.Load() != gen {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	if s.next == nil {
+		s.next = make(chan struct{})
+	}
+	return s.next
+}
 
 // ScreenChanged receives a value after the screen model has taken in new
 // output. It is meant for one watcher, which re-reads the screen then; with

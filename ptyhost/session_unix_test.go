@@ -268,3 +268,39 @@ func TestInputAreaIsTheComposer(t *testing.T) {
 		})
 	}
 }
+
+// Every waiter on ScreenNext is let go once the screen takes in the
+// program's next output, and not before: typing waits on it for the echo
+// of its keys, as the role's watcher waits on ScreenChanged.
+func TestScreenNextLetsEveryWaiterGoAtTheNextChange(t *testing.T) {
+	s := openSession(t, Options{Command: shCommand(`echo ready; read l; echo "got $l"; sleep 5`, 80, 24)})
+	waitFor(t, "the first screen, whole", 5*time.Second, func() bool {
+		return strings.Contains(s.Screen().Text(), "ready") && s.ScreenBytes() == s.OutputBytes()
+	})
+	gen := s.ScreenGeneration()
+	waiters := []<-chan struct{}{s.ScreenNext(gen), s.ScreenNext(gen), s.ScreenNext(gen)}
+	time.Sleep(50 * time.Millisecond) // the program writes nothing until it reads a line
+	for i, w := range waiters {
+		select {
+		case <-w:
+			t.Fatalf("waiter %d let go with no new output (screen %q)", i, s.Screen().Text())
+		default:
+		}
+	}
+	if _, err := s.Write([]byte("hi\r")); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range waiters {
+		select {
+		case <-w:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("waiter %d still waits after the program wrote (screen %q)", i, s.Screen().Text())
+		}
+	}
+	waitFor(t, "the answer on the screen", 5*time.Second, func() bool { return strings.Contains(s.Screen().Text(), "got hi") })
+	select {
+	case <-s.ScreenNext(gen):
+	default:
+		t.Fatal("ScreenNext of a generation already past waits")
+	}
+}

@@ -617,21 +617,31 @@ const (
 // again. After restWait it takes the screen as it is.
 func restingScreen(ctx context.Context, sess *ptyhost.Session, marker, snippet string) ptyhost.ScreenSnapshot {
 	deadline := time.Now().Add(restWait)
+	gen := sess.ScreenGeneration()
 	prev := sess.Screen()
+	timer := time.NewTimer(stillFor)
+	defer timer.Stop()
 	for {
+		// A look after stillFor without a change of the screen; a change
+		// starts the wait over.
+		changed := false
 		select {
 		case <-ctx.Done():
 			return prev
-		case <-time.After(pollEvery):
+		case <-sess.ScreenNext(gen):
+			changed = true
+		case <-timer.C:
 		}
+		gen = sess.ScreenGeneration()
 		scr := sess.Screen()
 		area, _ := scr.InputArea(marker)
-		settled := scr.Text() == prev.Text() && scr.CursorRow == prev.CursorRow && scr.CursorCol == prev.CursorCol &&
+		settled := !changed && scr.Text() == prev.Text() && scr.CursorRow == prev.CursorRow && scr.CursorCol == prev.CursorCol &&
 			(marker == "" || scr.CursorAtMarker(marker))
 		if settled && (snippet == "" || !strings.Contains(area, snippet)) || time.Now().After(deadline) {
 			return scr
 		}
 		prev = scr
+		timer.Reset(stillFor)
 	}
 }
 
@@ -650,10 +660,11 @@ const newlineHold = 100 * time.Millisecond
 // screen may show an empty one for a moment. The busy pattern counts at once.
 const confirmHold = 10 * time.Millisecond
 
-// pollEvery is how often observe looks at the screen while it waits.
-const pollEvery = 5 * time.Millisecond
+// stillFor is how long the screen must stay the same for restingScreen to
+// take it as a whole paint.
+const stillFor = 5 * time.Millisecond
 
-// observe polls the screen for up to d, noting when the text shows in the
+// observe watches the screen for up to d, noting when the text shows in the
 // input area. With watchSubmit it compares with before, the screen just
 // before the submit key went out, and returns submitted once the busy
 // pattern shows, or the seen text has left the input area, or (for a text
@@ -665,7 +676,10 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 	var since time.Time   // when the current sign of a submit first showed
 	var nlSince time.Time // when the text first showed still there, the cursor moved
 	result := nothing
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	for {
+		gen := sess.ScreenGeneration()
 		scr := sess.Screen()
 		area, marked := p.area(scr)
 		here := p.in(area)
@@ -714,10 +728,21 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 		if left <= 0 {
 			return result
 		}
+		// Nothing but a change of the screen, or a sign held long enough,
+		// changes what this look found: it waits for the first of them.
+		wait := left
+		if !since.IsZero() {
+			wait = min(wait, confirmHold-time.Since(since))
+		}
+		if !nlSince.IsZero() {
+			wait = min(wait, newlineHold-time.Since(nlSince))
+		}
+		timer.Reset(max(wait, time.Millisecond))
 		select {
 		case <-ctx.Done():
 			return result
-		case <-time.After(min(left, pollEvery)):
+		case <-sess.ScreenNext(gen):
+		case <-timer.C:
 		}
 	}
 }
