@@ -142,14 +142,20 @@ model at each start (the RSS peak; models are now pooled), the SQL of each read 
 reads are prepared now), the syncs of the pid ledger and the status views at each start and exit (they mean
 nothing after a reboot), the whole screen rendered again at each 5 ms poll of typing while it had not changed
 (a sixth; a snapshot is now kept until the screen takes in output), and two whole tasks read at each look for a
-sleeping role's work (now four columns). The rest is spread thin: the capped team's profile has the
-baseline's shape, each part somewhat more. Part of it is the machine, not shogun: a probe process that creates,
-renames and removes 100 files a second cost 4 ms of CPU per round alone, 12.8 ms while the baseline ran and
-20.1 ms while the capped team ran (its SQLite and hashing rounds cost the same under both), though the capped
-team created only 9.5 %% more files (3892 against 3555, counted with the ext4 tracepoints). Why, I could not
-pin down: this machine's ext4 has no journal, so each new inode's search skips those freed in the last 30 s
-(`+"`recently_deleted`"+`), but neither a process taking 300 MB every 0.7 s nor 100 renames a second, each
-alone, slowed the probe by more than a fifth. And one run is
+sleeping role's work (now four columns). The rest was no one function: the capped team's profile had the
+baseline's shape, each part somewhat more, and the Go runtime's own threads more still. Traced (`+"`runtime/trace`"+`,
+and `+"`perf`"+` on the system calls), both teams woke their goroutines about as often (56,073 against 45,275 times),
+but the capped team's woke an idle process 2.3 times as often (71,423 idle spells of its two Ps against
+31,002): each such wake costs the runtime a burst of system calls (its monitor thread, sysmon, polls every
+20 µs for a millisecond after it; 3 times as many `+"`epoll_pwait`"+`, twice as many `+"`nanosleep`"+` and `+"`futex`"+` per
+task). Most were timers that found nothing to do: the hold before each key looked every millisecond for the
+output to be quiet (4,000 of 7,432 wake-ups from idle, against 922 of 3,050), and typing's watches of the
+echo and the screen looked every 5 ms, and the log and screen consumers rested on a timer after each write.
+The hold now rests until the output could first be quiet, the watches wait for the screen to change, and the
+consumers rest only when output comes within their interval. What is left is more starts (a fresh program's
+startup prompt and first paint) and the machine: the capped team's 300 MB programs, started every 0.7 s, slow
+the supervisor's system calls (a probe creating, renaming and removing 100 files a second cost 4 ms of CPU per
+round alone, 12.8 ms beside the baseline and 20.1 ms beside the capped team). And one run is
 not a measure here: on this shared 2-core machine the same team's CPU varied from 5.0 to 6.4 s (the baseline) and
 from 6.5 to 9.7 s (the capped team) between identical runs this week, which is why each team runs several times
 and the medians are compared.
