@@ -147,7 +147,7 @@ baseline's shape, each part somewhat more, and the Go runtime's own threads more
 and `+"`perf`"+` on the system calls), both teams woke their goroutines about as often (56,073 against 45,275 times),
 but the capped team's woke an idle process 2.3 times as often (71,423 idle spells of its two Ps against
 31,002): each such wake costs the runtime a burst of system calls (its monitor thread, sysmon, polls every
-20 µs for a millisecond after it; 3 times as many `+"`epoll_pwait`"+`, twice as many `+"`nanosleep`"+` and `+"`futex`"+` per
+20 µs for a millisecond after it; 2.4 times as many `+"`epoll_pwait`"+`, twice as many `+"`nanosleep`"+` and `+"`futex`"+` per
 task). Most were timers that found nothing to do: the hold before each key looked every millisecond for the
 output to be quiet (4,000 of 7,432 wake-ups from idle, against 922 of 3,050), and typing's watches of the
 echo and the screen looked every 5 ms, and the log and screen consumers rested on a timer after each write.
