@@ -205,17 +205,19 @@ func (s *Session) drainScreen() {
 		}
 		s.screen.writeAfter(dropped, pending)
 		s.screenBytes.Add(int64(len(pending)) + dropped)
-		s.screenGen.Add(1)
-		select {
-		case s.screenSig <- struct{}{}:
-		default:
-		}
+		// The generation moves under nextMu, so that ScreenNext's waiters
+		// are let go by a change after theirs, never by the one they saw.
 		s.nextMu.Lock()
+		s.screenGen.Add(1)
 		if s.next != nil {
 			close(s.next)
 			s.next = nil
 		}
 		s.nextMu.Unlock()
+		select {
+		case s.screenSig <- struct{}{}:
+		default:
+		}
 		// The VT emulator is slow (each scrolled line moves the whole screen
 		// buffer: about 2 MB/s), so under a flood it would take a core from
 		// the child for frames nobody sees. Output that comes within

@@ -277,7 +277,13 @@ func TestScreenNextLetsEveryWaiterGoAtTheNextChange(t *testing.T) {
 	waitFor(t, "the first screen, whole", 5*time.Second, func() bool {
 		return strings.Contains(s.Screen().Text(), "ready") && s.ScreenBytes() == s.OutputBytes()
 	})
-	gen := s.ScreenGeneration()
+	// ScreenBytes moves a moment before the generation: wait for both.
+	var gen uint64
+	waitFor(t, "the screen to rest", 5*time.Second, func() bool {
+		gen = s.ScreenGeneration()
+		time.Sleep(20 * time.Millisecond)
+		return s.ScreenGeneration() == gen
+	})
 	waiters := []<-chan struct{}{s.ScreenNext(gen), s.ScreenNext(gen), s.ScreenNext(gen)}
 	time.Sleep(50 * time.Millisecond) // the program writes nothing until it reads a line
 	for i, w := range waiters {

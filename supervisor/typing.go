@@ -734,8 +734,10 @@ func (r *Role) observe(ctx context.Context, sess *ptyhost.Session, p *probe, bef
 		if !since.IsZero() {
 			wait = min(wait, confirmHold-time.Since(since))
 		}
-		if !nlSince.IsZero() {
-			wait = min(wait, newlineHold-time.Since(nlSince))
+		if held := time.Since(nlSince); !nlSince.IsZero() && held < newlineHold {
+			// Once held (a newline noted for the whole pause), only the
+			// screen or the deadline can change the outcome.
+			wait = min(wait, newlineHold-held)
 		}
 		timer.Reset(max(wait, time.Millisecond))
 		select {
